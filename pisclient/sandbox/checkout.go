@@ -1,0 +1,220 @@
+package sandbox
+
+import (
+	"fmt"
+	"hash/fnv"
+	"html/template"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode"
+)
+
+// checkoutPage is the provider's hosted checkout as the sandbox plays it. It
+// applies the merchant's customization the way a provider would, and shows the
+// data that arrived pre-filled, so a person can see that nothing was lost.
+var checkoutPage = template.Must(template.New("checkout").Parse(`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}} · Sandbox bank checkout</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:0;background:{{.Bg}};color:#111}
+main{max-width:28rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:{{.Radius}};box-shadow:{{.Shadow}}}
+h1{font-size:1.25rem}dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}dt{color:#555}dd{margin:0;word-break:break-all}
+button{font:inherit;padding:.75rem 1rem;margin:.25rem 0;width:100%;border-radius:{{.Radius}};border:2px solid {{.Primary}};cursor:pointer}
+.approve{background:{{.Primary}};color:{{.OnPrimary}}}.reject,.leave{background:#fff;color:#111}
+.note{font-size:.875rem;color:#555}
+</style>
+</head>
+<body>
+<main>
+{{if .Logo}}<img src="{{.Logo}}" alt="{{.Title}}" height="{{.LogoHeight}}">{{end}}
+<h1>{{.Title}}</h1>
+<p class="note">Sandbox provider: no money moves.</p>
+<dl data-testid="summary">
+<dt>Amount</dt><dd data-testid="amount">{{.Amount}} {{.Currency}}</dd>
+<dt>Order</dt><dd>{{.OrderID}}</dd>
+<dt>Bank</dt><dd data-testid="bank">{{if .Bank}}{{.Bank}}{{else}}to be chosen{{end}}</dd>
+{{range .Prefilled}}<dt>{{.Name}}</dt><dd data-testid="payer-{{.Name}}">{{.Value}}</dd>
+{{end}}</dl>
+{{if .Status}}<p data-testid="status">Status: {{.Status}}</p>{{end}}
+<form method="post">
+<button class="approve" name="action" value="approve">Approve payment</button>
+<button class="reject" name="action" value="reject">Reject payment</button>
+<button class="leave" name="action" value="leave">Leave without deciding</button>
+</form>
+</main>
+</body>
+</html>`))
+
+type prefilled struct{ Name, Value string }
+
+type checkoutView struct {
+	Title, Logo, LogoHeight   string
+	Bg, Primary, OnPrimary    string
+	Radius, Shadow            string
+	Amount, Currency, OrderID string
+	Bank                      string
+	Status                    string
+	Prefilled                 []prefilled
+}
+
+var radii = map[string]string{"none": "0", "sm": "4px", "md": "8px", "lg": "16px"}
+var shadows = map[string]string{"none": "none", "sm": "0 1px 3px rgba(0,0,0,.2)", "md": "0 4px 12px rgba(0,0,0,.2)", "lg": "0 12px 32px rgba(0,0,0,.25)"}
+
+// showCheckout opens a payment: NOT_FOUND becomes IN_PROGRESS.
+func (s *Sandbox) showCheckout(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	p, ok := s.byToken[r.PathValue("token")]
+	if !ok {
+		s.mu.Unlock()
+		http.Error(w, "This payment link is not valid.", http.StatusNotFound)
+		return
+	}
+	if p.openedAt.IsZero() {
+		p.openedAt = s.now()
+	}
+	v := checkoutView{
+		Title: "Pay by bank", Bg: "#f3f4f6", Primary: "#1d4ed8", OnPrimary: "#ffffff",
+		Radius: radii["md"], Shadow: shadows["md"], LogoHeight: "40",
+		Amount: p.req.Amount, Currency: p.req.Currency, OrderID: p.req.MerchantOrderID,
+		Bank: p.bankName,
+	}
+	if st := s.statusOf(p); st.Final() || st.Accepted() {
+		v.Status = string(st)
+	}
+	req := p.req
+	s.mu.Unlock()
+
+	if c := req.Customization; c != nil {
+		set := func(dst *string, val string) {
+			if val != "" {
+				*dst = val
+			}
+		}
+		set(&v.Title, c.Title)
+		set(&v.Bg, c.BgColor)
+		set(&v.Primary, c.PrimaryColor)
+		set(&v.Radius, radii[c.Radius])
+		set(&v.Shadow, shadows[c.ModalShadow])
+		set(&v.LogoHeight, strings.TrimSuffix(c.LogoHeight, "px"))
+		if strings.HasPrefix(c.LogoURL, "https://") || strings.HasPrefix(c.LogoURL, "http://") {
+			v.Logo = c.LogoURL
+		}
+		if c.PrimaryColor != "" && luminance(c.PrimaryColor) > 0.179 {
+			v.OnPrimary = "#000000"
+		}
+	}
+	if pr := req.Payer; pr != nil {
+		for _, f := range []prefilled{
+			{"name", pr.Name}, {"iban", pr.IBAN}, {"bic", pr.BIC}, {"psuId", pr.PSUID},
+			{"psuCorporateId", pr.PSUCorporateID}, {"country", pr.Country}, {"countryCode", pr.CountryCode},
+			{"city", pr.City}, {"postCode", pr.PostCode}, {"addressLines", strings.Join(pr.AddressLines, ", ")},
+		} {
+			if f.Value != "" {
+				v.Prefilled = append(v.Prefilled, f)
+			}
+		}
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	checkoutPage.Execute(w, v)
+}
+
+// finishCheckout takes the shopper's decision and sends them to return_url.
+// A decision on a payment already decided changes nothing.
+func (s *Sandbox) finishCheckout(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	p, ok := s.byToken[r.PathValue("token")]
+	if !ok {
+		s.mu.Unlock()
+		http.Error(w, "This payment link is not valid.", http.StatusNotFound)
+		return
+	}
+	if p.openedAt.IsZero() {
+		p.openedAt = s.now()
+	}
+	if st := s.statusOf(p); st.Pending() {
+		switch r.FormValue("action") {
+		case "approve":
+			p.approvedAt = s.now()
+		case "reject":
+			p.rejected = true
+		}
+	}
+	back := p.req.ReturnURL
+	id := p.req.MerchantOrderID
+	s.mu.Unlock()
+	http.Redirect(w, r, withQuery(back, "merchant_order_id", id), http.StatusSeeOther)
+}
+
+// withQuery appends one parameter to a URL, as the real provider may do to
+// return_url (PIS-API.md section 6 leaves its parameters undescribed).
+func withQuery(raw, name, value string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	q := u.Query()
+	q.Set(name, value)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// luminance is the WCAG relative luminance of a #RRGGBB colour.
+func luminance(hex string) float64 {
+	var rgb [3]float64
+	for i := range rgb {
+		var n int
+		fmt.Sscanf(hex[1+2*i:3+2*i], "%02x", &n)
+		c := float64(n) / 255
+		if c <= 0.04045 {
+			c /= 12.92
+		} else {
+			c = math.Pow((c+0.055)/1.055, 2.4)
+		}
+		rgb[i] = c
+	}
+	return 0.2126*rgb[0] + 0.7152*rgb[1] + 0.0722*rgb[2]
+}
+
+// logo serves a bank's logo: its initials on a colour derived from its id.
+func (s *Sandbox) logo(w http.ResponseWriter, r *http.Request) {
+	id, ok := strings.CutSuffix(r.PathValue("file"), ".svg")
+	var name string
+	if ok {
+		for _, b := range catalogue {
+			if b.ID == id {
+				name = b.Name
+				break
+			}
+		}
+	}
+	if name == "" {
+		http.NotFound(w, r)
+		return
+	}
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	hue := h.Sum32() % 360
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 40" width="40" height="40"><rect width="40" height="40" rx="8" fill="hsl(%d,55%%,35%%)"/><text x="20" y="25" font-family="sans-serif" font-size="14" font-weight="700" fill="#fff" text-anchor="middle">%s</text></svg>`,
+		hue, template.HTMLEscapeString(initials(name)))
+}
+
+// initials takes the first letter of the first two words of a bank's name.
+func initials(name string) string {
+	var out []rune
+	for _, w := range strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		out = append(out, unicode.ToUpper([]rune(w)[0]))
+		if len(out) == 2 {
+			break
+		}
+	}
+	return string(out)
+}

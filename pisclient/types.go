@@ -1,0 +1,128 @@
+package pisclient
+
+// Institution is one entry of the banks list (PIS-API.md 2.1). A bank present
+// in several countries comes once per country: (ID, CountryCode) names an entry.
+type Institution struct {
+	ID          string
+	Name        string
+	CountryCode string
+	// LogoURL is an absolute http(s) URL or empty; the provider's `logo_link`
+	// or `logoUrl`, whichever it sent.
+	LogoURL string
+	// ExtraFields lists the payer fields the bank needs; empty when the
+	// provider sent none. Values the specification does not name are kept.
+	ExtraFields []string
+	// BIC is the bank's BIC when the provider happens to send one (the
+	// specification does not list it); empty otherwise.
+	BIC       string
+	IsForTest bool
+}
+
+// Key identifies an institution entry: one bank in one country.
+type Key struct {
+	ID          string
+	CountryCode string
+}
+
+// Key returns the (institution_id, country_code) pair that names this entry.
+func (i Institution) Key() Key { return Key{i.ID, i.CountryCode} }
+
+// NeedsField reports whether the bank lists name in its extraFields.
+func (i Institution) NeedsField(name string) bool {
+	for _, f := range i.ExtraFields {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}
+
+// PaymentRequest is the body of PIS-API.md 4.2, fields as in 2.2.
+type PaymentRequest struct {
+	MerchantOrderID        string         `json:"merchant_order_id"`
+	Amount                 string         `json:"payment_amount"`
+	Currency               string         `json:"payment_currency"`
+	ReturnURL              string         `json:"return_url"`
+	CustomerEmail          string         `json:"customer_email,omitempty"`
+	InstitutionID          string         `json:"institution_id,omitempty"`
+	InstitutionCountryCode string         `json:"institution_country_code,omitempty"`
+	Payer                  *Payer         `json:"payer,omitempty"`
+	ClientIP               string         `json:"client_ip,omitempty"`
+	CustomerFullName       string         `json:"customer_full_name,omitempty"`
+	Customization          *Customization `json:"customization,omitempty"`
+}
+
+// Payer is the payer object of PIS-API.md 2.3.
+type Payer struct {
+	Name           string   `json:"name,omitempty"`
+	BIC            string   `json:"bic,omitempty"`
+	IBAN           string   `json:"iban,omitempty"`
+	Country        string   `json:"country,omitempty"`
+	CountryCode    string   `json:"countryCode,omitempty"`
+	City           string   `json:"city,omitempty"`
+	PostCode       string   `json:"postCode,omitempty"`
+	StreetName     string   `json:"streetName,omitempty"`
+	BuildNumber    string   `json:"buildNumber,omitempty"`
+	AddressLines   []string `json:"addressLines,omitempty"`
+	PSUID          string   `json:"psuId,omitempty"`
+	PSUCorporateID string   `json:"psuCorporateId,omitempty"`
+}
+
+// Customization is the checkout page theme of PIS-API.md 2.4.
+type Customization struct {
+	Title        string `json:"title,omitempty"`
+	LogoURL      string `json:"logoUrl,omitempty"`
+	LogoHeight   string `json:"logoHeight,omitempty"`
+	PrimaryColor string `json:"primaryColor,omitempty"`
+	BgColor      string `json:"bgColor,omitempty"`
+	Spacing      string `json:"spacing,omitempty"`
+	Radius       string `json:"radius,omitempty"`
+	ModalShadow  string `json:"modalShadow,omitempty"`
+}
+
+// Payment is what creation returns: the link the shopper is sent to.
+type Payment struct {
+	MerchantOrderID string
+	Link            string
+}
+
+// Status is a payment status as the provider spells it. Values this package
+// does not know are kept verbatim.
+type Status string
+
+// The statuses of DESIGN.md section 3.
+const (
+	StatusNotFound   Status = "NOT_FOUND"
+	StatusInProgress Status = "IN_PROGRESS"
+	StatusAccepted   Status = "ACCEPTED_SETTLEMENT_IN_PROCESS"
+	StatusCompleted  Status = "COMPLETED"
+	StatusCanceled   Status = "CANCELED"
+)
+
+// Known reports whether s is one of the documented statuses.
+func (s Status) Known() bool {
+	switch s {
+	case StatusNotFound, StatusInProgress, StatusAccepted, StatusCompleted, StatusCanceled:
+		return true
+	}
+	return false
+}
+
+// Pending reports whether the shopper or the bank has yet to act.
+func (s Status) Pending() bool { return s == StatusNotFound || s == StatusInProgress }
+
+// Accepted reports whether the bank accepted the payment. Money may still be on
+// its way and the payment can still be reversed: merchants must not ship yet.
+func (s Status) Accepted() bool { return s == StatusAccepted || s == StatusCompleted }
+
+// Paid reports whether the funds were credited.
+func (s Status) Paid() bool { return s == StatusCompleted }
+
+// Final reports whether the status can no longer change.
+func (s Status) Final() bool { return s == StatusCompleted || s == StatusCanceled }
+
+// PaymentStatus is the provider's answer to PIS-API.md 4.3.
+type PaymentStatus struct {
+	MerchantOrderID string
+	Status          Status
+}
