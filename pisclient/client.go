@@ -96,9 +96,15 @@ func (c *Client) redact(s string) string {
 
 // newRequest is the one place requests are built.
 func (c *Client) newRequest(ctx context.Context, method, path string, body any) (*http.Request, error) {
+	// path arrives escaped (an order id may hold "/"); Path must be its
+	// unescaped form, or url.URL escapes it a second time.
 	u := *c.base
-	u.Path = c.base.Path + path
 	u.RawPath = c.base.EscapedPath() + path
+	unescaped, err := url.PathUnescape(u.RawPath)
+	if err != nil {
+		return nil, fmt.Errorf("pisclient: bad request path: %w", err)
+	}
+	u.Path = unescaped
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
