@@ -1,0 +1,113 @@
+package sandbox_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/pisclient/sandbox"
+)
+
+func setup(t *testing.T) (*sandbox.Sandbox, *pisclient.Client, string) {
+	t.Helper()
+	sb := sandbox.New(sandbox.Config{})
+	srv := httptest.NewServer(sb)
+	t.Cleanup(srv.Close)
+	c, err := pisclient.New(srv.URL, sandbox.DefaultAPIKey, pisclient.WithRetry(2, time.Millisecond, 2*time.Millisecond), pisclient.WithTimeout(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sb, c, srv.URL
+}
+
+func TestKnobs(t *testing.T) {
+	sb, c, _ := setup(t)
+	ctx := context.Background()
+	full, err := c.Institutions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	sb.SetKnobs(sandbox.Knobs{MissingBanks: 0.5})
+	part, err := c.Institutions(ctx)
+	if err != nil || len(part) >= len(full) || len(part) == 0 {
+		t.Errorf("missing banks: %d of %d, %v; want some but not all", len(part), len(full), err)
+	}
+
+	sb.SetKnobs(sandbox.Knobs{ErrorRate: 1})
+	if _, err := c.Institutions(ctx); !errors.Is(err, pisclient.ErrUnavailable) {
+		t.Errorf("error rate 1: %v, want ErrUnavailable", err)
+	}
+
+	sb.SetKnobs(sandbox.Knobs{MalformedRate: 1})
+	if _, err := c.Institutions(ctx); !errors.Is(err, pisclient.ErrBadResponse) {
+		t.Errorf("malformed: %v, want ErrBadResponse", err)
+	}
+
+	sb.SetKnobs(sandbox.Knobs{Latency: 2 * time.Second})
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if _, err := c.Institutions(short); err == nil {
+		t.Error("latency beyond the deadline: no error")
+	}
+}
+
+func TestKnobsFromEnv(t *testing.T) {
+	env := map[string]string{sandbox.EnvLatency: "250ms", sandbox.EnvErrorRate: "0.1", sandbox.EnvSettleDelay: "1s"}
+	k, err := sandbox.KnobsFromEnv(func(n string) string { return env[n] })
+	if err != nil || k.Latency != 250*time.Millisecond || k.ErrorRate != 0.1 || k.SettleDelay != time.Second {
+		t.Errorf("KnobsFromEnv = %+v, %v", k, err)
+	}
+	env[sandbox.EnvErrorRate] = "2"
+	if _, err := sandbox.KnobsFromEnv(func(n string) string { return env[n] }); err == nil || !strings.Contains(err.Error(), sandbox.EnvErrorRate) {
+		t.Errorf("a share of 2: %v, want an error naming %s", err, sandbox.EnvErrorRate)
+	}
+}
+
+func TestHostedPageShowsPrefilledData(t *testing.T) {
+	_, c, _ := setup(t)
+	p, err := c.CreatePayment(context.Background(), pisclient.PaymentRequest{
+		MerchantOrderID: "A-9", Amount: "12.30", Currency: "EUR", ReturnURL: "https://shop.example/done",
+		InstitutionID: "credit-agricole", InstitutionCountryCode: "FR",
+		Payer: &pisclient.Payer{Name: "<b>Zoé</b>", IBAN: "FR1420041010050500013M02606"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.Get(p.Link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	page := string(b)
+	for _, want := range []string{"12.30 EUR", "Crédit Agricole", "FR1420041010050500013M02606", "&lt;b&gt;Zoé&lt;/b&gt;"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("hosted page lacks %q", want)
+		}
+	}
+}
+
+func TestRateLimitAndUnknownStatus(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "ob-institutions") {
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		w.Write([]byte(`{"status":"PARTIALLY_REFUNDED"}`))
+	}))
+	defer srv.Close()
+	c, _ := pisclient.New(srv.URL, "k", pisclient.WithRetry(2, time.Millisecond, time.Millisecond))
+	if _, err := c.Institutions(context.Background()); !errors.Is(err, pisclient.ErrRateLimited) {
+		t.Errorf("429: %v, want ErrRateLimited", err)
+	}
+	st, err := c.PaymentStatus(context.Background(), "A-1")
+	if err != nil || st.Status != "PARTIALLY_REFUNDED" || st.Status.Final() {
+		t.Errorf("unknown status: %v, %v; want it kept verbatim and not final", st, err)
+	}
+}
