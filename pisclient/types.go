@@ -27,16 +27,6 @@ type Key struct {
 // Key returns the (institution_id, country_code) pair that names this entry.
 func (i Institution) Key() Key { return Key{i.ID, i.CountryCode} }
 
-// NeedsField reports whether the bank lists name in its extraFields.
-func (i Institution) NeedsField(name string) bool {
-	for _, f := range i.ExtraFields {
-		if f == name {
-			return true
-		}
-	}
-	return false
-}
-
 // PaymentRequest is the body of PIS-API.md 4.2, fields as in 2.2.
 type PaymentRequest struct {
 	MerchantOrderID        string         `json:"merchant_order_id"`

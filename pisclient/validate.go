@@ -374,11 +374,10 @@ func (c *Customization) Check() []FieldError {
 			errs = append(errs, *fe)
 		}
 	}
-	if c.Title != "" {
+	if utf8.RuneCountInString(c.Title) > MaxTitleLength {
+		add(&FieldError{"customization.title", ReasonTooLong, fmt.Sprintf("title is longer than %d characters", MaxTitleLength)})
+	} else {
 		add(checkText("customization.title", c.Title))
-		if utf8.RuneCountInString(c.Title) > MaxTitleLength {
-			add(&FieldError{"customization.title", ReasonTooLong, fmt.Sprintf("title is longer than %d characters", MaxTitleLength)})
-		}
 	}
 	if c.LogoURL != "" {
 		add(CheckWebURL("customization.logoUrl", c.LogoURL))

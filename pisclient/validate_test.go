@@ -197,3 +197,12 @@ func TestCheckBIC(t *testing.T) {
 		}
 	}
 }
+
+func TestLongTitleIsOneError(t *testing.T) {
+	r := validRequest()
+	r.Customization = &Customization{Title: strings.Repeat("T", 200)}
+	var ve *ValidationError
+	if !errors.As(r.Validate(), &ve) || len(ve.Fields) != 1 || ve.Fields[0].Reason != ReasonTooLong {
+		t.Fatalf("a 200-character title: %v, want exactly one too_long error", ve)
+	}
+}

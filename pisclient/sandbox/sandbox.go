@@ -304,7 +304,7 @@ func (s *Sandbox) listInstitutions(r *http.Request) apiAnswer {
 				e.LogoLink = logo
 			}
 		}
-		if len(b.BIC) > 0 && b.Country != "" && !b.IsForTest {
+		if b.BIC != "" && !b.IsForTest {
 			e.BIC = b.BIC
 		}
 		list = append(list, e)
