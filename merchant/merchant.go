@@ -1,0 +1,209 @@
+// Package merchant is the configuration of the shops a deployment serves:
+// their link keys, where shoppers may be sent back, who may frame the picker
+// and how their checkout looks (DESIGN.md section 4, MERCHANTS_FILE).
+package merchant
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/paybybank/checkout/pisclient"
+)
+
+// MinSecretLength is the shortest link key or API token accepted: shorter
+// secrets can be guessed.
+const MinSecretLength = 32
+
+// Merchant is one shop.
+type Merchant struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// LinkKeys maps a key id (kid) to its secret. Several keys live side by
+	// side so that a merchant can rotate without downtime.
+	LinkKeys map[string]string `json:"link_keys"`
+	// APIToken is the bearer token of the merchant's server-to-server calls.
+	APIToken string `json:"api_token"`
+	// PISAPIKey is the provider key used for this merchant's payments; the
+	// deployment's PIS_API_KEY when empty.
+	PISAPIKey string `json:"pis_api_key"`
+	// ReturnOrigins are the origins a return_url may point to.
+	ReturnOrigins []string `json:"return_origins"`
+	// FrameAncestors are the origins that may embed the picker.
+	FrameAncestors []string                 `json:"frame_ancestors"`
+	Customization  *pisclient.Customization `json:"customization"`
+	IPVerification bool                     `json:"ip_verification"`
+}
+
+// LinkKey returns the secret of kid.
+func (m *Merchant) LinkKey(kid string) (string, bool) {
+	s, ok := m.LinkKeys[kid]
+	return s, ok
+}
+
+// NewestKID is the key id new links are signed with: the greatest one, so
+// that ids like "2026-11" pick the latest key.
+func (m *Merchant) NewestKID() string {
+	var newest string
+	for kid := range m.LinkKeys {
+		if kid > newest {
+			newest = kid
+		}
+	}
+	return newest
+}
+
+// AllowsReturn reports whether shoppers may be sent back to u: it must be
+// https (http only on the local machine) and its origin on the merchant's list.
+func (m *Merchant) AllowsReturn(u *url.URL) bool {
+	if u.Scheme != "https" && !(u.Scheme == "http" && isLocal(u.Hostname())) {
+		return false
+	}
+	return slices.Contains(m.ReturnOrigins, origin(u))
+}
+
+func isLocal(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// origin is scheme://host[:port] in lower case, as browsers compare it.
+func origin(u *url.URL) string {
+	return strings.ToLower(u.Scheme + "://" + u.Host)
+}
+
+// Directory finds merchants by id.
+type Directory struct {
+	byID map[string]*Merchant
+	list []*Merchant
+}
+
+// Get returns the merchant with id.
+func (d *Directory) Get(id string) (*Merchant, bool) {
+	m, ok := d.byID[id]
+	return m, ok
+}
+
+// All returns every merchant in file order.
+func (d *Directory) All() []*Merchant { return d.list }
+
+// DemoID, DemoKID and DemoSecret are the published development merchant that
+// `go run .` serves with no configuration. The secret is public, so the demo
+// merchant exists only in sandbox mode.
+const (
+	DemoID     = "demo"
+	DemoKID    = "demo"
+	DemoSecret = "demo-link-secret-published-for-local-development-only"
+)
+
+// Demo returns the directory of the development merchant. baseURL is the
+// app's public URL, whose origin the demo shop lives on; https://shop.example
+// is allowed too, for links made by hand.
+func Demo(baseURL string) (*Directory, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	m := &Merchant{
+		ID:            DemoID,
+		Name:          "Demo Shop",
+		LinkKeys:      map[string]string{DemoKID: DemoSecret},
+		APIToken:      "demo-api-token-published-for-local-development-only",
+		ReturnOrigins: []string{origin(u), "https://shop.example"},
+		Customization: &pisclient.Customization{Title: "Demo Shop"},
+	}
+	return newDirectory([]*Merchant{m})
+}
+
+// Load reads a MERCHANTS_FILE. Every error names the merchant and the field.
+func Load(path string) (*Directory, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("MERCHANTS_FILE: %w", err)
+	}
+	return Parse(data)
+}
+
+// Parse reads the JSON of a MERCHANTS_FILE.
+func Parse(data []byte) (*Directory, error) {
+	var file struct {
+		Merchants []*Merchant `json:"merchants"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&file); err != nil {
+		return nil, fmt.Errorf("MERCHANTS_FILE: %w", err)
+	}
+	if len(file.Merchants) == 0 {
+		return nil, errors.New("MERCHANTS_FILE: no merchants")
+	}
+	return newDirectory(file.Merchants)
+}
+
+func newDirectory(list []*Merchant) (*Directory, error) {
+	d := &Directory{byID: make(map[string]*Merchant), list: list}
+	for i, m := range list {
+		if err := m.check(); err != nil {
+			name := m.ID
+			if name == "" {
+				name = fmt.Sprintf("#%d", i+1)
+			}
+			return nil, fmt.Errorf("MERCHANTS_FILE: merchant %s: %w", name, err)
+		}
+		if _, dup := d.byID[m.ID]; dup {
+			return nil, fmt.Errorf("MERCHANTS_FILE: merchant %s: id: used twice", m.ID)
+		}
+		d.byID[m.ID] = m
+	}
+	return d, nil
+}
+
+func (m *Merchant) check() error {
+	switch {
+	case m.ID == "" || strings.ContainsFunc(m.ID, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return errors.New("id: required, without spaces")
+	case strings.TrimSpace(m.Name) == "":
+		return errors.New("name: required")
+	case len(m.LinkKeys) == 0:
+		return errors.New("link_keys: at least one key is required")
+	case len(m.APIToken) < MinSecretLength:
+		return fmt.Errorf("api_token: shorter than %d characters", MinSecretLength)
+	case len(m.ReturnOrigins) == 0:
+		return errors.New("return_origins: at least one origin is required")
+	}
+	for kid, secret := range m.LinkKeys {
+		if kid == "" {
+			return errors.New("link_keys: a key id is empty")
+		}
+		if len(secret) < MinSecretLength {
+			return fmt.Errorf("link_keys[%s]: shorter than %d characters", kid, MinSecretLength)
+		}
+	}
+	for _, field := range []struct {
+		name    string
+		origins []string
+	}{{"return_origins", m.ReturnOrigins}, {"frame_ancestors", m.FrameAncestors}} {
+		for i, o := range field.origins {
+			u, err := url.Parse(o)
+			if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Path != "" || u.RawQuery != "" {
+				return fmt.Errorf("%s[%d]: %q is not an origin like https://shop.example", field.name, i, o)
+			}
+			field.origins[i] = origin(u)
+		}
+	}
+	if m.Customization != nil {
+		if errs := m.Customization.Check(); len(errs) > 0 {
+			return errs[0]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package merchant_test
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/paybybank/checkout/merchant"
+)
+
+const good = `{"id":"shop1","name":"Shop One","link_keys":{"2026-11":"a-long-random-secret-for-shop1-0001"},
+	"api_token":"another-long-random-secret-00000000","return_origins":["https://Shop.example"]}`
+
+func TestParseRefusesABadFileNamingMerchantAndField(t *testing.T) {
+	tests := []struct{ name, file, want string }{
+		{"short key", `{"merchants":[{"id":"shop1","name":"S","link_keys":{"k":"short"},"api_token":"another-long-random-secret-00000000","return_origins":["https://a.example"]}]}`, "merchant shop1: link_keys[k]"},
+		{"unknown key", `{"merchants":[` + strings.Replace(good, `"name"`, `"nmae"`, 1) + `]}`, "unknown field"},
+		{"bad origin", `{"merchants":[` + strings.Replace(good, `https://Shop.example`, `https://shop.example/done`, 1) + `]}`, "merchant shop1: return_origins[0]"},
+		{"bad colour", `{"merchants":[` + strings.Replace(good, `"name"`, `"customization":{"primaryColor":"blue"},"name"`, 1) + `]}`, "merchant shop1: customization.primaryColor"},
+		{"twice", `{"merchants":[` + good + `,` + good + `]}`, "merchant shop1: id: used twice"},
+		{"empty", `{"merchants":[]}`, "no merchants"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := merchant.Parse([]byte(tt.file))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want it to say %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestAllowsReturn(t *testing.T) {
+	d, err := merchant.Parse([]byte(`{"merchants":[` + good + `]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := d.Get("shop1")
+	for raw, want := range map[string]bool{
+		"https://shop.example/done":      true,
+		"https://SHOP.example/done?x=1":  true,
+		"https://shop.example:8443/done": false,
+		"http://shop.example/done":       false,
+		"https://evil.example/done":      false,
+		"https://shop.example.evil/done": false,
+	} {
+		u, _ := url.Parse(raw)
+		if got := m.AllowsReturn(u); got != want {
+			t.Errorf("AllowsReturn(%s) = %v, want %v", raw, got, want)
+		}
+	}
+	demo, _ := merchant.Demo("http://localhost:8080")
+	dm, _ := demo.Get(merchant.DemoID)
+	u, _ := url.Parse("http://localhost:8080/sandbox/shop/return")
+	if !dm.AllowsReturn(u) {
+		t.Error("the demo merchant cannot return to the app's own demo shop")
+	}
+}

@@ -1,0 +1,214 @@
+package order
+
+import (
+	"errors"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/pisclient"
+)
+
+// Order is what a signed link asks for: one payment of one merchant.
+type Order struct {
+	Merchant  string `json:"m"`
+	ID        string `json:"o"`
+	Amount    string `json:"a"`
+	Currency  string `json:"c"`
+	ReturnURL string `json:"r"`
+	Email     string `json:"e,omitempty"`
+	// Country, Bank and Lang are the merchant's hints: a country or bank the
+	// shopper has already chosen at the shop, and the shop's language.
+	Country string `json:"co,omitempty"`
+	Bank    string `json:"b,omitempty"`
+	Lang    string `json:"l,omitempty"`
+	// KID names the link key the order came with; the way back is signed with it.
+	KID string `json:"k"`
+	// Expires ends the sealed token's life (unix seconds).
+	Expires int64 `json:"x"`
+}
+
+// Link parameter names of DESIGN.md section 4.
+const (
+	ParamMerchant  = "merchant"
+	ParamOrder     = "order"
+	ParamAmount    = "amount"
+	ParamCurrency  = "currency"
+	ParamReturnURL = "return_url"
+	ParamEmail     = "email"
+	ParamCountry   = "country"
+	ParamBank      = "bank"
+	ParamLang      = "lang"
+	ParamExp       = "exp"
+	ParamKID       = "kid"
+)
+
+// ErrLinkInvalid means the link was not signed by the merchant it names: an
+// unknown merchant or key, a wrong signature, a changed value. It says no
+// more than that, so it does not help anyone forge a link.
+var ErrLinkInvalid = errors.New("the payment link is not valid")
+
+// ErrLinkExpired means a genuine link is past its exp.
+var ErrLinkExpired = errors.New("the payment link has expired")
+
+// Link describes a link to make: the order and how long it stays valid.
+type Link struct {
+	Order
+	TTL time.Duration
+}
+
+// FromLink checks a /checkout link and returns the order it carries. It
+// returns ErrLinkInvalid, ErrLinkExpired, or a *pisclient.ValidationError
+// naming the link parameters that break the order rules.
+func FromLink(q url.Values, merchants *merchant.Directory, now time.Time) (Order, *merchant.Merchant, error) {
+	m, ok := merchants.Get(q.Get(ParamMerchant))
+	if !ok {
+		return Order{}, nil, ErrLinkInvalid
+	}
+	secret, ok := m.LinkKey(q.Get(ParamKID))
+	if !ok || !Verify(secret, q) {
+		return Order{}, nil, ErrLinkInvalid
+	}
+	exp, err := strconv.ParseInt(q.Get(ParamExp), 10, 64)
+	if err != nil {
+		return Order{}, nil, ErrLinkInvalid
+	}
+	if now.Unix() > exp {
+		return Order{}, nil, ErrLinkExpired
+	}
+	o := Order{
+		Merchant:  m.ID,
+		ID:        q.Get(ParamOrder),
+		Amount:    q.Get(ParamAmount),
+		Currency:  q.Get(ParamCurrency),
+		ReturnURL: q.Get(ParamReturnURL),
+		Email:     q.Get(ParamEmail),
+		Country:   q.Get(ParamCountry),
+		Bank:      q.Get(ParamBank),
+		Lang:      q.Get(ParamLang),
+		KID:       q.Get(ParamKID),
+	}
+	if err := o.Check(m); err != nil {
+		return Order{}, nil, err
+	}
+	return o, m, nil
+}
+
+// Check applies the order rules of DESIGN.md section 6 to o, naming the link
+// parameters that break them.
+func (o Order) Check(m *merchant.Merchant) error {
+	var errs []pisclient.FieldError
+	add := func(param string, fe *pisclient.FieldError) {
+		if fe != nil {
+			fe.Field = param
+			errs = append(errs, *fe)
+		}
+	}
+	add(ParamOrder, pisclient.CheckOrderID(o.ID))
+	_, fe := pisclient.ParseAmount(o.Amount)
+	add(ParamAmount, fe)
+	if o.Currency != pisclient.Currency {
+		add(ParamCurrency, &pisclient.FieldError{Reason: pisclient.ReasonUnsupported, Message: "only EUR is supported"})
+	}
+	if fe := pisclient.CheckWebURL(ParamReturnURL, o.ReturnURL); fe != nil {
+		add(ParamReturnURL, fe)
+	} else if u, _ := url.Parse(o.ReturnURL); !m.AllowsReturn(u) {
+		add(ParamReturnURL, &pisclient.FieldError{Reason: pisclient.ReasonNotAllowed, Message: "return_url is not on the merchant's list of return origins"})
+	}
+	if o.Email != "" {
+		add(ParamEmail, pisclient.CheckEmail(ParamEmail, o.Email))
+	}
+	if o.Country != "" {
+		add(ParamCountry, pisclient.CheckCountryCode(ParamCountry, o.Country))
+	}
+	if o.Bank != "" && o.Country == "" {
+		add(ParamBank, &pisclient.FieldError{Reason: pisclient.ReasonPaired, Message: "bank needs country: a bank id names a bank in one country"})
+	}
+	if len(o.Lang) > 35 {
+		add(ParamLang, &pisclient.FieldError{Reason: pisclient.ReasonTooLong, Message: "lang is not a language tag"})
+	}
+	if len(errs) > 0 {
+		return &pisclient.ValidationError{Fields: errs}
+	}
+	return nil
+}
+
+// URL returns a signed /checkout link to the order on the app at baseURL,
+// signed with the merchant's key l.KID.
+func (l Link) URL(baseURL string, m *merchant.Merchant, now time.Time) (string, error) {
+	secret, ok := m.LinkKey(l.KID)
+	if !ok {
+		return "", errors.New("merchant " + m.ID + " has no link key " + l.KID)
+	}
+	q := url.Values{}
+	set := func(name, value string) {
+		if value != "" {
+			q.Set(name, value)
+		}
+	}
+	set(ParamMerchant, m.ID)
+	set(ParamOrder, l.ID)
+	set(ParamAmount, l.Amount)
+	set(ParamCurrency, l.Currency)
+	set(ParamReturnURL, l.ReturnURL)
+	set(ParamEmail, l.Email)
+	set(ParamCountry, l.Country)
+	set(ParamBank, l.Bank)
+	set(ParamLang, l.Lang)
+	set(ParamKID, l.KID)
+	set(ParamExp, strconv.FormatInt(now.Add(l.TTL).Unix(), 10))
+	query, err := SignedQuery(secret, q)
+	if err != nil {
+		return "", err
+	}
+	return baseURL + "/checkout?" + query, nil
+}
+
+// Way-back parameter names of DESIGN.md section 4.
+const (
+	ParamMerchantOrderID = "merchant_order_id"
+	ParamStatus          = "status"
+	ParamTS              = "ts"
+)
+
+// WayBack returns the merchant's return_url with merchant_order_id, status,
+// ts, kid and sig appended, signed with the key the order came with. Any
+// parameter of return_url with one of those names is replaced.
+func (o Order) WayBack(m *merchant.Merchant, status string, now time.Time) (string, error) {
+	secret, ok := m.LinkKey(o.KID)
+	if !ok {
+		return "", errors.New("merchant " + m.ID + " no longer has link key " + o.KID)
+	}
+	u, err := url.Parse(o.ReturnURL)
+	if err != nil {
+		return "", err
+	}
+	signed := url.Values{
+		ParamMerchantOrderID: {o.ID},
+		ParamStatus:          {status},
+		ParamTS:              {strconv.FormatInt(now.Unix(), 10)},
+		ParamKID:             {o.KID},
+	}
+	sig, err := Sign(secret, signed)
+	if err != nil {
+		return "", err
+	}
+	q := u.Query()
+	for name, v := range signed {
+		q[name] = v
+	}
+	q.Set(SigParam, sig)
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// VerifyWayBack checks the parameters a merchant's return page received,
+// as the merchant does: over merchant_order_id, status, ts and kid only.
+func VerifyWayBack(secret string, q url.Values) bool {
+	signed := url.Values{SigParam: q[SigParam]}
+	for _, name := range []string{ParamMerchantOrderID, ParamStatus, ParamTS, ParamKID} {
+		signed[name] = q[name]
+	}
+	return Verify(secret, signed)
+}
