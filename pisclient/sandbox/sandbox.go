@@ -16,6 +16,7 @@ import (
 	"io"
 	mathrand "math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -428,4 +429,15 @@ func randomToken() string {
 	b := make([]byte, 18)
 	rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// RoundTrip serves a client's request in process. The app uses the sandbox
+// it mounts this way, so it never needs to reach its own public address.
+func (s *Sandbox) RoundTrip(r *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, r)
+	if err := r.Context().Err(); err != nil {
+		return nil, err
+	}
+	return rec.Result(), nil
 }

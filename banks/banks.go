@@ -1,0 +1,113 @@
+// Package banks keeps the provider's banks list close at hand: cached for a
+// while, fetched once however many shoppers ask at the same moment, served
+// from the last good copy when the provider fails (DESIGN.md section 6), and
+// searchable by name and BIC.
+package banks
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/paybybank/checkout/pisclient"
+)
+
+// Bank is one entry of the list with what search needs.
+type Bank struct {
+	pisclient.Institution
+	folded string
+}
+
+// List is one copy of the banks list, grouped by country.
+type List struct {
+	byCountry map[string][]Bank
+	countries []string
+	// FetchedAt is when the provider sent this copy.
+	FetchedAt time.Time
+	// Stale is set when the provider failed and this is the last good copy.
+	Stale bool
+}
+
+// NewList groups institutions by country, names in alphabetical order. Test
+// banks are left out unless withTest.
+func NewList(institutions []pisclient.Institution, withTest bool, fetchedAt time.Time) *List {
+	l := &List{byCountry: make(map[string][]Bank), FetchedAt: fetchedAt}
+	for _, in := range institutions {
+		if in.IsForTest && !withTest {
+			continue
+		}
+		l.byCountry[in.CountryCode] = append(l.byCountry[in.CountryCode], Bank{in, Fold(in.Name)})
+	}
+	for country, list := range l.byCountry {
+		slices.SortFunc(list, func(a, b Bank) int {
+			return cmp.Or(strings.Compare(a.folded, b.folded), strings.Compare(a.ID, b.ID))
+		})
+		l.countries = append(l.countries, country)
+	}
+	slices.Sort(l.countries)
+	return l
+}
+
+// Countries returns the codes of the countries that have banks, sorted.
+func (l *List) Countries() []string { return l.countries }
+
+// HasCountry reports whether country has banks.
+func (l *List) HasCountry(country string) bool { return len(l.byCountry[country]) > 0 }
+
+// Find returns the bank id in country.
+func (l *List) Find(country, id string) (pisclient.Institution, bool) {
+	for _, b := range l.byCountry[country] {
+		if b.ID == id {
+			return b.Institution, true
+		}
+	}
+	return pisclient.Institution{}, false
+}
+
+// Search returns the banks of country whose name holds every word of query,
+// case and accents folded ("credit agri" finds "Crédit Agricole"), or whose
+// BIC starts with query. An empty query returns them all.
+func (l *List) Search(country, query string) []pisclient.Institution {
+	words := strings.Fields(Fold(query))
+	bic := strings.ToUpper(strings.Join(strings.Fields(query), ""))
+	var found []pisclient.Institution
+	for _, b := range l.byCountry[country] {
+		if matches(b, words, bic) {
+			found = append(found, b.Institution)
+		}
+	}
+	return found
+}
+
+func matches(b Bank, words []string, bic string) bool {
+	if len(bic) >= 4 && b.BIC != "" && strings.HasPrefix(b.BIC, bic) {
+		return true
+	}
+	for _, w := range words {
+		if !strings.Contains(b.folded, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// Fold returns s in lower case without accents, punctuation turned to spaces,
+// so that names compare as a shopper types them.
+func Fold(s string) string {
+	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+	plain, _, err := transform.String(t, s)
+	if err != nil {
+		plain = s
+	}
+	plain = cases.Fold().String(plain)
+	return strings.Join(strings.FieldsFunc(plain, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}), " ")
+}

@@ -1,0 +1,123 @@
+package banks
+
+import (
+	"context"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	gocache "github.com/patrickmn/go-cache"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/paybybank/checkout/pisclient"
+)
+
+// Source is where the banks list comes from: the provider client.
+type Source interface {
+	Institutions(ctx context.Context) ([]pisclient.Institution, error)
+}
+
+// Cache serves the banks list for TTL, then asks the provider again.
+type Cache struct {
+	src      Source
+	ttl      time.Duration
+	withTest bool
+	log      *slog.Logger
+	now      func() time.Time
+
+	store *gocache.Cache
+	group singleflight.Group
+	last  atomic.Pointer[List]
+	stats stats
+}
+
+// Stats counts how the cache answered, for metrics and tests.
+type Stats struct {
+	Hits, Misses, StaleServes, Fetches, Failures int64
+}
+
+type stats struct {
+	hits, misses, stale, fetches, failures atomic.Int64
+}
+
+// staleRetry is how long a stale copy is served before the provider is asked
+// again, so that an outage does not turn every page view into an upstream call.
+const staleRetry = 15 * time.Second
+
+// fetchTimeout bounds one upstream fetch, retries included. The fetch runs for
+// every shopper waiting on it, so it does not end when the first one leaves.
+const fetchTimeout = 20 * time.Second
+
+const key = "institutions"
+
+// NewCache returns a cache over src. Test banks are kept only withTest
+// (sandbox mode).
+func NewCache(src Source, ttl time.Duration, withTest bool, log *slog.Logger) *Cache {
+	return &Cache{
+		src: src, ttl: ttl, withTest: withTest, log: log, now: time.Now,
+		store: gocache.New(ttl, 0),
+	}
+}
+
+// List returns the banks list: the cached copy, a fresh one, or, when the
+// provider fails, the last good copy marked Stale. It fails only when the
+// provider fails and there has never been a good copy. Errors are not cached.
+func (c *Cache) List(ctx context.Context) (*List, error) {
+	if v, ok := c.store.Get(key); ok {
+		l := v.(*List)
+		c.stats.hits.Add(1)
+		if l.Stale {
+			c.stats.stale.Add(1)
+		}
+		return l, nil
+	}
+	c.stats.misses.Add(1)
+	ch := c.group.DoChan(key, func() (any, error) {
+		return c.fetch(context.WithoutCancel(ctx))
+	})
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(*List), nil
+	}
+}
+
+func (c *Cache) fetch(ctx context.Context) (*List, error) {
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	c.stats.fetches.Add(1)
+	institutions, err := c.src.Institutions(ctx)
+	if err == nil {
+		l := NewList(institutions, c.withTest, c.now())
+		c.last.Store(l)
+		c.store.Set(key, l, c.ttl)
+		return l, nil
+	}
+	c.stats.failures.Add(1)
+	last := c.last.Load()
+	if last == nil {
+		c.log.Error("banks list unavailable", "err", err)
+		return nil, err
+	}
+	c.log.Warn("banks list: provider failed, serving the last good copy", "err", err, "fetched_at", last.FetchedAt)
+	stale := *last
+	stale.Stale = true
+	c.stats.stale.Add(1)
+	c.store.Set(key, &stale, min(c.ttl, staleRetry))
+	return &stale, nil
+}
+
+// Warm reports whether a list, fresh or stale, is at hand.
+func (c *Cache) Warm() bool { return c.last.Load() != nil }
+
+// Stats returns the counters so far.
+func (c *Cache) Stats() Stats {
+	return Stats{
+		Hits: c.stats.hits.Load(), Misses: c.stats.misses.Load(), StaleServes: c.stats.stale.Load(),
+		Fetches: c.stats.fetches.Load(), Failures: c.stats.failures.Load(),
+	}
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/paybybank/checkout/pisclient/sandbox"
+)
+
+// config is the environment of DESIGN.md section 4, read once.
+type config struct {
+	Addr string
+	// BaseURL is the app's public URL; empty means http://localhost:<port>,
+	// filled in once the listener knows its port.
+	BaseURL       string
+	PISBaseURL    string
+	PISAPIKey     string
+	MerchantsFile string
+	// SessionKeys are the secrets of SESSION_KEYS, newest first; random
+	// when the variable is empty (SessionKeysRandom).
+	SessionKeys       [][]byte
+	SessionKeysRandom bool
+	InstitutionsTTL   time.Duration
+	Knobs             sandbox.Knobs
+}
+
+// minKeyLength is the shortest SESSION_KEYS secret accepted.
+const minKeyLength = 32
+
+// sandboxMode reports whether the built-in sandbox is the provider.
+func (c config) sandboxMode() bool { return c.PISBaseURL == "" }
+
+// loadConfig reads the environment. A bad value stops start-up with a message
+// that names the variable.
+func loadConfig(getenv func(string) string) (config, error) {
+	c := config{
+		Addr:            or(getenv("ADDR"), ":8080"),
+		BaseURL:         strings.TrimRight(getenv("BASE_URL"), "/"),
+		PISBaseURL:      strings.TrimRight(getenv("PIS_BASE_URL"), "/"),
+		PISAPIKey:       or(getenv("PIS_API_KEY"), sandbox.DefaultAPIKey),
+		MerchantsFile:   getenv("MERCHANTS_FILE"),
+		InstitutionsTTL: 5 * time.Minute,
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		return c, fmt.Errorf("ADDR: %q is not host:port, like :8080", c.Addr)
+	}
+	if c.BaseURL != "" {
+		if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return c, fmt.Errorf("BASE_URL: %q is not an http(s) URL like https://pay.example.com", c.BaseURL)
+		}
+	}
+	if c.PISBaseURL != "" {
+		if u, err := url.Parse(c.PISBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return c, fmt.Errorf("PIS_BASE_URL: %q is not an http(s) URL", c.PISBaseURL)
+		}
+		if c.MerchantsFile == "" {
+			return c, errors.New("MERCHANTS_FILE: required with a real provider (PIS_BASE_URL); the demo merchant exists only in sandbox mode")
+		}
+	}
+	if v := getenv("INSTITUTIONS_TTL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second {
+			return c, fmt.Errorf("INSTITUTIONS_TTL: %q is not a duration of at least 1s, like 5m", v)
+		}
+		c.InstitutionsTTL = d
+	}
+	if v := getenv("SESSION_KEYS"); v != "" {
+		for i, k := range strings.Split(v, ",") {
+			k = strings.TrimSpace(k)
+			if len(k) < minKeyLength {
+				return c, fmt.Errorf("SESSION_KEYS: key %d is shorter than %d characters", i+1, minKeyLength)
+			}
+			c.SessionKeys = append(c.SessionKeys, []byte(k))
+		}
+	}
+	knobs, err := sandbox.KnobsFromEnv(getenv)
+	if err != nil {
+		return c, err
+	}
+	c.Knobs = knobs
+	return c, nil
+}
+
+// withListener fills in what depends on the port actually bound.
+func (c config) withListener(addr net.Addr) config {
+	if c.BaseURL == "" {
+		_, port, _ := net.SplitHostPort(addr.String())
+		c.BaseURL = "http://localhost:" + port
+	}
+	return c
+}
+
+func or(v, fallback string) string {
+	if v == "" {
+		return fallback
+	}
+	return v
+}

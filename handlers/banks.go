@@ -1,0 +1,197 @@
+package handlers
+
+import (
+	"cmp"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+	"golang.org/x/text/language"
+	"golang.org/x/text/language/display"
+
+	"github.com/paybybank/checkout/banks"
+	"github.com/paybybank/checkout/views"
+)
+
+// Session values: conveniences only, losing them loses nothing.
+const (
+	sessionName     = "pbb"
+	sessionLastBank = "last_bank" // "CC/institution_id"
+)
+
+// bankList asks the cache for the banks list; with none at all the shopper
+// gets a page that says so and offers to try again.
+func (h *Handler) bankList(c echo.Context, retry string) (*banks.List, error) {
+	list, err := h.Banks.List(c.Request().Context())
+	if err != nil {
+		return nil, &pageError{status: http.StatusServiceUnavailable, heading: "We cannot show the banks right now",
+			message:  "The list of banks is not available at the moment. Nothing was charged. Please try again in a minute.",
+			retryURL: templ.SafeURL(retry), err: err}
+	}
+	return list, nil
+}
+
+// showCountries lets the shopper pick their bank's country, unless the link
+// or the list leaves only one choice (DESIGN.md section 2.2).
+func (h *Handler) showCountries(c echo.Context) error {
+	co, err := h.open(c)
+	if err != nil {
+		return err
+	}
+	list, err := h.bankList(c, c.Request().URL.String())
+	if err != nil {
+		return err
+	}
+	choose := c.QueryParam("choose") != ""
+	if !choose {
+		o := co.order
+		switch {
+		case o.Country != "" && o.Bank != "":
+			if _, ok := list.Find(o.Country, o.Bank); ok {
+				return c.Redirect(http.StatusSeeOther, string(payURL(co.token, o.Country, o.Bank)))
+			}
+			fallthrough
+		case o.Country != "" && list.HasCountry(o.Country):
+			return c.Redirect(http.StatusSeeOther, string(banksURL(co.token, o.Country, "")))
+		case len(list.Countries()) == 1:
+			return c.Redirect(http.StatusSeeOther, string(banksURL(co.token, list.Countries()[0], "")))
+		}
+	}
+	suggested := h.suggestCountry(c, co, list)
+	var options []views.CountryOption
+	for _, code := range list.Countries() {
+		options = append(options, views.CountryOption{
+			Code: code, Name: countryName(code), URL: banksURL(co.token, code, ""), Suggested: code == suggested,
+		})
+	}
+	slices.SortStableFunc(options, func(a, b views.CountryOption) int {
+		if a.Suggested != b.Suggested {
+			if a.Suggested {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	return render(c, http.StatusOK, views.Countries(views.CountryPage{
+		Page:      h.page("Choose your bank's country", co.merchant.Name),
+		Summary:   co.summary(),
+		Countries: options,
+	}))
+}
+
+// suggestCountry picks the country to offer first: the link's hint, then the
+// shopper's last bank, then their browser's language region.
+func (h *Handler) suggestCountry(c echo.Context, co checkout, list *banks.List) string {
+	if list.HasCountry(co.order.Country) {
+		return co.order.Country
+	}
+	if country, _, ok := h.lastBank(c); ok && list.HasCountry(country) {
+		return country
+	}
+	tags, _, _ := language.ParseAcceptLanguage(c.Request().Header.Get("Accept-Language"))
+	for _, tag := range tags {
+		if region, conf := tag.Region(); conf >= language.High && list.HasCountry(region.String()) {
+			return region.String()
+		}
+	}
+	return ""
+}
+
+// countryName is the English name of a country code.
+func countryName(code string) string {
+	region, err := language.ParseRegion(code)
+	if err != nil {
+		return code
+	}
+	if name := display.English.Regions().Name(region); name != "" {
+		return name
+	}
+	return code
+}
+
+// showBanks lists the banks of a country, filtered by the search box
+// (DESIGN.md section 2.3).
+func (h *Handler) showBanks(c echo.Context) error {
+	co, err := h.open(c)
+	if err != nil {
+		return err
+	}
+	list, err := h.bankList(c, c.Request().URL.String())
+	if err != nil {
+		return err
+	}
+	country := strings.ToUpper(c.QueryParam("country"))
+	if !list.HasCountry(country) {
+		return c.Redirect(http.StatusSeeOther, string(countryURL(co.token, true)))
+	}
+	query := c.QueryParam("q")
+	if len(query) > 100 {
+		query = query[:100]
+	}
+	lastCountry, lastID, _ := h.lastBank(c)
+	var rows []views.BankRow
+	for _, b := range list.Search(country, query) {
+		rows = append(rows, views.BankRow{
+			ID: b.ID, Name: b.Name, LogoURL: b.LogoURL, BIC: b.BIC,
+			URL:      payURL(co.token, country, b.ID),
+			LastUsed: lastCountry == country && lastID == b.ID,
+			Search:   strings.TrimSpace(banks.Fold(b.Name) + " " + strings.ToLower(b.BIC)),
+		})
+	}
+	slices.SortStableFunc(rows, func(a, b views.BankRow) int {
+		switch {
+		case a.LastUsed == b.LastUsed:
+			return 0
+		case a.LastUsed:
+			return -1
+		}
+		return 1
+	})
+	page := h.page("Choose your bank", co.merchant.Name)
+	page.Scripts = []string{h.Assets.BanksJS}
+	return render(c, http.StatusOK, views.Banks(views.BanksPage{
+		Page:             page,
+		Summary:          co.summary(),
+		Country:          country,
+		CountryName:      countryName(country),
+		Query:            query,
+		Action:           banksAction(co.token),
+		Banks:            rows,
+		Total:            len(list.Search(country, "")),
+		ChangeCountryURL: countryURL(co.token, true),
+		Stale:            list.Stale,
+	}))
+}
+
+// lastBank is the bank the shopper used last time, from the session cookie.
+func (h *Handler) lastBank(c echo.Context) (country, id string, ok bool) {
+	if h.Sessions == nil {
+		return "", "", false
+	}
+	s, err := h.Sessions.Get(c.Request(), sessionName)
+	if err != nil {
+		return "", "", false
+	}
+	v, _ := s.Values[sessionLastBank].(string)
+	country, id, ok = strings.Cut(v, "/")
+	return country, id, ok
+}
+
+// rememberBank stores the shopper's bank for next time; a failure only
+// loses a convenience.
+func (h *Handler) rememberBank(c echo.Context, country, id string) {
+	if h.Sessions == nil {
+		return
+	}
+	s, err := h.Sessions.Get(c.Request(), sessionName)
+	if err != nil && s == nil {
+		return
+	}
+	s.Values[sessionLastBank] = country + "/" + id
+	if err := s.Save(c.Request(), c.Response()); err != nil {
+		h.Log.Warn("session not saved", "err", err)
+	}
+}

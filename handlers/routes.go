@@ -1,0 +1,84 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+)
+
+// Route paths of DESIGN.md sections 2 and 4. Other programs rely on them.
+const (
+	RouteEntry    = "/checkout"
+	RouteCountry  = "/c/:token"
+	RouteBanks    = "/c/:token/banks"
+	RoutePay      = "/c/:token/pay"
+	RouteReturn   = "/c/:token/return"
+	RouteHealth   = "/healthz"
+	RouteReady    = "/readyz"
+	RouteStatic   = "/static/*"
+	RouteDemoShop = "/sandbox/shop/return"
+	RouteSandbox  = "/sandbox/*"
+	SandboxPrefix = "/sandbox"
+)
+
+// Routes registers every route of the app on e. sandbox is the provider
+// stand-in, mounted under /sandbox in sandbox mode; nil otherwise.
+func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler) {
+	e.HTTPErrorHandler = h.handleError
+	e.GET(RouteEntry, h.enter)
+	e.GET(RouteCountry, h.showCountries)
+	e.GET(RouteBanks, h.showBanks)
+	e.GET(RoutePay, h.showPay)
+	e.POST(RoutePay, h.createPayment)
+	e.GET(RouteReturn, h.showStatus)
+	e.GET(RouteHealth, h.health)
+	e.GET(RouteReady, h.ready)
+	e.GET(RouteStatic, echo.WrapHandler(static))
+	if sandbox != nil {
+		e.GET(RouteDemoShop, h.showDemoShop)
+		e.Any(RouteSandbox, echo.WrapHandler(http.StripPrefix(SandboxPrefix, sandbox)))
+	}
+}
+
+// The URLs of the shopper's steps, built from the token and query values.
+
+func countryURL(token string, choose bool) templ.SafeURL {
+	u := "/c/" + url.PathEscape(token)
+	if choose {
+		u += "?choose=1"
+	}
+	return templ.SafeURL(u)
+}
+
+func banksURL(token, country, query string) templ.SafeURL {
+	q := url.Values{"country": {country}}
+	if query != "" {
+		q.Set("q", query)
+	}
+	return templ.SafeURL("/c/" + url.PathEscape(token) + "/banks?" + q.Encode())
+}
+
+func banksAction(token string) templ.SafeURL {
+	return templ.SafeURL("/c/" + url.PathEscape(token) + "/banks")
+}
+
+func payURL(token, country, bank string) templ.SafeURL {
+	q := url.Values{"country": {country}, "bank": {bank}}
+	return templ.SafeURL("/c/" + url.PathEscape(token) + "/pay?" + q.Encode())
+}
+
+func payAction(token string) templ.SafeURL {
+	return templ.SafeURL("/c/" + url.PathEscape(token) + "/pay")
+}
+
+// returnPath is the status page; attempt counts the refreshes so far.
+func returnPath(token string, attempt int) string {
+	u := "/c/" + url.PathEscape(token) + "/return"
+	if attempt > 0 {
+		u += "?n=" + strconv.Itoa(attempt)
+	}
+	return u
+}

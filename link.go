@@ -1,0 +1,89 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/paybybank/checkout/handlers"
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/order"
+)
+
+// makeLink is the `link` command: it prints a signed /checkout link, so a
+// merchant can try the flow without writing code (DESIGN.md section 4).
+func makeLink(args []string, cfg config, stdout io.Writer) error {
+	fs := flag.NewFlagSet("link", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	merchantID := fs.String("merchant", merchant.DemoID, "merchant id")
+	l := order.Link{}
+	fs.StringVar(&l.ID, "order", "", "the merchant's order id (merchant_order_id)")
+	fs.StringVar(&l.Amount, "amount", "", "amount in EUR, like 49.90")
+	fs.StringVar(&l.Currency, "currency", "EUR", "currency")
+	fs.StringVar(&l.ReturnURL, "return-url", "", "where the shopper goes back to; the demo shop when empty")
+	fs.StringVar(&l.Email, "email", "", "the shopper's e-mail (optional)")
+	fs.StringVar(&l.Country, "country", "", "the bank's country, to skip that step (optional)")
+	fs.StringVar(&l.Bank, "bank", "", "the bank's institution_id, to skip that step (optional, needs -country)")
+	fs.StringVar(&l.Lang, "lang", "", "the shopper's language (optional)")
+	fs.StringVar(&l.KID, "kid", "", "link key id; the newest when empty")
+	fs.DurationVar(&l.TTL, "ttl", 24*time.Hour, "how long the link stays valid")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if cfg.BaseURL == "" {
+		_, port, _ := net.SplitHostPort(cfg.Addr)
+		cfg.BaseURL = "http://localhost:" + port
+	}
+	var dir *merchant.Directory
+	var err error
+	if cfg.MerchantsFile != "" {
+		dir, err = merchant.Load(cfg.MerchantsFile)
+	} else {
+		dir, err = merchant.Demo(cfg.BaseURL)
+	}
+	if err != nil {
+		return err
+	}
+	m, ok := dir.Get(*merchantID)
+	if !ok {
+		return fmt.Errorf("-merchant: no merchant %q", *merchantID)
+	}
+	if l.ReturnURL == "" && m.ID == merchant.DemoID {
+		l.ReturnURL = cfg.BaseURL + handlers.RouteDemoShop
+	}
+	if l.KID == "" {
+		l.KID = m.NewestKID()
+	}
+	if l.ID == "" || l.Amount == "" || l.ReturnURL == "" {
+		return errors.New("link: -order, -amount and -return-url are required")
+	}
+	if err := l.Check(m); err != nil {
+		return fmt.Errorf("link: %w", err)
+	}
+	link, err := l.URL(cfg.BaseURL, m, time.Now())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, link)
+	return nil
+}
+
+// demoLink is the ready link printed at start in sandbox mode: a new order
+// each start, paid to the demo shop.
+func demoLink(cfg config, demo *merchant.Merchant) (string, error) {
+	b := make([]byte, 4)
+	rand.Read(b)
+	l := order.Link{
+		Order: order.Order{
+			ID: "DEMO-" + hex.EncodeToString(b), Amount: "49.90", Currency: "EUR",
+			ReturnURL: cfg.BaseURL + handlers.RouteDemoShop, KID: demo.NewestKID(),
+		},
+		TTL: 24 * time.Hour,
+	}
+	return l.URL(cfg.BaseURL, demo, time.Now())
+}

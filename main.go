@@ -1,0 +1,216 @@
+// Command checkout is the pay-by-bank bank picker: it serves the shopper's
+// pages in front of a payment initiation provider, or in front of the
+// built-in sandbox when PIS_BASE_URL is empty.
+//
+//	go run .                 serve (sandbox provider, demo merchant)
+//	go run . link -order A-1 -amount 49.90 -return-url https://shop.example/done
+package main
+
+import (
+	"context"
+	"crypto/hkdf"
+	"crypto/rand"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/gorilla/sessions"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/paybybank/checkout/banks"
+	"github.com/paybybank/checkout/handlers"
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/order"
+	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/pisclient/sandbox"
+	"github.com/paybybank/checkout/static"
+	"github.com/paybybank/checkout/views"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "checkout:", err)
+		os.Exit(1)
+	}
+}
+
+// run is the whole program, with its surroundings passed in so that tests
+// start it exactly as `go run .` does.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		return err
+	}
+	if len(args) > 0 && args[0] == "link" {
+		return makeLink(args[1:], cfg, stdout)
+	}
+	if len(args) > 0 {
+		return fmt.Errorf("unknown command %q (commands: link)", args[0])
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, nil))
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("ADDR: %w", err)
+	}
+	cfg = cfg.withListener(ln.Addr())
+	a, err := newApp(cfg, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+
+	srv := &http.Server{
+		Handler:           a.echo,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	provider := "provider " + cfg.PISBaseURL
+	if cfg.sandboxMode() {
+		provider = "the built-in sandbox provider"
+	}
+	fmt.Fprintf(stdout, "Pay by bank checkout on %s (listening on %s), using %s\n", cfg.BaseURL, ln.Addr(), provider)
+	if cfg.sandboxMode() {
+		if demo, ok := a.merchants.Get(merchant.DemoID); ok {
+			link, err := demoLink(cfg, demo)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "Demo payment link: %s\n", link)
+		}
+	}
+
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing requests in flight")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// app is the wired program.
+type app struct {
+	echo      *echo.Echo
+	merchants *merchant.Directory
+	sandbox   *sandbox.Sandbox
+	banks     *banks.Cache
+}
+
+// newApp builds every dependency from the configuration.
+func newApp(cfg config, log *slog.Logger) (*app, error) {
+	a := &app{}
+	var err error
+	switch {
+	case cfg.MerchantsFile != "":
+		a.merchants, err = merchant.Load(cfg.MerchantsFile)
+	default:
+		a.merchants, err = merchant.Demo(cfg.BaseURL)
+	}
+	if err != nil {
+		return nil, err
+	}
+
+	keys := cfg.SessionKeys
+	if len(keys) == 0 {
+		key := make([]byte, 32)
+		rand.Read(key)
+		keys = [][]byte{key}
+		log.Warn("SESSION_KEYS is not set: using a random key, so checkouts under way break on restart and instances cannot share them (fine for development only)")
+	}
+	sealer, err := order.NewSealer(keys...)
+	if err != nil {
+		return nil, err
+	}
+	store, err := sessionStore(keys, cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+
+	var client *pisclient.Client
+	var sandboxHandler http.Handler
+	if cfg.sandboxMode() {
+		a.sandbox = sandbox.New(sandbox.Config{
+			APIKey: cfg.PISAPIKey, PublicURL: cfg.BaseURL + handlers.SandboxPrefix, Knobs: cfg.Knobs,
+		})
+		sandboxHandler = a.sandbox
+		client, err = pisclient.New("http://sandbox.internal", cfg.PISAPIKey,
+			pisclient.WithHTTPClient(&http.Client{Transport: a.sandbox}), pisclient.WithLogger(log))
+	} else {
+		client, err = pisclient.New(cfg.PISBaseURL, cfg.PISAPIKey, pisclient.WithLogger(log))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("PIS_BASE_URL: %w", err)
+	}
+	a.banks = banks.NewCache(client, cfg.InstitutionsTTL, cfg.sandboxMode(), log)
+
+	h := handlers.New(handlers.Config{
+		BaseURL:   cfg.BaseURL,
+		Merchants: a.merchants,
+		Sealer:    sealer,
+		Banks:     a.banks,
+		Payments:  client,
+		Sessions:  store,
+		Sandbox:   cfg.sandboxMode(),
+		Assets:    views.Assets{CSS: static.URL("app.css"), BanksJS: static.URL("banks.js")},
+		Log:       log,
+	})
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.Use(middleware.Recover())
+	e.Use(middleware.Gzip())
+	h.Routes(e, static.Handler(), sandboxHandler)
+	a.echo = e
+	return a, nil
+}
+
+// sessionStore keeps the conveniences cookie. Each secret gives a pair of
+// signing and encryption keys; the first pair writes, all read.
+func sessionStore(secrets [][]byte, baseURL string) (sessions.Store, error) {
+	var pairs [][]byte
+	for _, s := range secrets {
+		auth, err := hkdf.Key(sha256.New, s, nil, "paybybank cookie auth", 32)
+		if err != nil {
+			return nil, err
+		}
+		enc, err := hkdf.Key(sha256.New, s, nil, "paybybank cookie encryption", 32)
+		if err != nil {
+			return nil, err
+		}
+		pairs = append(pairs, auth, enc)
+	}
+	store := sessions.NewCookieStore(pairs...)
+	store.Options = &sessions.Options{
+		Path:     "/",
+		MaxAge:   90 * 24 * 3600,
+		HttpOnly: true,
+		Secure:   len(baseURL) > 8 && baseURL[:8] == "https://",
+		SameSite: http.SameSiteLaxMode,
+	}
+	return store, nil
+}

@@ -1,0 +1,36 @@
+// Filters the bank list as the shopper types. Without this script the search
+// box is a plain GET form and works the same, one submit at a time.
+(function () {
+  "use strict";
+  var input = document.getElementById("q");
+  var list = document.querySelector("[data-testid=banks]");
+  var count = document.querySelector("[data-testid=count]");
+  if (!input || !list || !count) return;
+  var items = Array.prototype.slice.call(list.querySelectorAll("li[data-search]"));
+  var total = items.length;
+
+  // fold matches the server's banks.Fold: lower case, accents and
+  // punctuation gone.
+  function fold(s) {
+    return s.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+  }
+
+  function filter() {
+    var words = fold(input.value).split(" ").filter(Boolean);
+    var bic = input.value.replace(/\s+/g, "").toLowerCase();
+    var shown = 0;
+    items.forEach(function (li) {
+      var text = li.getAttribute("data-search");
+      var match = words.every(function (w) { return text.indexOf(w) !== -1; }) ||
+        (bic.length >= 4 && (" " + text).indexOf(" " + bic) !== -1);
+      li.hidden = !match;
+      if (match) shown++;
+    });
+    count.textContent = shown === total ? total + " banks" :
+      shown === 0 ? "No bank matches your search." : shown + " of " + total + " banks";
+  }
+
+  input.addEventListener("input", filter);
+  if (input.value) filter();
+})();

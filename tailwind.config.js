@@ -1,0 +1,30 @@
+/** Tailwind reads the templ views and the scripts; theme values come from CSS
+ * custom properties set once in static/input.css (and by a merchant's theme),
+ * so the classes never hard-code a colour. */
+module.exports = {
+  content: ["./views/**/*.templ", "./static/*.js"],
+  theme: {
+    extend: {
+      colors: {
+        primary: "var(--color-primary)",
+        "on-primary": "var(--color-on-primary)",
+        page: "var(--color-bg)",
+        card: "var(--color-card)",
+        ink: "var(--color-ink)",
+        muted: "var(--color-muted)",
+        line: "var(--color-line)",
+        danger: "var(--color-danger)",
+      },
+      borderRadius: {
+        theme: "var(--radius)",
+      },
+      boxShadow: {
+        theme: "var(--shadow)",
+      },
+      spacing: {
+        gap: "var(--space)",
+      },
+    },
+  },
+  plugins: [],
+};

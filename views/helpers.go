@@ -1,0 +1,32 @@
+package views
+
+import (
+	"strconv"
+	"strings"
+)
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// describedBy ties an input to its hint and error for screen readers.
+func describedBy(f Field) string {
+	var ids []string
+	if f.Hint != "" {
+		ids = append(ids, f.ID+"-hint")
+	}
+	if f.Error != "" {
+		ids = append(ids, f.ID+"-error")
+	}
+	return strings.Join(ids, " ")
+}
+
+func optionID(f Field, i int) string {
+	if i == 0 {
+		return f.ID
+	}
+	return f.ID + "-" + strconv.Itoa(i)
+}

@@ -1,0 +1,167 @@
+// Package views renders the shopper's pages. Components take the plain view
+// models of this file; they never see provider types and never call anything.
+package views
+
+import "github.com/a-h/templ"
+
+// Page is what every page's layout needs.
+type Page struct {
+	// Title is the document title, without the merchant's name.
+	Title string
+	// Merchant is the shop's name, shown in the header.
+	Merchant string
+	// Assets maps a static file to its versioned URL.
+	Assets Assets
+	// Scripts are extra static scripts the page loads (already versioned).
+	Scripts []string
+}
+
+// Assets are the versioned URLs of the static files every page uses.
+type Assets struct {
+	CSS     string
+	BanksJS string
+}
+
+// Summary is the order beside every step: who is paid and how much.
+type Summary struct {
+	Merchant string
+	Amount   string
+	OrderID  string
+}
+
+// CountryOption is one country to choose.
+type CountryOption struct {
+	Code      string
+	Name      string
+	URL       templ.SafeURL
+	Suggested bool
+}
+
+// CountryPage lists the countries that have banks.
+type CountryPage struct {
+	Page
+	Summary   Summary
+	Countries []CountryOption
+}
+
+// BankRow is one bank in the list.
+type BankRow struct {
+	ID       string
+	Name     string
+	LogoURL  string
+	BIC      string
+	URL      templ.SafeURL
+	LastUsed bool
+	// Search is the folded text the filter script matches against.
+	Search string
+}
+
+// BanksPage lists a country's banks with a search box.
+type BanksPage struct {
+	Page
+	Summary     Summary
+	Country     string
+	CountryName string
+	Query       string
+	Action      templ.SafeURL
+	Banks       []BankRow
+	// Total is the number of banks in the country, before the search.
+	Total            int
+	ChangeCountryURL templ.SafeURL
+	// Stale is set when the provider is failing and the list may be old.
+	Stale bool
+}
+
+// Option is one choice of a select or a radio group.
+type Option struct {
+	Value    string
+	Label    string
+	Selected bool
+}
+
+// Field kinds.
+const (
+	KindText   = "text"
+	KindSelect = "select"
+	KindRadio  = "radio"
+)
+
+// Field is one input of the details form.
+type Field struct {
+	Kind         string
+	Name         string
+	ID           string
+	Label        string
+	Hint         string
+	Value        string
+	Autocomplete string
+	InputMode    string
+	MaxLength    int
+	Required     bool
+	// Uppercase asks phones for capital letters (IBAN, BIC).
+	Uppercase bool
+	Options   []Option
+	Error     string
+}
+
+// FieldError is one line of the error summary, linking to its field.
+type FieldError struct {
+	ID      string
+	Message string
+}
+
+// PayPage is the details form, or the one-click summary when the bank needs
+// no details.
+type PayPage struct {
+	Page
+	Summary  Summary
+	BankName string
+	BankLogo string
+	Action   templ.SafeURL
+	Hidden   []Option
+	Fields   []Field
+	Errors   []FieldError
+	// Problem is an error that belongs to no field: the provider failed.
+	Problem       string
+	ChangeBankURL templ.SafeURL
+}
+
+// Status kinds a shopper tells apart.
+const (
+	StatusPending    = "pending"
+	StatusAccepted   = "accepted"
+	StatusPaid       = "paid"
+	StatusCanceled   = "canceled"
+	StatusProcessing = "processing"
+	StatusChecking   = "checking"
+)
+
+// StatusPage shows where the payment stands.
+type StatusPage struct {
+	Page
+	Summary Summary
+	Kind    string
+	Heading string
+	Message string
+	// Refresh is the seconds until the page reloads itself; 0 when final.
+	Refresh    int
+	RefreshURL string
+	WayBackURL templ.SafeURL
+}
+
+// ErrorPage tells a shopper what went wrong and what to do.
+type ErrorPage struct {
+	Page
+	Status   int
+	Heading  string
+	Message  string
+	RetryURL templ.SafeURL
+}
+
+// DemoShopPage is the demo merchant's return page in sandbox mode.
+type DemoShopPage struct {
+	Page
+	OrderID  string
+	Status   string
+	Verified bool
+}
