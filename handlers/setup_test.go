@@ -1,0 +1,167 @@
+package handlers_test
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/labstack/echo/v4"
+
+	"github.com/paybybank/checkout/banks"
+	"github.com/paybybank/checkout/handlers"
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/order"
+	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/pisclient/sandbox"
+	"github.com/paybybank/checkout/static"
+	"github.com/paybybank/checkout/views"
+)
+
+// app is the checkout over real HTTP in front of a sandbox provider that is
+// itself reached over real HTTP.
+type app struct {
+	t        *testing.T
+	url      string
+	sandbox  *sandbox.Sandbox
+	upstream *httptest.Server
+	cache    *banks.Cache
+	shop     *merchant.Merchant
+	client   *http.Client
+}
+
+type options struct {
+	ttl      time.Duration
+	knobs    sandbox.Knobs
+	upstream http.Handler // a provider other than the sandbox
+}
+
+const secret = "a-long-random-secret-for-shop1-0001"
+
+func setup(t *testing.T, opts options) *app {
+	t.Helper()
+	a := &app{t: t}
+	a.sandbox = sandbox.New(sandbox.Config{Knobs: opts.knobs})
+	upstream := opts.upstream
+	if upstream == nil {
+		upstream = a.sandbox
+	}
+	a.upstream = httptest.NewServer(upstream)
+	t.Cleanup(a.upstream.Close)
+
+	client, err := pisclient.New(a.upstream.URL, sandbox.DefaultAPIKey,
+		pisclient.WithRetry(2, time.Millisecond, 2*time.Millisecond), pisclient.WithTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.ttl == 0 {
+		opts.ttl = time.Minute
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	a.cache = banks.NewCache(client, opts.ttl, false, log)
+	dir, err := merchant.Parse([]byte(`{"merchants":[{"id":"shop1","name":"Shop <One>",
+		"link_keys":{"2026-11":"` + secret + `"},
+		"api_token":"another-long-random-secret-00000000",
+		"return_origins":["https://shop.example"],
+		"customization":{"title":"Shop One","primaryColor":"#0B5FFF"}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.shop, _ = dir.Get("shop1")
+	sealer, _ := order.NewSealer([]byte("test token key"))
+
+	e := echo.New()
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	a.url = srv.URL
+	h := handlers.New(handlers.Config{
+		BaseURL: srv.URL, Merchants: dir, Sealer: sealer, Banks: a.cache, Payments: client,
+		Assets: views.Assets{CSS: static.URL("app.css"), BanksJS: static.URL("banks.js")}, Log: log,
+	})
+	h.Routes(e, static.Handler(), nil)
+	a.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return a
+}
+
+// link is a signed entry link for order id; change edits it before signing.
+func (a *app) link(id string, change func(*order.Link)) string {
+	l := order.Link{Order: order.Order{ID: id, Amount: "49.90", Currency: "EUR",
+		ReturnURL: "https://shop.example/done", KID: "2026-11"}, TTL: time.Hour}
+	if change != nil {
+		change(&l)
+	}
+	u, err := l.URL(a.url, a.shop, time.Now())
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return u
+}
+
+// enter follows a link to its /c/{token} address.
+func (a *app) enter(id string, change func(*order.Link)) string {
+	a.t.Helper()
+	res := a.get(a.link(id, change))
+	if res.StatusCode != http.StatusSeeOther {
+		a.t.Fatalf("entry: status %d, want 303", res.StatusCode)
+	}
+	return a.url + res.Header.Get("Location")
+}
+
+func (a *app) get(u string) *http.Response {
+	a.t.Helper()
+	return a.do(http.MethodGet, u, nil, nil)
+}
+
+func (a *app) post(u string, form url.Values) *http.Response {
+	a.t.Helper()
+	return a.do(http.MethodPost, u, form, nil)
+}
+
+func (a *app) do(method, u string, form url.Values, header http.Header) *http.Response {
+	a.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, u, body)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	res, err := a.client.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	a.t.Cleanup(func() { res.Body.Close() })
+	return res
+}
+
+// page reads a response as a document and checks its status.
+func page(t *testing.T, res *http.Response, status int) *goquery.Document {
+	t.Helper()
+	if res.StatusCode != status {
+		body, _ := io.ReadAll(res.Body)
+		t.Fatalf("%s: status %d, want %d\n%s", res.Request.URL.Path, res.StatusCode, status, body)
+	}
+	doc, err := goquery.NewDocumentFromReader(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func text(doc *goquery.Document, selector string) string {
+	return strings.Join(strings.Fields(doc.Find(selector).Text()), " ")
+}
+
+func testid(id string) string { return `[data-testid="` + id + `"]` }

@@ -1,0 +1,318 @@
+package handlers_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/paybybank/checkout/order"
+	"github.com/paybybank/checkout/pisclient/sandbox"
+)
+
+func TestEntryRefusesBadLinksWithAClearPage(t *testing.T) {
+	a := setup(t, options{})
+	genuine := a.link("A-1", nil)
+	tampered := strings.Replace(genuine, "amount=49.90", "amount=1.00", 1)
+	u, _ := url.Parse(genuine)
+	q := u.Query()
+	q.Set("sig", strings.Repeat("x", 43))
+	wrongSig := a.url + "/checkout?" + q.Encode()
+	q = u.Query()
+	q.Set("merchant", "shop2")
+	unknownMerchant := a.url + "/checkout?" + q.Encode()
+	expired := a.link("A-1", func(l *order.Link) { l.TTL = -time.Minute })
+	badOrigin := a.link("A-1", func(l *order.Link) { l.ReturnURL = "https://evil.example/done" })
+
+	tests := []struct {
+		name, url string
+		status    int
+		heading   string
+	}{
+		{"tampered amount", tampered, http.StatusForbidden, "This payment link is not valid"},
+		{"wrong signature", wrongSig, http.StatusForbidden, "This payment link is not valid"},
+		{"unknown merchant", unknownMerchant, http.StatusForbidden, "This payment link is not valid"},
+		{"expired", expired, http.StatusForbidden, "This payment link has expired"},
+		{"return origin not allowed", badOrigin, http.StatusBadRequest, "This payment link cannot be used"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := page(t, a.get(tt.url), tt.status)
+			if got := text(doc, testid("error-heading")); got != tt.heading {
+				t.Errorf("heading %q, want %q", got, tt.heading)
+			}
+			if msg := text(doc, testid("error-message")); !strings.Contains(msg, "shop") {
+				t.Errorf("message %q does not tell the shopper what to do", msg)
+			}
+		})
+	}
+	if res := a.get(genuine); res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/c/") {
+		t.Errorf("genuine link: %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	doc := page(t, a.get(a.url+"/c/not-a-token"), http.StatusNotFound)
+	if got := text(doc, testid("error-heading")); got != "This checkout address is not valid" {
+		t.Errorf("forged token: heading %q", got)
+	}
+}
+
+func TestCountryPage(t *testing.T) {
+	a := setup(t, options{})
+	checkout := a.enter("A-1", nil)
+	doc := page(t, a.do(http.MethodGet, checkout, nil, http.Header{"Accept-Language": {"de-AT,de;q=0.9"}}), http.StatusOK)
+	first := doc.Find(testid("country")).First()
+	if first.AttrOr("data-code", "") != "AT" || !strings.Contains(first.Text(), "Austria") || !strings.Contains(first.Text(), "Suggested") {
+		t.Errorf("first country %q, want Austria suggested from Accept-Language", first.Text())
+	}
+	if n := doc.Find(testid("country")).Length(); n < 15 {
+		t.Errorf("%d countries, want the sandbox's 15+", n)
+	}
+	if got := text(doc, testid("amount")); got != "€49.90" {
+		t.Errorf("amount %q", got)
+	}
+	if got := text(doc, testid("merchant")); got != "Shop <One>" {
+		t.Errorf("merchant name %q, want it shown as text", got)
+	}
+
+	// A link naming the country skips this step.
+	withCountry := a.enter("A-2", func(l *order.Link) { l.Country = "FR" })
+	res := a.get(withCountry)
+	if res.StatusCode != http.StatusSeeOther || !strings.Contains(res.Header.Get("Location"), "/banks?country=FR") {
+		t.Errorf("link with country: %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	// ... and naming the bank too skips to the details.
+	withBank := a.enter("A-3", func(l *order.Link) { l.Country, l.Bank = "FR", "credit-agricole" })
+	res = a.get(withBank)
+	if loc := res.Header.Get("Location"); res.StatusCode != http.StatusSeeOther || !strings.Contains(loc, "/pay?") || !strings.Contains(loc, "bank=credit-agricole") {
+		t.Errorf("link with bank: %d to %q", res.StatusCode, loc)
+	}
+}
+
+func TestBanksPageSearch(t *testing.T) {
+	a := setup(t, options{})
+	checkout := a.enter("A-1", nil)
+	all := page(t, a.get(checkout+"/banks?country=FR"), http.StatusOK)
+	total := all.Find(testid("bank")).Length()
+	if total < 5 {
+		t.Fatalf("%d French banks", total)
+	}
+	if all.Find(`[data-id^="test-bank"]`).Length() != 0 {
+		t.Error("test banks listed outside sandbox mode")
+	}
+	tests := []struct{ query, want string }{
+		{"credit agri", "Crédit Agricole"},
+		{"CRÉDIT-AGRICOLE", "Crédit Agricole"},
+		{"AGRIFR", "Crédit Agricole"},
+	}
+	for _, tt := range tests {
+		doc := page(t, a.get(checkout+"/banks?country=FR&q="+url.QueryEscape(tt.query)), http.StatusOK)
+		names := doc.Find(testid("bank-name"))
+		if names.Length() != 1 || text(doc, testid("bank-name")) != tt.want {
+			t.Errorf("search %q found %q, want only %q", tt.query, text(doc, testid("bank-name")), tt.want)
+		}
+		if got := doc.Find(testid("query")).AttrOr("value", ""); got != tt.query {
+			t.Errorf("search box holds %q, want %q kept", got, tt.query)
+		}
+		if got := text(doc, testid("count")); got != fmt.Sprintf("1 of %d banks", total) {
+			t.Errorf("count %q", got)
+		}
+	}
+	doc := page(t, a.get(checkout+"/banks?country=FR&q=zzzz"), http.StatusOK)
+	if got := text(doc, testid("count")); got != "No bank matches your search." {
+		t.Errorf("no match: count %q", got)
+	}
+	// A country without banks goes back to the country list.
+	if res := a.get(checkout + "/banks?country=US"); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("unknown country: %d", res.StatusCode)
+	}
+}
+
+func TestDetailsFormKeepsValuesAndNamesTheField(t *testing.T) {
+	a := setup(t, options{})
+	checkout := a.enter("A-1", nil)
+	form := page(t, a.get(checkout+"/pay?country=FR&bank=credit-agricole"), http.StatusOK)
+	if form.Find(`label[for="iban"]`).Text() != "IBAN" || form.Find(`input#name[autocomplete="name"]`).Length() != 1 {
+		t.Fatalf("form lacks a labelled IBAN and name: %s", text(form, testid("pay-form")))
+	}
+	if form.Find(testid("pay-form")).AttrOr("target", "") != "_top" {
+		t.Error("the form does not post to the top window")
+	}
+
+	values := url.Values{"country": {"FR"}, "bank": {"credit-agricole"}, "name": {"Jean <b>Dupont</b>"}, "iban": {"FR76 3000 6000 0112 3456 7890 188"}}
+	doc := page(t, a.post(checkout+"/pay", values), http.StatusUnprocessableEntity)
+	if got := text(doc, testid("error-summary")); !strings.Contains(got, "IBAN") {
+		t.Errorf("error summary %q does not name the IBAN", got)
+	}
+	if got := doc.Find(`#error-summary a[href="#iban"]`).Length(); got != 1 {
+		t.Error("the summary does not link to the IBAN field")
+	}
+	if got := text(doc, testid("field-iban")+" "+testid("field-error")); !strings.Contains(got, "check digits") {
+		t.Errorf("error beside the IBAN %q", got)
+	}
+	if doc.Find(`#iban`).AttrOr("aria-invalid", "") != "true" || doc.Find(`#name`).AttrOr("aria-invalid", "") != "" {
+		t.Error("aria-invalid is not on the IBAN alone")
+	}
+	if got := doc.Find("#name").AttrOr("value", ""); got != "Jean <b>Dupont</b>" {
+		t.Errorf("name kept as %q", got)
+	}
+	if got := doc.Find("#iban").AttrOr("value", ""); got != "FR76 3000 6000 0112 3456 7890 188" {
+		t.Errorf("IBAN kept as %q", got)
+	}
+	if a.sandbox.Stats().CreateCalls != 0 {
+		t.Error("an invalid form reached the provider")
+	}
+
+	empty := page(t, a.post(checkout+"/pay", url.Values{"country": {"FR"}, "bank": {"credit-agricole"}, "iban": {"FR7630006000011234567890189"}}), http.StatusUnprocessableEntity)
+	if got := text(empty, testid("field-name")+" "+testid("field-error")); got != "Enter the account holder's name." {
+		t.Errorf("empty name: %q", got)
+	}
+	if got := empty.Find("#iban").AttrOr("value", ""); got != "FR7630006000011234567890189" {
+		t.Errorf("a good IBAN was not kept beside a missing name: %q", got)
+	}
+}
+
+func TestOneClickSummaryWhenTheBankNeedsNothing(t *testing.T) {
+	a := setup(t, options{})
+	checkout := a.enter("A-1", nil)
+	doc := page(t, a.get(checkout+"/pay?country=DE&bank=deutsche-bank"), http.StatusOK)
+	if doc.Find(`form input:not([type="hidden"])`).Length() != 0 {
+		t.Error("a bank without extraFields asks for details")
+	}
+	if got := text(doc, "h1"); got != "Pay €49.90 with Deutsche Bank" {
+		t.Errorf("heading %q", got)
+	}
+	res := a.post(checkout+"/pay", url.Values{"country": {"DE"}, "bank": {"deutsche-bank"}})
+	if res.StatusCode != http.StatusSeeOther || !strings.Contains(res.Header.Get("Location"), "/checkout/") {
+		t.Fatalf("continue: %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	got, ok := a.sandbox.Received("A-1")
+	if !ok || got.InstitutionID != "deutsche-bank" || got.InstitutionCountryCode != "DE" || got.Payer != nil || got.Amount != "49.90" {
+		t.Errorf("provider received %+v", got)
+	}
+	if got.Customization == nil || got.Customization.PrimaryColor != "#0B5FFF" {
+		t.Errorf("provider received customization %+v, want the merchant's", got.Customization)
+	}
+	if !strings.HasPrefix(got.ReturnURL, a.url+"/c/") || !strings.HasSuffix(got.ReturnURL, "/return") {
+		t.Errorf("return_url %q is not our status page", got.ReturnURL)
+	}
+}
+
+func TestSecondSubmitGoesToTheSamePayment(t *testing.T) {
+	a := setup(t, options{knobs: sandbox.Knobs{Latency: 100 * time.Millisecond}})
+	checkout := a.enter("A-1", nil)
+	values := url.Values{"country": {"FR"}, "bank": {"credit-agricole"}, "name": {"Jean Dupont"}, "iban": {"FR76 3000 6000 0112 3456 7890 189"}}
+
+	const n = 8
+	locations := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			res := a.post(checkout+"/pay", values)
+			if res.StatusCode == http.StatusSeeOther {
+				locations[i] = res.Header.Get("Location")
+			}
+		})
+	}
+	wg.Wait()
+	again := a.post(checkout+"/pay", values)
+	for i, loc := range append(locations, again.Header.Get("Location")) {
+		if loc == "" || loc != locations[0] {
+			t.Errorf("submit %d went to %q, want %q", i, loc, locations[0])
+		}
+	}
+	if st := a.sandbox.Stats(); st.CreateCalls != 1 || st.Payments != 1 {
+		t.Errorf("provider saw %d create calls and has %d payments, want 1 and 1", st.CreateCalls, st.Payments)
+	}
+	if got, _ := a.sandbox.Received("A-1"); got.Payer == nil || got.Payer.IBAN != "FR7630006000011234567890189" || got.Payer.Name != "Jean Dupont" {
+		t.Errorf("payer %+v", got.Payer)
+	}
+}
+
+func TestStatusPageAndTheWayBack(t *testing.T) {
+	a := setup(t, options{knobs: sandbox.Knobs{SettleDelay: time.Nanosecond}})
+	checkout := a.enter("A-1", nil)
+	res := a.post(checkout+"/pay", url.Values{"country": {"DE"}, "bank": {"deutsche-bank"}})
+	link := res.Header.Get("Location")
+
+	pending := page(t, a.get(checkout+"/return"), http.StatusOK)
+	if got := text(pending, testid("status-heading")); got != "Waiting for your bank" {
+		t.Errorf("pending heading %q", got)
+	}
+	refresh := pending.Find(`meta[http-equiv="refresh"]`).AttrOr("content", "")
+	if !strings.HasPrefix(refresh, "2;url=") || !strings.HasSuffix(refresh, "/return?n=1") {
+		t.Errorf("refresh %q, want 2 seconds to attempt 1", refresh)
+	}
+	later := page(t, a.get(checkout+"/return?n=4"), http.StatusOK)
+	if refresh := later.Find(`meta[http-equiv="refresh"]`).AttrOr("content", ""); !strings.HasPrefix(refresh, "13;") {
+		t.Errorf("refresh after 4 checks %q, want a longer pause", refresh)
+	}
+
+	// Approve at the sandbox's hosted page, as the shopper would.
+	approve := a.post(link, url.Values{"action": {"approve"}})
+	if approve.StatusCode != http.StatusSeeOther {
+		t.Fatalf("approve: %d", approve.StatusCode)
+	}
+	back, _ := url.Parse(approve.Header.Get("Location"))
+	if back.Path != strings.TrimPrefix(checkout, a.url)+"/return" {
+		t.Fatalf("the provider sent the shopper to %q", back)
+	}
+	paid := page(t, a.get(back.String()), http.StatusOK)
+	if got := text(paid, testid("status-heading")); got != "Paid" {
+		t.Errorf("after approval: %q", got)
+	}
+	if paid.Find(`meta[http-equiv="refresh"]`).Length() != 0 {
+		t.Error("a final status still refreshes")
+	}
+	wayBack, _ := url.Parse(paid.Find(testid("way-back")).AttrOr("href", ""))
+	q := wayBack.Query()
+	if wayBack.Host != "shop.example" || q.Get("merchant_order_id") != "A-1" || q.Get("status") != "COMPLETED" || q.Get("kid") != "2026-11" {
+		t.Errorf("way back %s", wayBack)
+	}
+	if !order.VerifyWayBack(secret, q) {
+		t.Errorf("way back %s does not verify", wayBack)
+	}
+}
+
+func TestStatusPageWordsForEveryStatus(t *testing.T) {
+	for status, want := range map[string]string{
+		"NOT_FOUND": "Waiting for your bank", "IN_PROGRESS": "Waiting for your bank",
+		"ACCEPTED_SETTLEMENT_IN_PROCESS": "Payment accepted", "COMPLETED": "Paid",
+		"CANCELED": "Payment cancelled", "ON_HOLD_FOR_REVIEW": "Your payment is being processed",
+	} {
+		t.Run(status, func(t *testing.T) {
+			a := setup(t, options{upstream: fakeProvider(t, status, nil)})
+			doc := page(t, a.get(a.enter("A-1", nil)+"/return"), http.StatusOK)
+			if got := text(doc, testid("status-heading")); got != want {
+				t.Errorf("heading %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestUpstreamAndShopperTextIsShownAsText(t *testing.T) {
+	evil := `<img src=x onerror=alert(1)>Bank`
+	a := setup(t, options{upstream: fakeProvider(t, "NOT_FOUND", []string{evil})})
+	checkout := a.enter(`<script>alert("order")</script>`, nil)
+
+	banksPage := a.get(checkout + "/banks?country=FR")
+	doc := page(t, banksPage, http.StatusOK)
+	if got := text(doc, testid("bank-name")); got != evil {
+		t.Errorf("bank name shown as %q", got)
+	}
+	if doc.Find("img[onerror]").Length() != 0 || doc.Find("script:not([src])").Length() != 0 {
+		t.Error("HTML from the provider or the order id became markup")
+	}
+	if got := text(doc, testid("summary")+" dd.break-all"); got != `<script>alert("order")</script>` {
+		t.Errorf("order id shown as %q", got)
+	}
+	pay := page(t, a.get(checkout+"/pay?country=FR&bank=evil"), http.StatusOK)
+	if got := text(pay, "h1"); !strings.Contains(got, evil) || pay.Find("img[onerror]").Length() != 0 {
+		t.Errorf("pay heading %q", got)
+	}
+	status := page(t, a.get(checkout+"/return"), http.StatusOK)
+	if status.Find("script:not([src])").Length() != 0 {
+		t.Error("the order id became a script on the status page")
+	}
+}
