@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/order"
+)
+
+// chromiumPath is Debian's Chromium, which CI installs.
+const chromiumPath = "/usr/bin/chromium"
+
+// browser starts a headless Chromium for one test, or skips the test where
+// Chromium is not installed.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skipf("browser test skipped: %s not found; install it with `apt-get update && apt-get install -y chromium`", chromiumPath)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.WindowSize(390, 844),
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(allocCtx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { cancelTimeout(); cancelTab(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting Chromium: %v", err)
+	}
+	return ctx
+}
+
+// TestShopperPaysInABrowser walks the whole way of DESIGN.md section 2 from
+// the demo link a fresh start prints, with JavaScript and without.
+func TestShopperPaysInABrowser(t *testing.T) {
+	for _, js := range []bool{true, false} {
+		name := "with JavaScript"
+		if !js {
+			name = "without JavaScript"
+		}
+		t.Run(name, func(t *testing.T) {
+			ctx := browser(t)
+			s := start(t, map[string]string{"SANDBOX_SETTLE_DELAY": "1s"})
+			if !js {
+				if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			do := func(step string, actions ...chromedp.Action[chromedp.Void]) {
+				t.Helper()
+				if err := chromedp.Do(ctx, actions...); err != nil {
+					body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+					t.Fatalf("%s: %v\npage text: %s", step, err, body)
+				}
+			}
+			read := func(action chromedp.Action[string]) string {
+				t.Helper()
+				v, err := chromedp.Run(ctx, action)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return strings.TrimSpace(v)
+			}
+
+			// 1. Pick a country.
+			do("open the demo link", chromedp.Navigate(s.demoLink), chromedp.WaitVisible(chromedp.CSS(`[data-code="FR"]`)))
+			do("pick France", chromedp.Click(chromedp.CSS(`[data-code="FR"]`)), chromedp.WaitVisible(chromedp.ID("q")))
+
+			// 2. Search "credit agri" and find "Crédit Agricole": as the
+			// shopper types with script, on submit without.
+			if js {
+				do("type a search", chromedp.SendKeys(chromedp.ID("q"), "credit agri"),
+					chromedp.WaitNotVisible(chromedp.CSS(`[data-id="bnp-paribas"]`)))
+				if path := read(chromedp.Location()); strings.Contains(path, "q=") {
+					t.Errorf("the script did not filter in place: the page went to %s", path)
+				}
+			} else {
+				// With script off, typing filters nothing until the form is sent.
+				do("type a search", chromedp.SendKeys(chromedp.ID("q"), "credit agri"))
+				if n := read(chromedp.Text(chromedp.CSS(`[data-testid="count"]`))); strings.HasPrefix(n, "1 of") {
+					t.Fatalf("the list was filtered with script off: %q", n)
+				}
+				do("send the search", chromedp.SendKeys(chromedp.ID("q"), "\r"),
+					chromedp.WaitNotPresent(chromedp.CSS(`[data-id="bnp-paribas"]`)))
+				if path := read(chromedp.Location()); !strings.Contains(path, "q=credit+agri") {
+					t.Errorf("the search form did not send the query: %s", path)
+				}
+			}
+			if count := read(chromedp.Text(chromedp.CSS(`[data-testid="count"]`))); !strings.HasPrefix(count, "1 of") {
+				t.Errorf("after searching, the count says %q", count)
+			}
+			if name := read(chromedp.Text(chromedp.CSS(`[data-id="credit-agricole"] [data-testid="bank-name"]`), chromedp.NodeVisible)); name != "Crédit Agricole" {
+				t.Errorf("the search shows %q, want Crédit Agricole", name)
+			}
+
+			// 3. Pick a bank that has extraFields (name and IBAN).
+			do("pick the bank", chromedp.Click(chromedp.CSS(`[data-id="credit-agricole"]`)), chromedp.WaitVisible(chromedp.ID("iban")))
+
+			// 4. A bad IBAN: the error names the field, the name is kept.
+			do("submit a bad IBAN",
+				chromedp.SendKeys(chromedp.ID("name"), "Jean Dupont"),
+				chromedp.SendKeys(chromedp.ID("iban"), "FR76 3000 6000 0112 3456 7890 188"),
+				chromedp.Click(chromedp.CSS(`[data-testid="continue"]`)),
+				chromedp.WaitVisible(chromedp.CSS(`[data-testid="error-summary"]`)))
+			if summary := read(chromedp.Text(chromedp.CSS(`[data-testid="error-summary"]`))); !strings.Contains(summary, "IBAN") {
+				t.Errorf("the error summary says %q, want it to name the IBAN", summary)
+			}
+			if name := read(chromedp.Value(chromedp.ID("name"))); name != "Jean Dupont" {
+				t.Errorf("the name field holds %q after the error, want it kept", name)
+			}
+
+			// 5. Fix it and land on the sandbox checkout.
+			do("fix the IBAN",
+				chromedp.SetValue(chromedp.ID("iban"), "FR76 3000 6000 0112 3456 7890 189"),
+				chromedp.Click(chromedp.CSS(`[data-testid="continue"]`)),
+				chromedp.WaitVisible(chromedp.CSS(`button.approve`)))
+			if location := read(chromedp.Location()); !strings.HasPrefix(location, s.base+"/sandbox/checkout/") {
+				t.Errorf("after the details, the browser is at %s", location)
+			}
+
+			// 6. Approve, come back and see "paid" (the page refreshes itself).
+			do("approve and see paid",
+				chromedp.Click(chromedp.CSS(`button.approve`)),
+				chromedp.WaitVisible(chromedp.CSS(`[data-testid="status"][data-kind="paid"]`)))
+			if heading := read(chromedp.Text(chromedp.CSS(`[data-testid="status-heading"]`))); heading != "Paid" {
+				t.Errorf("status heading %q", heading)
+			}
+
+			// 7. Back to the merchant, whose signature verifies.
+			do("go back to the shop",
+				chromedp.Click(chromedp.CSS(`[data-testid="way-back"]`)),
+				chromedp.WaitVisible(chromedp.CSS(`[data-testid="shop-signature"]`)))
+			u, err := url.Parse(read(chromedp.Location()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !order.VerifyWayBack(merchant.DemoSecret, u.Query()) || u.Query().Get("status") != "COMPLETED" {
+				t.Errorf("the way back %s does not carry a verified COMPLETED", u)
+			}
+			status := read(chromedp.Text(chromedp.CSS(`[data-testid="shop-status"]`)))
+			signature := read(chromedp.Text(chromedp.CSS(`[data-testid="shop-signature"]`)))
+			if status != "COMPLETED" || signature != "verified" {
+				t.Errorf("the shop shows status %q, signature %q", status, signature)
+			}
+		})
+	}
+}

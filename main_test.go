@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/order"
+)
+
+// env is a fake environment for run.
+func env(vars map[string]string) func(string) string {
+	return func(name string) string { return vars[name] }
+}
+
+func TestLinkCommandPrintsASignedLink(t *testing.T) {
+	var out strings.Builder
+	args := []string{"link", "-merchant", "demo", "-order", "A-1", "-amount", "49.90", "-return-url", "https://shop.example/done"}
+	if err := run(context.Background(), args, env(nil), &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(strings.TrimSpace(out.String()))
+	if err != nil || u.Host != "localhost:8080" || u.Path != "/checkout" {
+		t.Fatalf("printed %q", out.String())
+	}
+	q := u.Query()
+	if !order.Verify(merchant.DemoSecret, q) || q.Get("order") != "A-1" || q.Get("amount") != "49.90" || q.Get("kid") != merchant.DemoKID {
+		t.Errorf("link %s is not a signed demo link for A-1", u)
+	}
+
+	out.Reset()
+	err = run(context.Background(), []string{"link", "-order", "A-1", "-amount", "0.50"}, env(nil), &out, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "amount") {
+		t.Errorf("an amount below the minimum: err = %v", err)
+	}
+}
+
+func TestConfigErrorsNameTheVariable(t *testing.T) {
+	for name, vars := range map[string]map[string]string{
+		"INSTITUTIONS_TTL": {"INSTITUTIONS_TTL": "often"},
+		"SESSION_KEYS":     {"SESSION_KEYS": "short"},
+		"MERCHANTS_FILE":   {"PIS_BASE_URL": "https://pis.example"},
+		"BASE_URL":         {"BASE_URL": "localhost:8080"},
+		"ADDR":             {"ADDR": "8080"},
+		"SANDBOX_LATENCY":  {"SANDBOX_LATENCY": "slow"},
+	} {
+		err := run(context.Background(), nil, env(vars), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%v: err = %v, want it to name %s", vars, err, name)
+		}
+	}
+}
+
+// server is the app started as `go run .` starts it.
+type server struct {
+	base, demoLink string
+}
+
+// start runs the app on a free loopback port with vars added to an empty
+// environment, and stops it when the test ends.
+func start(t *testing.T, vars map[string]string) server {
+	t.Helper()
+	all := map[string]string{"ADDR": "127.0.0.1:0"}
+	for k, v := range vars {
+		all[k] = v
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, w := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, nil, env(all), w, io.Discard); w.Close() }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	})
+
+	var s server
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		line := lines.Text()
+		if rest, ok := strings.CutPrefix(line, "Pay by bank checkout on "); ok {
+			s.base, _, _ = strings.Cut(rest, " ")
+		}
+		if link, ok := strings.CutPrefix(line, "Demo payment link: "); ok {
+			s.demoLink = link
+			break
+		}
+	}
+	go io.Copy(io.Discard, stdout)
+	if s.base == "" || s.demoLink == "" {
+		t.Fatalf("the app printed no address and demo link: %v", lines.Err())
+	}
+	return s
+}
+
+func TestStartPrintsAWorkingDemoLink(t *testing.T) {
+	s := start(t, nil)
+	if !strings.HasPrefix(s.demoLink, s.base+"/checkout?") {
+		t.Errorf("demo link %q is not on %q", s.demoLink, s.base)
+	}
+	u, _ := url.Parse(s.demoLink)
+	if !order.Verify(merchant.DemoSecret, u.Query()) {
+		t.Error("the demo link does not verify")
+	}
+	res, err := http.Get(s.demoLink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), "Where is your bank?") {
+		t.Errorf("following the demo link: %d\n%s", res.StatusCode, body)
+	}
+	for _, path := range []string{"/healthz", "/readyz", "/sandbox/logos/ing.svg"} {
+		res, err := http.Get(s.base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("%s: %d", path, res.StatusCode)
+		}
+	}
+}
