@@ -23,6 +23,9 @@ const chromiumPath = "/usr/bin/chromium"
 func browser(t *testing.T) context.Context {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("REQUIRE_CHROMIUM") != "" {
+			t.Fatalf("REQUIRE_CHROMIUM is set but %s is missing: %v", chromiumPath, err)
+		}
 		t.Skipf("browser test skipped: %s not found; install it with `apt-get update && apt-get install -y chromium`", chromiumPath)
 	}
 	opts := []chromedp.ExecAllocatorOption{
