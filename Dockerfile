@@ -1,0 +1,28 @@
+# syntax=docker/dockerfile:1
+# Three stages: the CSS is built from the views, the binary from the Go code
+# with freshly generated templ output, and the runtime image holds only the
+# static binary, run as a non-root user.
+
+FROM node:20-bookworm-slim AS css
+WORKDIR /src
+COPY package.json package-lock.json tailwind.config.js ./
+RUN npm ci --no-audit --no-fund
+COPY views ./views
+COPY static ./static
+RUN npm run build:css
+
+FROM golang:1.26-bookworm AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+COPY --from=css /src/static/app.css ./static/app.css
+RUN go tool templ generate \
+ && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/checkout .
+
+FROM gcr.io/distroless/static-debian12:nonroot
+COPY --from=build /out/checkout /checkout
+USER nonroot:nonroot
+ENV ADDR=:8080
+EXPOSE 8080
+ENTRYPOINT ["/checkout"]
