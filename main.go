@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -209,7 +210,7 @@ func sessionStore(secrets [][]byte, baseURL string) (sessions.Store, error) {
 		Path:     "/",
 		MaxAge:   90 * 24 * 3600,
 		HttpOnly: true,
-		Secure:   len(baseURL) > 8 && baseURL[:8] == "https://",
+		Secure:   strings.HasPrefix(baseURL, "https://"),
 		SameSite: http.SameSiteLaxMode,
 	}
 	return store, nil

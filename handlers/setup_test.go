@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
 	"github.com/paybybank/checkout/banks"
@@ -55,7 +56,8 @@ func setup(t *testing.T, opts options) *app {
 	t.Cleanup(a.upstream.Close)
 
 	client, err := pisclient.New(a.upstream.URL, sandbox.DefaultAPIKey,
-		pisclient.WithRetry(2, time.Millisecond, 2*time.Millisecond), pisclient.WithTimeout(5*time.Second))
+		pisclient.WithRetry(2, time.Millisecond, 2*time.Millisecond), pisclient.WithTimeout(5*time.Second),
+		pisclient.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,6 +83,7 @@ func setup(t *testing.T, opts options) *app {
 	a.url = srv.URL
 	h := handlers.New(handlers.Config{
 		BaseURL: srv.URL, Merchants: dir, Sealer: sealer, Banks: a.cache, Payments: client,
+		Sessions: sessions.NewCookieStore([]byte("test cookie authentication key 32"), []byte("test cookie encryption key 32 by")),
 		Assets: views.Assets{CSS: static.URL("app.css"), BanksJS: static.URL("banks.js")}, Log: log,
 	})
 	h.Routes(e, static.Handler(), nil)

@@ -1,0 +1,96 @@
+package handlers_test
+
+import (
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/paybybank/checkout/pisclient/sandbox"
+)
+
+func TestPersonalOrBusinessLogin(t *testing.T) {
+	a := setup(t, options{})
+	checkout := a.enter("A-1", nil)
+	doc := page(t, a.get(checkout+"/pay?country=DE&bank=hypovereinsbank"), http.StatusOK)
+	if doc.Find(`input[name="login_type"]`).Length() != 2 || doc.Find(`#login_type[checked]`).Length() != 1 {
+		t.Fatal("a bank taking psuId and psuCorporateId does not offer personal or business login, personal chosen")
+	}
+	res := a.post(checkout+"/pay", url.Values{"country": {"DE"}, "bank": {"hypovereinsbank"}, "login_type": {"business"}, "psu_id": {"ACME-4711"}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	got, _ := a.sandbox.Received("A-1")
+	if got.Payer == nil || got.Payer.PSUCorporateID != "ACME-4711" || got.Payer.PSUID != "" {
+		t.Errorf("payer %+v, want the business login only", got.Payer)
+	}
+}
+
+func TestAddressFormFillsCountryAndCountryCode(t *testing.T) {
+	a := setup(t, options{})
+	checkout := a.enter("A-1", nil)
+	doc := page(t, a.get(checkout+"/pay?country=FR&bank=caisse-d-epargne"), http.StatusOK)
+	for id, autocomplete := range map[string]string{
+		"name": "name", "address_line1": "address-line1", "post_code": "postal-code", "city": "address-level2", "payer_country": "country",
+	} {
+		if got := doc.Find("#" + id).AttrOr("autocomplete", ""); got != autocomplete {
+			t.Errorf("#%s autocomplete %q, want %q", id, got, autocomplete)
+		}
+	}
+	if got := doc.Find(`#payer_country option[selected]`).AttrOr("value", ""); got != "FR" {
+		t.Errorf("country preselected %q, want the bank's FR", got)
+	}
+	values := url.Values{"country": {"FR"}, "bank": {"caisse-d-epargne"}, "name": {"Élise Martin"},
+		"iban": {"FR7630006000011234567890189"}, "address_line1": {"3 rue de la Paix"}, "post_code": {"75002"},
+		"city": {"Paris"}, "payer_country": {"BE"}}
+	if res := a.post(checkout+"/pay", values); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	got, _ := a.sandbox.Received("A-1")
+	p := got.Payer
+	if p == nil || p.Country != "Belgium" || p.CountryCode != "BE" || p.City != "Paris" || p.PostCode != "75002" ||
+		len(p.AddressLines) != 1 || p.AddressLines[0] != "3 rue de la Paix" || p.Name != "Élise Martin" {
+		t.Errorf("payer %+v", p)
+	}
+}
+
+func TestProviderFailureOnCreateKeepsTheForm(t *testing.T) {
+	a := setup(t, options{})
+	checkout := a.enter("A-1", nil)
+	page(t, a.get(checkout+"/banks?country=FR"), http.StatusOK) // the list is cached now
+	a.sandbox.SetKnobs(sandbox.Knobs{ErrorRate: 1})
+	values := url.Values{"country": {"FR"}, "bank": {"credit-agricole"}, "name": {"Jean Dupont"}, "iban": {"FR76 3000 6000 0112 3456 7890 189"}}
+	doc := page(t, a.post(checkout+"/pay", values), http.StatusServiceUnavailable)
+	if got := text(doc, testid("problem")); !strings.Contains(got, "Nothing was charged") {
+		t.Errorf("problem %q does not reassure the shopper", got)
+	}
+	if doc.Find("#name").AttrOr("value", "") != "Jean Dupont" || doc.Find("#iban").AttrOr("value", "") != "FR76 3000 6000 0112 3456 7890 189" {
+		t.Error("the typed values are lost after a provider failure")
+	}
+	// Pressing Continue again once the provider is back creates the payment.
+	a.sandbox.SetKnobs(sandbox.Knobs{})
+	if res := a.post(checkout+"/pay", values); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("retry: status %d", res.StatusCode)
+	}
+}
+
+func TestLastUsedBankComesFirst(t *testing.T) {
+	a := setup(t, options{})
+	jar, _ := cookiejar.New(nil)
+	a.client.Jar = jar
+	checkout := a.enter("A-1", nil)
+	if res := a.post(checkout+"/pay", url.Values{"country": {"DE"}, "bank": {"targobank"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	next := a.enter("A-2", nil)
+	doc := page(t, a.get(next+"/banks?country=DE"), http.StatusOK)
+	first := doc.Find(testid("bank")).First()
+	if first.AttrOr("data-id", "") != "targobank" || !strings.Contains(first.Text(), "Last used") {
+		t.Errorf("first bank %q, want TARGOBANK marked last used", first.Text())
+	}
+	countries := page(t, a.get(next), http.StatusOK)
+	if got := countries.Find(testid("country")).First().AttrOr("data-code", ""); got != "DE" {
+		t.Errorf("first country %q, want the last bank's DE", got)
+	}
+}
