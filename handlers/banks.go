@@ -112,6 +112,9 @@ func countryName(code string) string {
 	return code
 }
 
+// maxQueryLength bounds the search box, as its maxlength does in the browser.
+const maxQueryLength = 100
+
 // showBanks lists the banks of a country, filtered by the search box
 // (DESIGN.md section 2.3).
 func (h *Handler) showBanks(c echo.Context) error {
@@ -128,8 +131,8 @@ func (h *Handler) showBanks(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, string(countryURL(co.token, true)))
 	}
 	query := c.QueryParam("q")
-	if len(query) > 100 {
-		query = query[:100]
+	if r := []rune(query); len(r) > maxQueryLength {
+		query = string(r[:maxQueryLength])
 	}
 	lastCountry, lastID, _ := h.lastBank(c)
 	var rows []views.BankRow

@@ -34,7 +34,7 @@ func TestAddressFormFillsCountryAndCountryCode(t *testing.T) {
 	for id, autocomplete := range map[string]string{
 		"name": "name", "address_line1": "address-line1", "post_code": "postal-code", "city": "address-level2", "payer_country": "country",
 	} {
-		if got := doc.Find("#" + id).AttrOr("autocomplete", ""); got != autocomplete {
+		if got := doc.Find("#"+id).AttrOr("autocomplete", ""); got != autocomplete {
 			t.Errorf("#%s autocomplete %q, want %q", id, got, autocomplete)
 		}
 	}

@@ -270,9 +270,9 @@ func (h *Handler) renderPay(c echo.Context, status int, co checkout, bank piscli
 		BankName: bank.Name,
 		BankLogo: bank.LogoURL,
 		Action:   payAction(co.token),
-		Hidden: []views.Option{
-			{Value: formCountry, Label: bank.CountryCode},
-			{Value: formBank, Label: bank.ID},
+		Hidden: []views.Hidden{
+			{Name: formCountry, Value: bank.CountryCode},
+			{Name: formBank, Value: bank.ID},
 		},
 		Problem:       problem,
 		ChangeBankURL: banksURL(co.token, bank.CountryCode, ""),

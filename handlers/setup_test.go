@@ -84,7 +84,7 @@ func setup(t *testing.T, opts options) *app {
 	h := handlers.New(handlers.Config{
 		BaseURL: srv.URL, Merchants: dir, Sealer: sealer, Banks: a.cache, Payments: client,
 		Sessions: sessions.NewCookieStore([]byte("test cookie authentication key 32"), []byte("test cookie encryption key 32 by")),
-		Assets: views.Assets{CSS: static.URL("app.css"), BanksJS: static.URL("banks.js")}, Log: log,
+		Assets:   views.Assets{CSS: static.URL("app.css"), BanksJS: static.URL("banks.js")}, Log: log,
 	})
 	h.Routes(e, static.Handler(), nil)
 	a.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

@@ -104,6 +104,12 @@ type Field struct {
 	Error     string
 }
 
+// Hidden is a value the form carries back unseen.
+type Hidden struct {
+	Name  string
+	Value string
+}
+
 // FieldError is one line of the error summary, linking to its field.
 type FieldError struct {
 	ID      string
@@ -118,7 +124,7 @@ type PayPage struct {
 	BankName string
 	BankLogo string
 	Action   templ.SafeURL
-	Hidden   []Option
+	Hidden   []Hidden
 	Fields   []Field
 	Errors   []FieldError
 	// Problem is an error that belongs to no field: the provider failed.
