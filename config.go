@@ -25,7 +25,9 @@ type config struct {
 	SessionKeys       [][]byte
 	SessionKeysRandom bool
 	InstitutionsTTL   time.Duration
-	Knobs             sandbox.Knobs
+	// TrustedProxies are the networks whose X-Forwarded-For is believed.
+	TrustedProxies []*net.IPNet
+	Knobs          sandbox.Knobs
 }
 
 // minKeyLength is the shortest SESSION_KEYS secret accepted.
@@ -75,6 +77,23 @@ func loadConfig(getenv func(string) string) (config, error) {
 				return c, fmt.Errorf("SESSION_KEYS: key %d is shorter than %d characters", i+1, minKeyLength)
 			}
 			c.SessionKeys = append(c.SessionKeys, []byte(k))
+		}
+	}
+	if v := getenv("TRUSTED_PROXIES"); v != "" {
+		for _, cidr := range strings.Split(v, ",") {
+			cidr = strings.TrimSpace(cidr)
+			if !strings.Contains(cidr, "/") {
+				if ip := net.ParseIP(cidr); ip != nil && ip.To4() != nil {
+					cidr += "/32"
+				} else {
+					cidr += "/128"
+				}
+			}
+			_, n, err := net.ParseCIDR(cidr)
+			if err != nil {
+				return c, fmt.Errorf("TRUSTED_PROXIES: %q is not an address or a network like 10.0.0.0/8", cidr)
+			}
+			c.TrustedProxies = append(c.TrustedProxies, n)
 		}
 	}
 	knobs, err := sandbox.KnobsFromEnv(getenv)

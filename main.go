@@ -34,7 +34,6 @@ import (
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/pisclient/sandbox"
 	"github.com/paybybank/checkout/static"
-	"github.com/paybybank/checkout/views"
 )
 
 func main() {
@@ -153,33 +152,36 @@ func newApp(cfg config, log *slog.Logger) (*app, error) {
 		return nil, err
 	}
 
-	var client *pisclient.Client
 	var sandboxHandler http.Handler
+	var clientOpts []pisclient.Option
+	baseURL := cfg.PISBaseURL
 	if cfg.sandboxMode() {
 		a.sandbox = sandbox.New(sandbox.Config{
 			APIKey: cfg.PISAPIKey, PublicURL: cfg.BaseURL + handlers.SandboxPrefix, Knobs: cfg.Knobs,
 		})
 		sandboxHandler = a.sandbox
-		client, err = pisclient.New("http://sandbox.internal", cfg.PISAPIKey,
-			pisclient.WithHTTPClient(&http.Client{Transport: a.sandbox}), pisclient.WithLogger(log))
-	} else {
-		client, err = pisclient.New(cfg.PISBaseURL, cfg.PISAPIKey, pisclient.WithLogger(log))
+		baseURL = "http://sandbox.internal"
+		clientOpts = append(clientOpts, pisclient.WithHTTPClient(&http.Client{Transport: a.sandbox}))
 	}
+	clientOpts = append(clientOpts, pisclient.WithLogger(log))
+	providers, err := newProviders(baseURL, cfg.PISAPIKey, a.merchants, cfg.sandboxMode(), log, clientOpts...)
 	if err != nil {
-		return nil, fmt.Errorf("PIS_BASE_URL: %w", err)
+		return nil, err
 	}
+	client := providers.deployment
 	a.banks = banks.NewCache(client, cfg.InstitutionsTTL, cfg.sandboxMode(), log)
 
 	h := handlers.New(handlers.Config{
-		BaseURL:   cfg.BaseURL,
-		Merchants: a.merchants,
-		Sealer:    sealer,
-		Banks:     a.banks,
-		Payments:  client,
-		Sessions:  store,
-		Sandbox:   cfg.sandboxMode(),
-		Assets:    views.Assets{CSS: static.URL("app.css"), BanksJS: static.URL("banks.js")},
-		Log:       log,
+		BaseURL:        cfg.BaseURL,
+		Merchants:      a.merchants,
+		Sealer:         sealer,
+		Banks:          a.banks,
+		PaymentsFor:    providers.For,
+		TrustedProxies: cfg.TrustedProxies,
+		Sessions:       store,
+		Sandbox:        cfg.sandboxMode(),
+		Assets:         static.Assets(),
+		Log:            log,
 	})
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -188,6 +190,48 @@ func newApp(cfg config, log *slog.Logger) (*app, error) {
 	h.Routes(e, static.Handler(), sandboxHandler)
 	a.echo = e
 	return a, nil
+}
+
+// providers holds one provider client per provider key: the deployment's
+// PIS_API_KEY and each merchant's own pis_api_key.
+type providers struct {
+	deployment *pisclient.Client
+	byMerchant map[string]*pisclient.Client
+}
+
+func newProviders(baseURL, key string, merchants *merchant.Directory, sandboxMode bool, log *slog.Logger, opts ...pisclient.Option) (*providers, error) {
+	p := &providers{byMerchant: map[string]*pisclient.Client{}}
+	var err error
+	if p.deployment, err = pisclient.New(baseURL, key, opts...); err != nil {
+		return nil, fmt.Errorf("PIS_BASE_URL: %w", err)
+	}
+	byKey := map[string]*pisclient.Client{key: p.deployment}
+	for _, m := range merchants.All() {
+		if m.PISAPIKey == "" {
+			continue
+		}
+		if sandboxMode {
+			log.Warn("sandbox mode: the sandbox accepts only PIS_API_KEY, so this merchant's own pis_api_key is not used", "merchant", m.ID)
+			continue
+		}
+		c, ok := byKey[m.PISAPIKey]
+		if !ok {
+			if c, err = pisclient.New(baseURL, m.PISAPIKey, opts...); err != nil {
+				return nil, fmt.Errorf("MERCHANTS_FILE: merchant %s: pis_api_key: %w", m.ID, err)
+			}
+			byKey[m.PISAPIKey] = c
+		}
+		p.byMerchant[m.ID] = c
+	}
+	return p, nil
+}
+
+// For returns the client that serves merchant m.
+func (p *providers) For(m *merchant.Merchant) handlers.Payments {
+	if c, ok := p.byMerchant[m.ID]; ok {
+		return c
+	}
+	return p.deployment
 }
 
 // sessionStore keeps the conveniences cookie. Each secret gives a pair of

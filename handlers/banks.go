@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/a-h/templ"
+	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
@@ -169,6 +170,18 @@ func (h *Handler) showBanks(c echo.Context) error {
 	}))
 }
 
+// embedded adapts cookie options to a page inside a merchant's iframe: there
+// a cookie is third-party, so it must be SameSite=None, Secure and
+// Partitioned (CHIPS) to be kept at all. Browsers that block third-party
+// cookies drop it anyway, and nothing depends on it.
+func embedded(r *http.Request, o *sessions.Options) {
+	if r.Header.Get("Sec-Fetch-Dest") == "iframe" && o != nil {
+		o.SameSite = http.SameSiteNoneMode
+		o.Secure = true
+		o.Partitioned = true
+	}
+}
+
 // lastBank is the bank the shopper used last time, from the session cookie.
 func (h *Handler) lastBank(c echo.Context) (country, id string, ok bool) {
 	if h.Sessions == nil {
@@ -194,6 +207,7 @@ func (h *Handler) rememberBank(c echo.Context, country, id string) {
 		return
 	}
 	s.Values[sessionLastBank] = country + "/" + id
+	embedded(c.Request(), s.Options)
 	if err := s.Save(c.Request(), c.Response()); err != nil {
 		h.Log.Warn("session not saved", "err", err)
 	}

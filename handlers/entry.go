@@ -18,7 +18,8 @@ import (
 // enter checks a merchant's signed link and sends the shopper on to the
 // first step, carrying the order in a sealed token (DESIGN.md section 2.1).
 func (h *Handler) enter(c echo.Context) error {
-	o, _, err := order.FromLink(c.QueryParams(), h.Merchants, h.Now())
+	o, m, err := order.FromLink(c.QueryParams(), h.Merchants, h.Now())
+	allowFraming(c, m)
 	var ve *pisclient.ValidationError
 	switch {
 	case errors.Is(err, order.ErrLinkExpired):
@@ -65,6 +66,7 @@ func (h *Handler) open(c echo.Context) (checkout, error) {
 			message: "It may have been copied incompletely. Go back to the shop and start the payment again.", err: err}
 	}
 	m, ok := h.Merchants.Get(o.Merchant)
+	allowFraming(c, m)
 	if !ok {
 		return checkout{}, &pageError{status: http.StatusNotFound, heading: "This shop is no longer served here",
 			message: "Go back to the shop and start the payment again.", err: errors.New("merchant gone: " + o.Merchant)}

@@ -21,7 +21,7 @@ func TestPersonalOrBusinessLogin(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("status %d", res.StatusCode)
 	}
-	got, _ := a.sandbox.Received("A-1")
+	got, _ := a.sandbox.Received("shop1:A-1")
 	if got.Payer == nil || got.Payer.PSUCorporateID != "ACME-4711" || got.Payer.PSUID != "" {
 		t.Errorf("payer %+v, want the business login only", got.Payer)
 	}
@@ -47,7 +47,7 @@ func TestAddressFormFillsCountryAndCountryCode(t *testing.T) {
 	if res := a.post(checkout+"/pay", values); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("status %d", res.StatusCode)
 	}
-	got, _ := a.sandbox.Received("A-1")
+	got, _ := a.sandbox.Received("shop1:A-1")
 	p := got.Payer
 	if p == nil || p.Country != "Belgium" || p.CountryCode != "BE" || p.City != "Paris" || p.PostCode != "75002" ||
 		len(p.AddressLines) != 1 || p.AddressLines[0] != "3 rue de la Paix" || p.Name != "Élise Martin" {

@@ -6,6 +6,7 @@ package handlers
 import (
 	"context"
 	"log/slog"
+	"net"
 	"time"
 
 	"github.com/gorilla/sessions"
@@ -38,7 +39,9 @@ type Config struct {
 	Merchants *merchant.Directory
 	Sealer    *order.Sealer
 	Banks     BankLists
-	Payments  Payments
+	// PaymentsFor gives the provider client of a merchant: one with the
+	// merchant's own provider key, or the deployment's.
+	PaymentsFor func(m *merchant.Merchant) Payments
 	// Sessions keeps the conveniences of DESIGN.md section 6 (the last bank
 	// used); nothing depends on it.
 	Sessions sessions.Store
@@ -46,7 +49,11 @@ type Config struct {
 	// shop is served and test banks are listed.
 	Sandbox bool
 	Assets  views.Assets
-	Log     *slog.Logger
+	// TrustedProxies are the networks whose X-Forwarded-For header tells the
+	// shopper's address (for IP verification); from anywhere else the
+	// header is ignored.
+	TrustedProxies []*net.IPNet
+	Log            *slog.Logger
 	// Now tells the time; time.Now when nil.
 	Now func() time.Time
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/paybybank/checkout/banks"
+	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/views"
 )
@@ -22,6 +23,7 @@ const (
 	formCountry      = "country"
 	formBank         = "bank"
 	formName         = "name"
+	formFullName     = "full_name"
 	formLoginType    = "login_type"
 	formPSU          = "psu_id"
 	formBIC          = "bic"
@@ -54,6 +56,7 @@ type form struct {
 // missing says what to do about each empty required field.
 var missing = map[string]string{
 	formName:         "Enter the account holder's name.",
+	formFullName:     "Enter your full name.",
 	formLoginType:    "Choose personal or business login.",
 	formPSU:          "Enter your online banking user ID.",
 	formIBAN:         "Enter your IBAN.",
@@ -67,7 +70,11 @@ var missing = map[string]string{
 // newForm builds the form of a bank from its extraFields (PIS-API.md 2.1)
 // with the values typed so far. Values the specification does not name are
 // skipped: nobody can label them.
-func newForm(bank pisclient.Institution, countries []string, values map[string]string) *form {
+//
+// When the merchant has IP verification on, the provider needs the shopper's
+// full name (customer_full_name): the account holder's name serves when the
+// bank asks for it, otherwise the form asks.
+func newForm(bank pisclient.Institution, countries []string, askFullName bool, values map[string]string) *form {
 	f := &form{values: values, errors: map[string]string{}}
 	text := func(name, label, hint, autocomplete string) views.Field {
 		return views.Field{Kind: views.KindText, Name: name, ID: name, Label: label, Hint: hint,
@@ -76,6 +83,8 @@ func newForm(bank pisclient.Institution, countries []string, values map[string]s
 	has := func(x string) bool { return slices.Contains(bank.ExtraFields, x) }
 	if has(pisclient.FieldName) {
 		f.fields = append(f.fields, text(formName, "Account holder's name", "As your bank knows it.", "name"))
+	} else if askFullName {
+		f.fields = append(f.fields, text(formFullName, "Your full name", "Your bank checks it against the payment.", "name"))
 	}
 	switch {
 	case has(pisclient.FieldPSUID) && has(pisclient.FieldPSUCorporateID):
@@ -133,7 +142,7 @@ func newForm(bank pisclient.Institution, countries []string, values map[string]s
 // readForm takes the form's values from a request, trimmed and bounded.
 func readForm(c echo.Context) map[string]string {
 	values := map[string]string{}
-	for _, name := range []string{formName, formLoginType, formPSU, formBIC, formIBAN, formPayerCountry, formCity, formPostCode, formAddress1, formAddress2} {
+	for _, name := range []string{formName, formFullName, formLoginType, formPSU, formBIC, formIBAN, formPayerCountry, formCity, formPostCode, formAddress1, formAddress2} {
 		v := strings.TrimSpace(c.FormValue(name))
 		if len([]rune(v)) > 2*maxFieldLength {
 			v = string([]rune(v)[:2*maxFieldLength])
@@ -178,6 +187,14 @@ func (f *form) payer() *pisclient.Payer {
 	return p
 }
 
+// fullName is the shopper's full name for IP verification.
+func (f *form) fullName() string {
+	if f.has(formName) {
+		return f.values[formName]
+	}
+	return f.values[formFullName]
+}
+
 func (f *form) has(name string) bool {
 	return slices.ContainsFunc(f.fields, func(field views.Field) bool { return field.Name == name })
 }
@@ -193,7 +210,8 @@ func (f *form) label(name string) string {
 
 // payerFields maps the provider's JSON paths to the form's fields.
 var payerFields = map[string]string{
-	"payer.name": formName, "payer.iban": formIBAN, "payer.bic": formBIC,
+	"customer_full_name": formFullName,
+	"payer.name":         formName, "payer.iban": formIBAN, "payer.bic": formBIC,
 	"payer.country": formPayerCountry, "payer.countryCode": formPayerCountry,
 	"payer.city": formCity, "payer.postCode": formPostCode, "payer.addressLines": formAddress1,
 	"payer.psuId": formPSU, "payer.psuCorporateId": formPSU,
@@ -205,6 +223,9 @@ func (f *form) addErrors(fields []pisclient.FieldError) bool {
 	all := true
 	for _, fe := range fields {
 		name, ok := payerFields[fe.Field]
+		if name == formFullName && !f.has(formFullName) {
+			name = formName
+		}
 		if !ok || !f.has(name) {
 			all = false
 			continue
@@ -239,7 +260,7 @@ func (h *Handler) showPay(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f := newForm(bank, list.Countries(), map[string]string{})
+	f := newForm(bank, list.Countries(), co.merchant.IPVerification, map[string]string{})
 	return h.renderPay(c, http.StatusOK, co, bank, f, "")
 }
 
@@ -305,9 +326,9 @@ func (h *Handler) createPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f := newForm(bank, list.Countries(), readForm(c))
+	f := newForm(bank, list.Countries(), co.merchant.IPVerification, readForm(c))
 	req := pisclient.PaymentRequest{
-		MerchantOrderID:        co.order.ID,
+		MerchantOrderID:        co.merchant.UpstreamOrderID(co.order.ID),
 		Amount:                 co.order.Amount,
 		Currency:               co.order.Currency,
 		ReturnURL:              h.BaseURL + returnPath(co.token, 0),
@@ -316,6 +337,10 @@ func (h *Handler) createPayment(c echo.Context) error {
 		InstitutionCountryCode: bank.CountryCode,
 		Payer:                  f.payer(),
 		Customization:          co.merchant.Customization,
+	}
+	if co.merchant.IPVerification {
+		req.ClientIP = c.RealIP()
+		req.CustomerFullName = f.fullName()
 	}
 	var ve *pisclient.ValidationError
 	if err := req.Validate(); errors.As(err, &ve) {
@@ -327,7 +352,7 @@ func (h *Handler) createPayment(c echo.Context) error {
 		return h.renderPay(c, http.StatusUnprocessableEntity, co, bank, f, "")
 	}
 
-	link, err := h.paymentLink(c.Request().Context(), co.merchant.ID, req)
+	link, err := h.paymentLink(c.Request().Context(), co.merchant, req)
 	switch {
 	case err == nil:
 		h.rememberBank(c, bank.CountryCode, bank.ID)
@@ -356,8 +381,8 @@ func (h *Handler) createPayment(c echo.Context) error {
 
 // paymentLink creates the payment of an order, or returns the link created
 // for it before. Concurrent submits of one order share one create call.
-func (h *Handler) paymentLink(ctx context.Context, merchantID string, req pisclient.PaymentRequest) (string, error) {
-	key := merchantID + "\n" + req.MerchantOrderID
+func (h *Handler) paymentLink(ctx context.Context, m *merchant.Merchant, req pisclient.PaymentRequest) (string, error) {
+	key := req.MerchantOrderID
 	if link, ok := h.links.Get(key); ok {
 		return link.(string), nil
 	}
@@ -367,7 +392,7 @@ func (h *Handler) paymentLink(ctx context.Context, merchantID string, req piscli
 		}
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
 		defer cancel()
-		p, err := h.Payments.CreatePayment(ctx, req)
+		p, err := h.PaymentsFor(m).CreatePayment(ctx, req)
 		if err != nil {
 			return nil, err
 		}

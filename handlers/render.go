@@ -5,10 +5,12 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/views"
 )
 
@@ -19,8 +21,32 @@ func render(c echo.Context, status int, component templ.Component) error {
 	if err := component.Render(c.Request().Context(), &buf); err != nil {
 		return err
 	}
-	c.Response().Header().Set("Cache-Control", "no-store")
+	header := c.Response().Header()
+	header.Set("Cache-Control", "no-store")
+	header.Set("Content-Security-Policy", contentSecurityPolicy(c))
 	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// ctxFrameAncestors holds the origins that may frame the page being served:
+// the merchant's frame_ancestors, once the merchant is known.
+const ctxFrameAncestors = "frame_ancestors"
+
+// allowFraming lets m's frame_ancestors embed the page being served.
+func allowFraming(c echo.Context, m *merchant.Merchant) {
+	if m != nil {
+		c.Set(ctxFrameAncestors, m.FrameAncestors)
+	}
+}
+
+// contentSecurityPolicy allows our own styles and scripts, logos over https
+// (the provider's) and framing by the merchant's allowed origins only
+// (DESIGN.md section 6); a page with no known merchant cannot be framed.
+func contentSecurityPolicy(c echo.Context) string {
+	ancestors := "'none'"
+	if origins, _ := c.Get(ctxFrameAncestors).([]string); len(origins) > 0 {
+		ancestors = strings.Join(origins, " ")
+	}
+	return "default-src 'self'; img-src 'self' https: data:; object-src 'none'; base-uri 'none'; frame-ancestors " + ancestors
 }
 
 // pageError is an error a shopper is shown: its heading and message are
@@ -57,6 +83,10 @@ func (h *Handler) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
+	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
+		h.handleAPIError(err, c)
+		return
+	}
 	pe := errInternal
 	var he *echo.HTTPError
 	switch {
@@ -87,6 +117,29 @@ func (h *Handler) handleError(err error, c echo.Context) {
 	}
 	if err := render(c, pe.status, views.Error(page)); err != nil {
 		h.Log.Error("error page failed", "err", err)
+	}
+}
+
+// handleAPIError answers an error of the merchants' API as JSON.
+func (h *Handler) handleAPIError(err error, c echo.Context) {
+	ae := &apiError{status: http.StatusInternalServerError, code: "internal_error", message: "something went wrong on our side"}
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &ae):
+	case errors.As(err, &he):
+		ae = &apiError{status: he.Code, code: strings.ToLower(strings.ReplaceAll(http.StatusText(he.Code), " ", "_")), message: http.StatusText(he.Code)}
+	}
+	level := slog.LevelWarn
+	if ae.status >= 500 {
+		level = slog.LevelError
+	}
+	h.Log.Log(c.Request().Context(), level, "api request failed",
+		"status", ae.status, "method", c.Request().Method, "route", c.Path(), "err", err)
+	if ae.status == http.StatusUnauthorized {
+		c.Response().Header().Set(echo.HeaderWWWAuthenticate, "Bearer")
+	}
+	if err := c.JSON(ae.status, ae.body()); err != nil {
+		h.Log.Error("api error answer failed", "err", err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -11,29 +12,34 @@ import (
 
 // Route paths of DESIGN.md sections 2 and 4. Other programs rely on them.
 const (
-	RouteEntry    = "/checkout"
-	RouteCountry  = "/c/:token"
-	RouteBanks    = "/c/:token/banks"
-	RoutePay      = "/c/:token/pay"
-	RouteReturn   = "/c/:token/return"
-	RouteHealth   = "/healthz"
-	RouteReady    = "/readyz"
-	RouteStatic   = "/static/*"
-	RouteDemoShop = "/sandbox/shop/return"
-	RouteSandbox  = "/sandbox/*"
-	SandboxPrefix = "/sandbox"
+	RouteEntry      = "/checkout"
+	RouteCountry    = "/c/:token"
+	RouteBanks      = "/c/:token/banks"
+	RoutePay        = "/c/:token/pay"
+	RouteReturn     = "/c/:token/return"
+	RouteAPILinks   = "/api/v1/links"
+	RouteAPIPayment = "/api/v1/payments/*"
+	RouteHealth     = "/healthz"
+	RouteReady      = "/readyz"
+	RouteStatic     = "/static/*"
+	RouteDemoShop   = "/sandbox/shop/return"
+	RouteSandbox    = "/sandbox/*"
+	SandboxPrefix   = "/sandbox"
 )
 
 // Routes registers every route of the app on e. sandbox is the provider
 // stand-in, mounted under /sandbox in sandbox mode; nil otherwise.
 func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler) {
 	e.HTTPErrorHandler = h.handleError
+	e.IPExtractor = ipExtractor(h.TrustedProxies)
 	e.GET(RouteEntry, h.enter)
 	e.GET(RouteCountry, h.showCountries)
 	e.GET(RouteBanks, h.showBanks)
 	e.GET(RoutePay, h.showPay)
 	e.POST(RoutePay, h.createPayment)
 	e.GET(RouteReturn, h.showStatus)
+	e.POST(RouteAPILinks, h.createLink)
+	e.GET(RouteAPIPayment, h.showPaymentStatus)
 	e.GET(RouteHealth, h.health)
 	e.GET(RouteReady, h.ready)
 	e.GET(RouteStatic, echo.WrapHandler(static))
@@ -81,4 +87,18 @@ func returnPath(token string, attempt int) string {
 		u += "?n=" + strconv.Itoa(attempt)
 	}
 	return u
+}
+
+// ipExtractor reads the shopper's address from X-Forwarded-For only when the
+// request comes from one of the trusted proxies; otherwise it is the
+// connection's address, so nobody can claim another address by a header.
+func ipExtractor(trusted []*net.IPNet) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, n := range trusted {
+		opts = append(opts, echo.TrustIPRange(n))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
 }

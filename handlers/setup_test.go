@@ -21,7 +21,6 @@ import (
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/pisclient/sandbox"
 	"github.com/paybybank/checkout/static"
-	"github.com/paybybank/checkout/views"
 )
 
 // app is the checkout over real HTTP in front of a sandbox provider that is
@@ -82,9 +81,10 @@ func setup(t *testing.T, opts options) *app {
 	t.Cleanup(srv.Close)
 	a.url = srv.URL
 	h := handlers.New(handlers.Config{
-		BaseURL: srv.URL, Merchants: dir, Sealer: sealer, Banks: a.cache, Payments: client,
-		Sessions: sessions.NewCookieStore([]byte("test cookie authentication key 32"), []byte("test cookie encryption key 32 by")),
-		Assets:   views.Assets{CSS: static.URL("app.css"), BanksJS: static.URL("banks.js")}, Log: log,
+		BaseURL: srv.URL, Merchants: dir, Sealer: sealer, Banks: a.cache,
+		PaymentsFor: func(*merchant.Merchant) handlers.Payments { return client },
+		Sessions:    sessions.NewCookieStore([]byte("test cookie authentication key 32"), []byte("test cookie encryption key 32 by")),
+		Assets:      static.Assets(), Log: log,
 	})
 	h.Routes(e, static.Handler(), nil)
 	a.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

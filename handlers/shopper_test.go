@@ -187,7 +187,7 @@ func TestOneClickSummaryWhenTheBankNeedsNothing(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther || !strings.Contains(res.Header.Get("Location"), "/checkout/") {
 		t.Fatalf("continue: %d to %q", res.StatusCode, res.Header.Get("Location"))
 	}
-	got, ok := a.sandbox.Received("A-1")
+	got, ok := a.sandbox.Received("shop1:A-1")
 	if !ok || got.InstitutionID != "deutsche-bank" || got.InstitutionCountryCode != "DE" || got.Payer != nil || got.Amount != "49.90" {
 		t.Errorf("provider received %+v", got)
 	}
@@ -225,7 +225,7 @@ func TestSecondSubmitGoesToTheSamePayment(t *testing.T) {
 	if st := a.sandbox.Stats(); st.CreateCalls != 1 || st.Payments != 1 {
 		t.Errorf("provider saw %d create calls and has %d payments, want 1 and 1", st.CreateCalls, st.Payments)
 	}
-	if got, _ := a.sandbox.Received("A-1"); got.Payer == nil || got.Payer.IBAN != "FR7630006000011234567890189" || got.Payer.Name != "Jean Dupont" {
+	if got, _ := a.sandbox.Received("shop1:A-1"); got.Payer == nil || got.Payer.IBAN != "FR7630006000011234567890189" || got.Payer.Name != "Jean Dupont" {
 		t.Errorf("payer %+v", got.Payer)
 	}
 }

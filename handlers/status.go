@@ -28,7 +28,7 @@ func (h *Handler) showStatus(c echo.Context) error {
 
 	view := views.StatusPage{Summary: co.summary()}
 	status := pisclient.Status("")
-	ps, err := h.Payments.PaymentStatus(c.Request().Context(), co.order.ID)
+	ps, err := h.PaymentsFor(co.merchant).PaymentStatus(c.Request().Context(), co.merchant.UpstreamOrderID(co.order.ID))
 	if err != nil {
 		h.Log.Warn("payment status unavailable", "merchant", co.merchant.ID, "err", err)
 		view.Kind = views.StatusChecking

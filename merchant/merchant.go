@@ -5,6 +5,8 @@ package merchant
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +22,10 @@ import (
 // MinSecretLength is the shortest link key or API token accepted: shorter
 // secrets can be guessed.
 const MinSecretLength = 32
+
+// MaxIDLength bounds a merchant id, which prefixes every order id sent to
+// the provider.
+const MaxIDLength = 32
 
 // Merchant is one shop.
 type Merchant struct {
@@ -39,6 +45,15 @@ type Merchant struct {
 	FrameAncestors []string                 `json:"frame_ancestors"`
 	Customization  *pisclient.Customization `json:"customization"`
 	IPVerification bool                     `json:"ip_verification"`
+}
+
+// UpstreamOrderID is the merchant_order_id sent to the provider for the
+// merchant's order id: the merchant's id, a colon, then the order id. Orders
+// of different merchants never collide at the provider, and a merchant asking
+// for a status can only ever name its own orders, with no database to consult.
+// A merchant's id is therefore part of every payment made: never rename one.
+func (m *Merchant) UpstreamOrderID(orderID string) string {
+	return m.ID + ":" + orderID
 }
 
 // LinkKey returns the secret of kid.
@@ -91,6 +106,20 @@ type Directory struct {
 func (d *Directory) Get(id string) (*Merchant, bool) {
 	m, ok := d.byID[id]
 	return m, ok
+}
+
+// ByAPIToken returns the merchant whose api_token is token. Every token is
+// compared, in constant time, so the answer's timing tells nothing.
+func (d *Directory) ByAPIToken(token string) (*Merchant, bool) {
+	given := sha256.Sum256([]byte(token))
+	var found *Merchant
+	for _, m := range d.list {
+		want := sha256.Sum256([]byte(m.APIToken))
+		if subtle.ConstantTimeCompare(given[:], want[:]) == 1 && token != "" {
+			found = m
+		}
+	}
+	return found, found != nil
 }
 
 // All returns every merchant in file order.
@@ -169,8 +198,8 @@ func newDirectory(list []*Merchant) (*Directory, error) {
 
 func (m *Merchant) check() error {
 	switch {
-	case m.ID == "" || strings.ContainsFunc(m.ID, func(r rune) bool { return r <= ' ' || r == 0x7f }):
-		return errors.New("id: required, without spaces")
+	case m.ID == "" || len(m.ID) > MaxIDLength || strings.ContainsFunc(m.ID, func(r rune) bool { return r <= ' ' || r == 0x7f || r == ':' }):
+		return fmt.Errorf("id: required, at most %d characters, without spaces or colons", MaxIDLength)
 	case strings.TrimSpace(m.Name) == "":
 		return errors.New("name: required")
 	case len(m.LinkKeys) == 0:
@@ -181,6 +210,9 @@ func (m *Merchant) check() error {
 		return errors.New("return_origins: at least one origin is required")
 	}
 	for kid, secret := range m.LinkKeys {
+		if strings.ContainsFunc(kid, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+			return fmt.Errorf("link_keys: key id %q holds a control character", kid)
+		}
 		if kid == "" {
 			return errors.New("link_keys: a key id is empty")
 		}

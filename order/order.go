@@ -2,6 +2,7 @@ package order
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"strconv"
 	"time"
@@ -60,7 +61,8 @@ type Link struct {
 
 // FromLink checks a /checkout link and returns the order it carries. It
 // returns ErrLinkInvalid, ErrLinkExpired, or a *pisclient.ValidationError
-// naming the link parameters that break the order rules.
+// naming the link parameters that break the order rules. With the last two
+// the signature held, so the merchant is returned too.
 func FromLink(q url.Values, merchants *merchant.Directory, now time.Time) (Order, *merchant.Merchant, error) {
 	m, ok := merchants.Get(q.Get(ParamMerchant))
 	if !ok {
@@ -75,7 +77,7 @@ func FromLink(q url.Values, merchants *merchant.Directory, now time.Time) (Order
 		return Order{}, nil, ErrLinkInvalid
 	}
 	if now.Unix() > exp {
-		return Order{}, nil, ErrLinkExpired
+		return Order{}, m, ErrLinkExpired
 	}
 	o := Order{
 		Merchant:  m.ID,
@@ -90,7 +92,7 @@ func FromLink(q url.Values, merchants *merchant.Directory, now time.Time) (Order
 		KID:       q.Get(ParamKID),
 	}
 	if err := o.Check(m); err != nil {
-		return Order{}, nil, err
+		return Order{}, m, err
 	}
 	return o, m, nil
 }
@@ -105,7 +107,12 @@ func (o Order) Check(m *merchant.Merchant) error {
 			errs = append(errs, *fe)
 		}
 	}
-	add(ParamOrder, pisclient.CheckOrderID(o.ID))
+	if fe := pisclient.CheckOrderID(o.ID); fe != nil {
+		add(ParamOrder, fe)
+	} else if fe := pisclient.CheckOrderID(m.UpstreamOrderID(o.ID)); fe != nil {
+		fe.Message = fmt.Sprintf("order id is too long: with the merchant id it must fit in %d characters", pisclient.MaxOrderIDLength)
+		add(ParamOrder, fe)
+	}
 	_, fe := pisclient.ParseAmount(o.Amount)
 	add(ParamAmount, fe)
 	if o.Currency != pisclient.Currency {

@@ -9,12 +9,14 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+
+	"github.com/paybybank/checkout/views"
 )
 
 // app.css is built by Tailwind from input.css (see package.json); it is
 // committed so that `go run .` needs nothing but Go.
 //
-//go:embed app.css banks.js
+//go:embed app.css banks.js frame.js embed.js
 var files embed.FS
 
 // versions holds a short content hash of each file, for cache busting.
@@ -51,4 +53,9 @@ func Handler() http.Handler {
 		}
 		files.ServeHTTP(w, r)
 	})
+}
+
+// Assets are the versioned URLs the views load.
+func Assets() views.Assets {
+	return views.Assets{CSS: URL("app.css"), BanksJS: URL("banks.js"), FrameJS: URL("frame.js")}
 }

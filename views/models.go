@@ -20,6 +20,8 @@ type Page struct {
 type Assets struct {
 	CSS     string
 	BanksJS string
+	// FrameJS tells a merchant's page around an iframe how tall we are.
+	FrameJS string
 }
 
 // Summary is the order beside every step: who is paid and how much.

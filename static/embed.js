@@ -1,0 +1,24 @@
+// Sizes a merchant's pay-by-bank iframe to its content. Include it on the
+// merchant's page after the iframe:
+//
+//   <iframe id="paybybank" src="https://pay.example/checkout?..." title="Pay by bank"
+//           style="width:100%;border:0" allow="payment"></iframe>
+//   <script src="https://pay.example/static/embed.js" data-frame="paybybank" async></script>
+//
+// It accepts messages only from the picker's own origin (where this script
+// came from) and only from that iframe's window.
+(function () {
+  "use strict";
+  var script = document.currentScript;
+  if (!script) return;
+  var origin = new URL(script.src).origin;
+  var frameId = script.getAttribute("data-frame") || "paybybank";
+  window.addEventListener("message", function (event) {
+    var frame = document.getElementById(frameId);
+    if (!frame || event.origin !== origin || event.source !== frame.contentWindow) return;
+    var data = event.data;
+    if (!data || data.type !== "paybybank:height" || typeof data.height !== "number") return;
+    var height = Math.max(200, Math.min(Math.round(data.height), 5000));
+    frame.style.height = height + "px";
+  });
+})();
