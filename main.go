@@ -8,9 +8,7 @@ package main
 
 import (
 	"context"
-	"crypto/hkdf"
 	"crypto/rand"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -23,7 +21,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
@@ -147,7 +144,7 @@ func newApp(cfg config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := sessionStore(keys, cfg.BaseURL)
+	store, err := handlers.NewSessionStore(keys, strings.HasPrefix(cfg.BaseURL, "https://"))
 	if err != nil {
 		return nil, err
 	}
@@ -232,30 +229,4 @@ func (p *providers) For(m *merchant.Merchant) handlers.Payments {
 		return c
 	}
 	return p.deployment
-}
-
-// sessionStore keeps the conveniences cookie. Each secret gives a pair of
-// signing and encryption keys; the first pair writes, all read.
-func sessionStore(secrets [][]byte, baseURL string) (sessions.Store, error) {
-	var pairs [][]byte
-	for _, s := range secrets {
-		auth, err := hkdf.Key(sha256.New, s, nil, "paybybank cookie auth", 32)
-		if err != nil {
-			return nil, err
-		}
-		enc, err := hkdf.Key(sha256.New, s, nil, "paybybank cookie encryption", 32)
-		if err != nil {
-			return nil, err
-		}
-		pairs = append(pairs, auth, enc)
-	}
-	store := sessions.NewCookieStore(pairs...)
-	store.Options = &sessions.Options{
-		Path:     "/",
-		MaxAge:   90 * 24 * 3600,
-		HttpOnly: true,
-		Secure:   strings.HasPrefix(baseURL, "https://"),
-		SameSite: http.SameSiteLaxMode,
-	}
-	return store, nil
 }

@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
 	"github.com/paybybank/checkout/banks"
@@ -26,22 +26,53 @@ import (
 // app is the checkout over real HTTP in front of a sandbox provider that is
 // itself reached over real HTTP.
 type app struct {
-	t        *testing.T
-	url      string
-	sandbox  *sandbox.Sandbox
-	upstream *httptest.Server
-	cache    *banks.Cache
-	shop     *merchant.Merchant
-	client   *http.Client
+	t         *testing.T
+	url       string
+	sandbox   *sandbox.Sandbox
+	upstream  *httptest.Server
+	cache     *banks.Cache
+	merchants *merchant.Directory
+	shop      *merchant.Merchant
+	client    *http.Client
 }
+
+// settleNow makes approved sandbox payments complete at once.
+var settleNow = sandbox.Knobs{SettleDelay: time.Nanosecond}
 
 type options struct {
 	ttl      time.Duration
 	knobs    sandbox.Knobs
 	upstream http.Handler // a provider other than the sandbox
+	trusted  []*net.IPNet // TRUSTED_PROXIES
 }
 
-const secret = "a-long-random-secret-for-shop1-0001"
+// The merchants of every handler test: shop1 is mid-rotation (keys 2026-10
+// and 2026-11) and embeds the picker; shop2 is another shop on the same
+// deployment; shop3 has IP verification on.
+const (
+	secret        = "a-long-random-secret-for-shop1-0001"
+	oldSecret     = "the-previous-secret-of-shop1-000001"
+	shop1Token    = "shop1-api-token-0000000000000000000"
+	shop2Token    = "shop2-api-token-0000000000000000000"
+	shop2Secret   = "a-long-random-secret-for-shop2-0002"
+	merchantsFile = `{"merchants":[
+	{"id":"shop1","name":"Shop <One>",
+		"link_keys":{"2026-10":"` + oldSecret + `","2026-11":"` + secret + `"},
+		"api_token":"` + shop1Token + `",
+		"return_origins":["https://shop.example"],
+		"frame_ancestors":["https://shop.example","https://www.shop.example"],
+		"customization":{"title":"Shop One","primaryColor":"#0B5FFF"}},
+	{"id":"shop2","name":"Shop Two",
+		"link_keys":{"k1":"` + shop2Secret + `"},
+		"api_token":"` + shop2Token + `",
+		"return_origins":["https://two.example"]},
+	{"id":"shop3","name":"Shop Three",
+		"link_keys":{"k1":"a-long-random-secret-for-shop3-0003"},
+		"api_token":"shop3-api-token-0000000000000000000",
+		"return_origins":["https://three.example"],
+		"ip_verification":true}
+	]}`
+)
 
 func setup(t *testing.T, opts options) *app {
 	t.Helper()
@@ -65,16 +96,17 @@ func setup(t *testing.T, opts options) *app {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	a.cache = banks.NewCache(client, opts.ttl, false, log)
-	dir, err := merchant.Parse([]byte(`{"merchants":[{"id":"shop1","name":"Shop <One>",
-		"link_keys":{"2026-11":"` + secret + `"},
-		"api_token":"another-long-random-secret-00000000",
-		"return_origins":["https://shop.example"],
-		"customization":{"title":"Shop One","primaryColor":"#0B5FFF"}}]}`))
+	dir, err := merchant.Parse([]byte(merchantsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
+	a.merchants = dir
 	a.shop, _ = dir.Get("shop1")
 	sealer, _ := order.NewSealer([]byte("test token key"))
+	store, err := handlers.NewSessionStore([][]byte{[]byte("test cookie key")}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	e := echo.New()
 	srv := httptest.NewServer(e)
@@ -83,32 +115,46 @@ func setup(t *testing.T, opts options) *app {
 	h := handlers.New(handlers.Config{
 		BaseURL: srv.URL, Merchants: dir, Sealer: sealer, Banks: a.cache,
 		PaymentsFor: func(*merchant.Merchant) handlers.Payments { return client },
-		Sessions:    sessions.NewCookieStore([]byte("test cookie authentication key 32"), []byte("test cookie encryption key 32 by")),
-		Assets:      static.Assets(), Log: log,
+		Sessions:    store,
+		Assets:      static.Assets(), Log: log, TrustedProxies: opts.trusted,
 	})
 	h.Routes(e, static.Handler(), nil)
 	a.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return a
 }
 
-// link is a signed entry link for order id; change edits it before signing.
+// link is a signed entry link of shop1 for order id; change edits it before
+// signing.
 func (a *app) link(id string, change func(*order.Link)) string {
+	return a.linkOf("shop1", id, change)
+}
+
+// linkOf is a signed entry link of any merchant, to its first return origin
+// with its newest key.
+func (a *app) linkOf(merchantID, id string, change func(*order.Link)) string {
+	m, _ := a.merchants.Get(merchantID)
 	l := order.Link{Order: order.Order{ID: id, Amount: "49.90", Currency: "EUR",
-		ReturnURL: "https://shop.example/done", KID: "2026-11"}, TTL: time.Hour}
+		ReturnURL: m.ReturnOrigins[0] + "/done", KID: m.NewestKID()}, TTL: time.Hour}
 	if change != nil {
 		change(&l)
 	}
-	u, err := l.URL(a.url, a.shop, time.Now())
+	u, err := l.URL(a.url, m, time.Now())
 	if err != nil {
 		a.t.Fatal(err)
 	}
 	return u
 }
 
-// enter follows a link to its /c/{token} address.
+// enter follows a link of shop1 to its /c/{token} address.
 func (a *app) enter(id string, change func(*order.Link)) string {
 	a.t.Helper()
-	res := a.get(a.link(id, change))
+	return a.follow(a.link(id, change))
+}
+
+// follow opens an entry link and returns the /c/{token} address it leads to.
+func (a *app) follow(link string) string {
+	a.t.Helper()
+	res := a.get(link)
 	if res.StatusCode != http.StatusSeeOther {
 		a.t.Fatalf("entry: status %d, want 303", res.StatusCode)
 	}
