@@ -3,10 +3,16 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/paybybank/checkout/merchant"
@@ -80,6 +86,8 @@ func start(t *testing.T, vars map[string]string) server {
 		}
 	})
 
+	// The demo merchant, and its link, exist only without a merchants file.
+	demo := all["MERCHANTS_FILE"] == ""
 	var s server
 	lines := bufio.NewScanner(stdout)
 	for lines.Scan() {
@@ -89,11 +97,13 @@ func start(t *testing.T, vars map[string]string) server {
 		}
 		if link, ok := strings.CutPrefix(line, "Demo payment link: "); ok {
 			s.demoLink = link
+		}
+		if s.base != "" && (s.demoLink != "" || !demo) {
 			break
 		}
 	}
 	go io.Copy(io.Discard, stdout)
-	if s.base == "" || s.demoLink == "" {
+	if s.base == "" || (demo && s.demoLink == "") {
 		t.Fatalf("the app printed no address and demo link: %v", lines.Err())
 	}
 	return s
@@ -125,6 +135,55 @@ func TestStartPrintsAWorkingDemoLink(t *testing.T) {
 		res.Body.Close()
 		if res.StatusCode != http.StatusOK {
 			t.Errorf("%s: %d", path, res.StatusCode)
+		}
+	}
+}
+
+func TestBadMerchantsFileStopsStartUp(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "merchants.json")
+	file := `{"merchants":[{"id":"shop1","name":"Shop One","link_keys":{"2026-11":"too-short"},
+		"api_token":"another-long-random-secret-00000000","return_origins":["https://shop.example"]}]}`
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := run(context.Background(), nil, env(map[string]string{"ADDR": "127.0.0.1:0", "MERCHANTS_FILE": path}), io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "merchant shop1: link_keys[2026-11]") {
+		t.Errorf("err = %v, want it to name merchant shop1 and link_keys[2026-11]", err)
+	}
+	if strings.Contains(fmt.Sprint(err), "too-short") {
+		t.Error("the error shows the secret")
+	}
+}
+
+func TestEachMerchantUsesItsOwnProviderKey(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]string{} // order id → x-api-key
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[strings.TrimPrefix(r.URL.Path, "/api/v2/pis/payment/")] = r.Header.Get("x-api-key")
+		mu.Unlock()
+		fmt.Fprint(w, `{"status":"COMPLETED"}`)
+	}))
+	defer upstream.Close()
+	dir, err := merchant.Parse([]byte(`{"merchants":[
+		{"id":"own","name":"Own Key","link_keys":{"k":"a-long-random-secret-for-own-000001"},"api_token":"own-api-token-00000000000000000000000",
+		 "return_origins":["https://own.example"],"pis_api_key":"the-own-provider-key"},
+		{"id":"shared","name":"Shared Key","link_keys":{"k":"a-long-random-secret-for-shared-001"},"api_token":"shared-api-token-000000000000000000",
+		 "return_origins":["https://shared.example"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := newProviders(upstream.URL, "the-deployment-key", dir, false, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]string{"own": "the-own-provider-key", "shared": "the-deployment-key"} {
+		m, _ := dir.Get(id)
+		if _, err := p.For(m).PaymentStatus(context.Background(), m.UpstreamOrderID("A-1")); err != nil {
+			t.Fatal(err)
+		}
+		if got := seen[id+":A-1"]; got != want {
+			t.Errorf("merchant %s called the provider with key %q, want %q", id, got, want)
 		}
 	}
 }

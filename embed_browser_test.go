@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"html"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/order"
+)
+
+const embedSecret = "a-long-random-secret-for-the-embed-shop"
+
+// merchantSite is a shop on its own site that embeds the picker: its home
+// page frames a signed link, /done is its return page, checking the way back.
+func merchantSite(t *testing.T, link func() string, picker func() string) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><html lang="en"><head><title>Shop</title></head><body>
+<h1>Checkout</h1>
+<iframe id="paybybank" src="%s" title="Pay by bank" style="width:100%%;border:0"></iframe>
+<script src="%s/static/embed.js" data-frame="paybybank"></script>
+</body></html>`, html.EscapeString(link()), html.EscapeString(picker()))
+	})
+	mux.HandleFunc("GET /done", func(w http.ResponseWriter, r *http.Request) {
+		verdict := "forged"
+		if order.VerifyWayBack(embedSecret, r.URL.Query()) {
+			verdict = "verified"
+		}
+		fmt.Fprintf(w, `<!doctype html><html lang="en"><head><title>Done</title></head><body><p id="verdict">%s</p><p id="status">%s</p></body></html>`,
+			verdict, html.EscapeString(r.URL.Query().Get("status")))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestEmbeddedCheckoutWithThirdPartyCookiesBlocked: a shop on
+// http://127.0.0.1:A frames the picker served from http://localhost:B (another
+// site). The shopper pays inside the frame with third-party cookies blocked,
+// the bank step and the way back happen at top level, and the shop verifies
+// the result. A page of an origin not on the shop's list cannot frame it.
+func TestEmbeddedCheckoutWithThirdPartyCookiesBlocked(t *testing.T) {
+	ctx := browser(t)
+	var base, link string
+	shop := merchantSite(t, func() string { return link }, func() string { return base })
+	evil := merchantSite(t, func() string { return link }, func() string { return base })
+
+	file := filepath.Join(t.TempDir(), "merchants.json")
+	merchants := fmt.Sprintf(`{"merchants":[{"id":"shop","name":"Embedding Shop",
+		"link_keys":{"2026-11":%q},"api_token":"shop-api-token-00000000000000000000",
+		"return_origins":[%q],"frame_ancestors":[%q]}]}`, embedSecret, shop.URL, shop.URL)
+	if err := os.WriteFile(file, []byte(merchants), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, map[string]string{"MERCHANTS_FILE": file, "SANDBOX_SETTLE_DELAY": "1s"})
+	base = s.base
+	dir, err := merchant.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := dir.Get("shop")
+	l := order.Link{Order: order.Order{ID: "E-1", Amount: "12.50", Currency: "EUR", ReturnURL: shop.URL + "/done", KID: "2026-11"}, TTL: time.Hour}
+	if link, err = l.URL(s.base, m, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := url.Parse(shop.URL); !strings.HasPrefix(u.Host, "127.0.0.1:") || !strings.HasPrefix(s.base, "http://localhost:") {
+		t.Fatalf("the shop (%s) and the picker (%s) must be on different sites", shop.URL, s.base)
+	}
+
+	do := func(ctx context.Context, step string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	read := func(ctx context.Context, action chromedp.Action[string]) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, action)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(v)
+	}
+
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, network.SetCookieControls, network.SetCookieControlsParams{EnableThirdPartyCookieRestriction: true}); err != nil {
+		t.Fatal(err)
+	}
+	do(ctx, "open the shop", chromedp.Navigate(shop.URL+"/"), chromedp.WaitVisible(chromedp.ID("paybybank")))
+	frame := frameOf(t, ctx, s.base)
+
+	// Third-party cookies are really blocked in the frame: an unpartitioned
+	// SameSite=None cookie does not stick.
+	do(frame, "wait for the country page", chromedp.WaitVisible(chromedp.CSS(`[data-code="FR"]`)))
+	stuck, err := chromedp.Run(frame, chromedp.Evaluate[bool](`document.cookie = "probe=1; SameSite=None; Secure; Path=/"; document.cookie.includes("probe=1")`))
+	if err != nil || stuck {
+		t.Fatalf("third-party cookies are not blocked in the frame (stuck=%v, %v)", stuck, err)
+	}
+	// embed.js sized the frame to the picker's content.
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`parseInt(document.getElementById("paybybank").style.height) > 300`, chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+		t.Errorf("embed.js did not size the iframe: %v", err)
+	}
+
+	do(frame, "pick France", chromedp.Click(chromedp.CSS(`[data-code="FR"]`)), chromedp.WaitVisible(chromedp.ID("q")))
+	do(frame, "search", chromedp.SendKeys(chromedp.ID("q"), "credit agri\r"), chromedp.WaitNotPresent(chromedp.CSS(`[data-id="bnp-paribas"]`)))
+	do(frame, "pick the bank", chromedp.Click(chromedp.CSS(`[data-id="credit-agricole"]`)), chromedp.WaitVisible(chromedp.ID("iban")))
+	do(frame, "fill in and continue",
+		chromedp.SendKeys(chromedp.ID("name"), "Jean Dupont"),
+		chromedp.SendKeys(chromedp.ID("iban"), "FR76 3000 6000 0112 3456 7890 189"),
+		chromedp.Click(chromedp.CSS(`[data-testid="continue"]`)))
+
+	// The bank step is at top level: banks refuse to be framed.
+	do(ctx, "reach the bank at top level", chromedp.WaitVisible(chromedp.CSS(`button.approve`)))
+	if loc := read(ctx, chromedp.Location()); !strings.HasPrefix(loc, s.base+"/sandbox/checkout/") {
+		t.Errorf("the bank page is at %s, want the top window at the provider", loc)
+	}
+	do(ctx, "approve and see paid",
+		chromedp.Click(chromedp.CSS(`button.approve`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="status"][data-kind="paid"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="way-back"]`)),
+		chromedp.WaitVisible(chromedp.ID("verdict")))
+	loc, _ := url.Parse(read(ctx, chromedp.Location()))
+	if loc.Scheme+"://"+loc.Host != shop.URL || loc.Path != "/done" {
+		t.Errorf("the shopper ended at %s, want the shop's return page at top level", loc)
+	}
+	if v := read(ctx, chromedp.Text(chromedp.ID("verdict"))); v != "verified" || !order.VerifyWayBack(embedSecret, loc.Query()) {
+		t.Errorf("the shop's verdict is %q for %s", v, loc)
+	}
+	if st := read(ctx, chromedp.Text(chromedp.ID("status"))); st != "COMPLETED" {
+		t.Errorf("the shop got status %q", st)
+	}
+
+	// Another origin, not on the shop's list, cannot frame the picker.
+	do(ctx, "open a page of another origin", chromedp.Navigate(evil.URL+"/"), chromedp.WaitVisible(chromedp.ID("paybybank")))
+	// The browser refuses to show the picker there: the frame holds the
+	// browser's error page, never the country list the shop's frame showed.
+	blocked := frameOf(t, ctx, s.base)
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		shown, err := chromedp.Run(blocked, chromedp.Evaluate[bool](`document.querySelector('[data-testid="countries"]') !== null`))
+		if err == nil && shown {
+			t.Fatalf("the picker shows its country list in a frame of %s", evil.URL)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if loc, err := chromedp.Run(blocked, chromedp.Location()); err != nil || !strings.HasPrefix(loc, "chrome-error:") {
+		t.Errorf("the refused frame is at %q (%v), want the browser's error page", loc, err)
+	}
+}
+
+// frameOf attaches to the cross-site iframe whose document is on base.
+func frameOf(t *testing.T, ctx context.Context, base string) context.Context {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		infos, err := chromedp.Targets(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, info := range infos {
+			if info.Type == "iframe" && strings.HasPrefix(info.URL, base) {
+				frame, cancel := chromedp.NewContext(ctx, chromedp.WithTargetID(info.TargetID))
+				t.Cleanup(cancel)
+				return frame
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no iframe on %s appeared", base)
+	return nil
+}
