@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"hash/fnv"
 	"html/template"
-	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/paybybank/checkout/theme"
 )
 
 // checkoutPage is the provider's hosted checkout as the sandbox plays it. It
@@ -62,9 +64,6 @@ type checkoutView struct {
 	Prefilled                 []prefilled
 }
 
-var radii = map[string]string{"none": "0", "sm": "4px", "md": "8px", "lg": "16px"}
-var shadows = map[string]string{"none": "none", "sm": "0 1px 3px rgba(0,0,0,.2)", "md": "0 4px 12px rgba(0,0,0,.2)", "lg": "0 12px 32px rgba(0,0,0,.25)"}
-
 // showCheckout opens a payment: NOT_FOUND becomes IN_PROGRESS.
 func (s *Sandbox) showCheckout(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
@@ -78,8 +77,6 @@ func (s *Sandbox) showCheckout(w http.ResponseWriter, r *http.Request) {
 		p.openedAt = s.now()
 	}
 	v := checkoutView{
-		Title: "Pay by bank", Bg: "#f3f4f6", Primary: "#1d4ed8", OnPrimary: "#ffffff",
-		Radius: radii["md"], Shadow: shadows["md"], LogoHeight: "40",
 		Amount: p.req.Amount, Currency: p.req.Currency, OrderID: p.req.MerchantOrderID,
 		Bank: p.bankName,
 	}
@@ -89,25 +86,10 @@ func (s *Sandbox) showCheckout(w http.ResponseWriter, r *http.Request) {
 	req := p.req
 	s.mu.Unlock()
 
-	if c := req.Customization; c != nil {
-		set := func(dst *string, val string) {
-			if val != "" {
-				*dst = val
-			}
-		}
-		set(&v.Title, c.Title)
-		set(&v.Bg, c.BgColor)
-		set(&v.Primary, c.PrimaryColor)
-		set(&v.Radius, radii[c.Radius])
-		set(&v.Shadow, shadows[c.ModalShadow])
-		set(&v.LogoHeight, strings.TrimSuffix(c.LogoHeight, "px"))
-		if strings.HasPrefix(c.LogoURL, "https://") || strings.HasPrefix(c.LogoURL, "http://") {
-			v.Logo = c.LogoURL
-		}
-		if c.PrimaryColor != "" && luminance(c.PrimaryColor) > 0.179 {
-			v.OnPrimary = "#000000"
-		}
-	}
+	th := theme.New(req.Customization, "Pay by bank")
+	v.Title, v.Logo, v.LogoHeight = th.Title, th.LogoURL, strconv.Itoa(th.LogoHeight)
+	v.Bg, v.Primary, v.OnPrimary = th.Bg, th.Primary, th.OnPrimary
+	v.Radius, v.Shadow = theme.Radii[th.Radius], theme.Shadows[th.Shadow]
 	if pr := req.Payer; pr != nil {
 		for _, f := range []prefilled{
 			{"name", pr.Name}, {"iban", pr.IBAN}, {"bic", pr.BIC}, {"psuId", pr.PSUID},
@@ -162,23 +144,6 @@ func withQuery(raw, name, value string) string {
 	q.Set(name, value)
 	u.RawQuery = q.Encode()
 	return u.String()
-}
-
-// luminance is the WCAG relative luminance of a #RRGGBB colour.
-func luminance(hex string) float64 {
-	var rgb [3]float64
-	for i := range rgb {
-		var n int
-		fmt.Sscanf(hex[1+2*i:3+2*i], "%02x", &n)
-		c := float64(n) / 255
-		if c <= 0.04045 {
-			c /= 12.92
-		} else {
-			c = math.Pow((c+0.055)/1.055, 2.4)
-		}
-		rgb[i] = c
-	}
-	return 0.2126*rgb[0] + 0.7152*rgb[1] + 0.0722*rgb[2]
 }
 
 // logo serves a bank's logo: its initials on a colour derived from its id.
