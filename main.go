@@ -132,6 +132,11 @@ func newApp(cfg config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !cfg.sandboxMode() {
+		if err := a.merchants.CheckProduction(); err != nil {
+			return nil, err
+		}
+	}
 
 	keys := cfg.SessionKeys
 	if len(keys) == 0 {

@@ -9,6 +9,8 @@ module.exports = {
         primary: "var(--color-primary)",
         "on-primary": "var(--color-on-primary)",
         page: "var(--color-bg)",
+        "page-ink": "var(--color-page-ink)",
+        "page-muted": "var(--color-page-muted)",
         card: "var(--color-card)",
         ink: "var(--color-ink)",
         muted: "var(--color-muted)",

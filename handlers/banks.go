@@ -77,7 +77,7 @@ func (h *Handler) showCountries(c echo.Context) error {
 		return cmp.Compare(a.Name, b.Name)
 	})
 	return render(c, http.StatusOK, views.Countries(views.CountryPage{
-		Page:      h.page("Choose your bank's country", co.merchant.Name),
+		Page:      h.page(c, "Choose your bank's country"),
 		Summary:   co.summary(),
 		Countries: options,
 	}))
@@ -154,7 +154,7 @@ func (h *Handler) showBanks(c echo.Context) error {
 		}
 		return 1
 	})
-	page := h.page("Choose your bank", co.merchant.Name)
+	page := h.page(c, "Choose your bank")
 	page.Scripts = []string{h.Assets.BanksJS}
 	return render(c, http.StatusOK, views.Banks(views.BanksPage{
 		Page:             page,

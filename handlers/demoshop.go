@@ -19,9 +19,10 @@ func (h *Handler) showDemoShop(c echo.Context) error {
 	if !ok {
 		return errNotFound
 	}
+	forMerchant(c, m, nil)
 	secret, known := m.LinkKey(q.Get(order.ParamKID))
 	return render(c, http.StatusOK, views.DemoShop(views.DemoShopPage{
-		Page:     h.page("Back at the shop", m.Name),
+		Page:     h.page(c, "Back at the shop"),
 		OrderID:  q.Get(order.ParamMerchantOrderID),
 		Status:   q.Get(order.ParamStatus),
 		Verified: known && order.VerifyWayBack(secret, q),

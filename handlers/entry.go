@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -19,7 +20,7 @@ import (
 // first step, carrying the order in a sealed token (DESIGN.md section 2.1).
 func (h *Handler) enter(c echo.Context) error {
 	o, m, err := order.FromLink(c.QueryParams(), h.Merchants, h.Now())
-	allowFraming(c, m)
+	forMerchant(c, m, nil)
 	var ve *pisclient.ValidationError
 	switch {
 	case errors.Is(err, order.ErrLinkExpired):
@@ -36,11 +37,48 @@ func (h *Handler) enter(c echo.Context) error {
 		return &pageError{status: http.StatusForbidden, heading: "This payment link is not valid",
 			message: "It may have been changed or copied incompletely. Nothing was charged. Go back to the shop and start the payment again.", err: err}
 	}
+	if raw := c.QueryParam(ParamPreviewTheme); raw != "" {
+		if o.Theme, err = h.previewTheme(raw); err != nil {
+			return &pageError{status: http.StatusBadRequest, heading: "This preview link cannot be used",
+				message: "Its theme is not valid. Make a new preview link in the studio.", err: err}
+		}
+	}
 	token, err := h.Sealer.Seal(o, h.Now())
 	if err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, string(countryURL(token, false)))
+}
+
+// ParamPreviewTheme carries a designer's draft customization (JSON) in a
+// signed link of the studio. It is honoured in sandbox mode only: in
+// production a merchant's look comes from its configuration alone.
+const ParamPreviewTheme = "theme"
+
+// previewTheme reads the draft of a preview link.
+func (h *Handler) previewTheme(raw string) (*pisclient.Customization, error) {
+	if !h.Sandbox {
+		return nil, errors.New("preview themes work in sandbox mode only")
+	}
+	var c pisclient.Customization
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, err
+	}
+	if errs := c.Check(); len(errs) > 0 {
+		return nil, &pisclient.ValidationError{Fields: errs}
+	}
+	return &c, nil
+}
+
+// customization is the theme sent to the provider: a preview's draft, or
+// the merchant's own.
+func (co checkout) customization() *pisclient.Customization {
+	if co.order.Theme != nil {
+		return co.order.Theme
+	}
+	return co.merchant.Customization
 }
 
 // checkout is an open order and its merchant: what every later step needs.
@@ -66,7 +104,7 @@ func (h *Handler) open(c echo.Context) (checkout, error) {
 			message: "It may have been copied incompletely. Go back to the shop and start the payment again.", err: err}
 	}
 	m, ok := h.Merchants.Get(o.Merchant)
-	allowFraming(c, m)
+	forMerchant(c, m, o.Theme)
 	if !ok {
 		return checkout{}, &pageError{status: http.StatusNotFound, heading: "This shop is no longer served here",
 			message: "Go back to the shop and start the payment again.", err: errors.New("merchant gone: " + o.Merchant)}

@@ -286,7 +286,7 @@ func (h *Handler) payStep(c echo.Context, country, id string) (checkout, pisclie
 
 func (h *Handler) renderPay(c echo.Context, status int, co checkout, bank pisclient.Institution, f *form, problem string) error {
 	page := views.PayPage{
-		Page:     h.page("Pay with "+bank.Name, co.merchant.Name),
+		Page:     h.page(c, "Pay with "+bank.Name),
 		Summary:  co.summary(),
 		BankName: bank.Name,
 		BankLogo: bank.LogoURL,
@@ -336,7 +336,7 @@ func (h *Handler) createPayment(c echo.Context) error {
 		InstitutionID:          bank.ID,
 		InstitutionCountryCode: bank.CountryCode,
 		Payer:                  f.payer(),
-		Customization:          co.merchant.Customization,
+		Customization:          co.customization(),
 	}
 	if co.merchant.IPVerification {
 		req.ClientIP = c.RealIP()

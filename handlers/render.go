@@ -2,51 +2,80 @@ package handlers
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/theme"
 	"github.com/paybybank/checkout/views"
 )
 
 // render writes component as the response. It renders into a buffer first,
 // so that a failing component gives an error page, not half a page.
 func render(c echo.Context, status int, component templ.Component) error {
+	nonce := newNonce()
 	var buf bytes.Buffer
-	if err := component.Render(c.Request().Context(), &buf); err != nil {
+	if err := component.Render(templ.WithNonce(c.Request().Context(), nonce), &buf); err != nil {
 		return err
 	}
 	header := c.Response().Header()
 	header.Set("Cache-Control", "no-store")
-	header.Set("Content-Security-Policy", contentSecurityPolicy(c))
+	header.Set("Content-Security-Policy", contentSecurityPolicy(c, nonce))
 	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// newNonce is a fresh CSP nonce: the theme's style element carries it.
+func newNonce() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return base64.StdEncoding.EncodeToString(b)
 }
 
 // ctxFrameAncestors holds the origins that may frame the page being served:
 // the merchant's frame_ancestors, once the merchant is known.
 const ctxFrameAncestors = "frame_ancestors"
 
-// allowFraming lets m's frame_ancestors embed the page being served.
-func allowFraming(c echo.Context, m *merchant.Merchant) {
-	if m != nil {
-		c.Set(ctxFrameAncestors, m.FrameAncestors)
+// ctxLook holds how the page being served looks: whose it is and its theme.
+const ctxLook = "look"
+
+// look is a merchant's name and theme (the merchant's customization, or a
+// designer's draft in a sandbox preview).
+type look struct {
+	name   string
+	custom *pisclient.Customization
+}
+
+// forMerchant makes the page being served m's: framable by m's
+// frame_ancestors and in m's look, or custom's when set.
+func forMerchant(c echo.Context, m *merchant.Merchant, custom *pisclient.Customization) {
+	if m == nil {
+		return
 	}
+	c.Set(ctxFrameAncestors, m.FrameAncestors)
+	if custom == nil {
+		custom = m.Customization
+	}
+	c.Set(ctxLook, look{name: m.Name, custom: custom})
 }
 
 // contentSecurityPolicy allows our own styles and scripts, logos over https
 // (the provider's) and framing by the merchant's allowed origins only
 // (DESIGN.md section 6); a page with no known merchant cannot be framed.
-func contentSecurityPolicy(c echo.Context) string {
+func contentSecurityPolicy(c echo.Context, nonce string) string {
 	ancestors := "'none'"
 	if origins, _ := c.Get(ctxFrameAncestors).([]string); len(origins) > 0 {
 		ancestors = strings.Join(origins, " ")
 	}
-	return "default-src 'self'; img-src 'self' https: data:; object-src 'none'; base-uri 'none'; frame-ancestors " + ancestors
+	return "default-src 'self'; style-src 'self' 'nonce-" + nonce + "'; img-src 'self' https: data:; object-src 'none'; base-uri 'none'; frame-ancestors " + ancestors
 }
 
 // pageError is an error a shopper is shown: its heading and message are
@@ -105,7 +134,7 @@ func (h *Handler) handleError(err error, c echo.Context) {
 	h.Log.Log(c.Request().Context(), level, "request failed",
 		"status", pe.status, "method", c.Request().Method, "route", c.Path(), "err", err)
 	page := views.ErrorPage{
-		Page:     h.page(pe.heading, ""),
+		Page:     h.page(c, pe.heading),
 		Status:   pe.status,
 		Heading:  pe.heading,
 		Message:  pe.message,
@@ -143,10 +172,22 @@ func (h *Handler) handleAPIError(err error, c echo.Context) {
 	}
 }
 
-// page is the layout model of a page for merchantName ("" for none known).
-func (h *Handler) page(title, merchantName string) views.Page {
-	if merchantName == "" {
-		merchantName = "Pay by bank"
+// page is the layout model of the page being served, in its merchant's look
+// (forMerchant), or the app's own when no merchant is known.
+func (h *Handler) page(c echo.Context, title string) views.Page {
+	l, ok := c.Get(ctxLook).(look)
+	if !ok {
+		l = look{name: "Pay by bank"}
 	}
-	return views.Page{Title: title, Merchant: merchantName, Assets: h.Assets}
+	return pageFor(title, l, h.Assets)
+}
+
+func pageFor(title string, l look, assets views.Assets) views.Page {
+	th := theme.New(l.custom, l.name)
+	return views.Page{
+		Title: title, Merchant: l.name, Assets: assets,
+		Theme: views.Theme{
+			Title: th.Title, LogoURL: th.LogoURL, LogoHeight: strconv.Itoa(th.LogoHeight), CSS: th.CSS(":root"),
+		},
+	}
 }

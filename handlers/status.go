@@ -51,7 +51,7 @@ func (h *Handler) showStatus(c echo.Context) error {
 		return err
 	}
 	view.WayBackURL = templ.SafeURL(back)
-	view.Page = h.page(view.Heading, co.merchant.Name)
+	view.Page = h.page(c, view.Heading)
 	return render(c, http.StatusOK, views.Status(view))
 }
 

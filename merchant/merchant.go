@@ -122,6 +122,18 @@ func (d *Directory) ByAPIToken(token string) (*Merchant, bool) {
 	return found, found != nil
 }
 
+// CheckProduction applies the rules that hold outside sandbox mode: a logo
+// comes over https, since shoppers' browsers refuse mixed content and the
+// provider shows it on its own https page.
+func (d *Directory) CheckProduction() error {
+	for _, m := range d.list {
+		if c := m.Customization; c != nil && c.LogoURL != "" && !strings.HasPrefix(c.LogoURL, "https://") {
+			return fmt.Errorf("MERCHANTS_FILE: merchant %s: customization.logoUrl: must be an https URL outside sandbox mode", m.ID)
+		}
+	}
+	return nil
+}
+
 // All returns every merchant in file order.
 func (d *Directory) All() []*Merchant { return d.list }
 

@@ -56,3 +56,22 @@ func TestAllowsReturn(t *testing.T) {
 		t.Error("the demo merchant cannot return to the app's own demo shop")
 	}
 }
+
+func TestLogoMustBeHTTPSOutsideSandbox(t *testing.T) {
+	withLogo := func(logo string) *merchant.Directory {
+		d, err := merchant.Parse([]byte(`{"merchants":[` + strings.Replace(good, `"name"`, `"customization":{"logoUrl":"`+logo+`"},"name"`, 1) + `]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	if err := withLogo("http://shop.example/logo.svg").CheckProduction(); err == nil || !strings.Contains(err.Error(), "merchant shop1: customization.logoUrl") {
+		t.Errorf("an http logo outside sandbox mode: err = %v", err)
+	}
+	if err := withLogo("https://shop.example/logo.svg").CheckProduction(); err != nil {
+		t.Errorf("an https logo: %v", err)
+	}
+	if _, err := merchant.Parse([]byte(`{"merchants":[` + strings.Replace(good, `"name"`, `"customization":{"logoUrl":"/logo.svg"},"name"`, 1) + `]}`)); err == nil {
+		t.Error("a relative logo URL was accepted")
+	}
+}

@@ -26,6 +26,9 @@ type Order struct {
 	Lang    string `json:"l,omitempty"`
 	// KID names the link key the order came with; the way back is signed with it.
 	KID string `json:"k"`
+	// Theme is a designer's draft customization carried by a sandbox preview
+	// link (the studio's); nil means the merchant's own.
+	Theme *pisclient.Customization `json:"t,omitempty"`
 	// Expires ends the sealed token's life (unix seconds).
 	Expires int64 `json:"x"`
 }

@@ -14,6 +14,18 @@ type Page struct {
 	Assets Assets
 	// Scripts are extra static scripts the page loads (already versioned).
 	Scripts []string
+	Theme   Theme
+}
+
+// Theme is the merchant's look: the header's title and logo, and the CSS
+// custom properties the layout sets once.
+type Theme struct {
+	Title      string
+	LogoURL    string
+	LogoHeight string
+	// CSS sets the custom properties; built by package theme from checked
+	// values only.
+	CSS string
 }
 
 // Assets are the versioned URLs of the static files every page uses.
