@@ -25,6 +25,8 @@ type config struct {
 	SessionKeys       [][]byte
 	SessionKeysRandom bool
 	InstitutionsTTL   time.Duration
+	// StudioToken opens /studio outside sandbox mode.
+	StudioToken string
 	// TrustedProxies are the networks whose X-Forwarded-For is believed.
 	TrustedProxies []*net.IPNet
 	Knobs          sandbox.Knobs
@@ -45,6 +47,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		PISBaseURL:      strings.TrimRight(getenv("PIS_BASE_URL"), "/"),
 		PISAPIKey:       or(getenv("PIS_API_KEY"), sandbox.DefaultAPIKey),
 		MerchantsFile:   getenv("MERCHANTS_FILE"),
+		StudioToken:     getenv("STUDIO_TOKEN"),
 		InstitutionsTTL: 5 * time.Minute,
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
@@ -78,6 +81,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 			}
 			c.SessionKeys = append(c.SessionKeys, []byte(k))
 		}
+	}
+	if c.StudioToken != "" && len(c.StudioToken) < minKeyLength {
+		return c, fmt.Errorf("STUDIO_TOKEN: shorter than %d characters", minKeyLength)
 	}
 	if v := getenv("TRUSTED_PROXIES"); v != "" {
 		for _, cidr := range strings.Split(v, ",") {

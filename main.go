@@ -182,6 +182,7 @@ func newApp(cfg config, log *slog.Logger) (*app, error) {
 		TrustedProxies: cfg.TrustedProxies,
 		Sessions:       store,
 		Sandbox:        cfg.sandboxMode(),
+		StudioToken:    cfg.StudioToken,
 		Assets:         static.Assets(),
 		Log:            log,
 	})

@@ -48,7 +48,10 @@ type Config struct {
 	// Sandbox is set when the provider is the built-in sandbox: the demo
 	// shop is served and test banks are listed.
 	Sandbox bool
-	Assets  views.Assets
+	// StudioToken opens /studio outside sandbox mode (as the Basic auth
+	// password); with none the studio is off there.
+	StudioToken string
+	Assets      views.Assets
 	// TrustedProxies are the networks whose X-Forwarded-For header tells the
 	// shopper's address (for IP verification); from anywhere else the
 	// header is ignored.

@@ -60,6 +60,9 @@ var ErrLinkExpired = errors.New("the payment link has expired")
 type Link struct {
 	Order
 	TTL time.Duration
+	// Extra are further parameters, signed with the rest (a studio preview's
+	// theme).
+	Extra url.Values
 }
 
 // FromLink checks a /checkout link and returns the order it carries. It
@@ -168,6 +171,12 @@ func (l Link) URL(baseURL string, m *merchant.Merchant, now time.Time) (string, 
 	set(ParamLang, l.Lang)
 	set(ParamKID, l.KID)
 	set(ParamExp, strconv.FormatInt(now.Add(l.TTL).Unix(), 10))
+	for name, v := range l.Extra {
+		if q.Has(name) {
+			return "", errors.New("link: extra parameter " + name + " would replace an order parameter")
+		}
+		q[name] = v
+	}
 	query, err := SignedQuery(secret, q)
 	if err != nil {
 		return "", err

@@ -30,3 +30,11 @@ func optionID(f Field, i int) string {
 	}
 	return f.ID + "-" + strconv.Itoa(i)
 }
+
+// emptyOption is the label of a select's empty choice.
+func emptyOption(f Field) string {
+	if f.EmptyOption != "" {
+		return f.EmptyOption
+	}
+	return "Choose…"
+}

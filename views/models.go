@@ -15,6 +15,9 @@ type Page struct {
 	// Scripts are extra static scripts the page loads (already versioned).
 	Scripts []string
 	Theme   Theme
+	// Wide lays the page out for a desktop tool (the studio) rather than a
+	// phone-sized checkout.
+	Wide bool
 }
 
 // Theme is the merchant's look: the header's title and logo, and the CSS
@@ -34,6 +37,8 @@ type Assets struct {
 	BanksJS string
 	// FrameJS tells a merchant's page around an iframe how tall we are.
 	FrameJS string
+	// StudioJS updates the studio's preview as a designer types.
+	StudioJS string
 }
 
 // Summary is the order beside every step: who is paid and how much.
@@ -115,7 +120,9 @@ type Field struct {
 	// Uppercase asks phones for capital letters (IBAN, BIC).
 	Uppercase bool
 	Options   []Option
-	Error     string
+	// EmptyOption labels a select's empty choice; "Choose…" when unset.
+	EmptyOption string
+	Error       string
 }
 
 // Hidden is a value the form carries back unseen.
@@ -184,4 +191,35 @@ type DemoShopPage struct {
 	OrderID  string
 	Status   string
 	Verified bool
+}
+
+// Ratio is one WCAG contrast check of the studio.
+type Ratio struct {
+	ID    string
+	Label string
+	Text  string
+	// Warn is set below 4.5:1.
+	Warn bool
+}
+
+// StudioPage is the designers' studio: a form for every field of the
+// customization, a preview of three shopper pages in the draft's look, the
+// contrast checks and the JSON to paste into MERCHANTS_FILE.
+type StudioPage struct {
+	Page
+	Action    templ.SafeURL
+	Merchants []Option
+	Fields    []Field
+	Errors    []FieldError
+	Ratios    []Ratio
+	JSON      string
+	// PreviewLink is a signed checkout link in the draft's look (sandbox
+	// mode only).
+	PreviewLink templ.SafeURL
+	// Sample content of the preview.
+	Summary    Summary
+	Banks      []BankRow
+	Form       []Field
+	StatusHead string
+	StatusText string
 }

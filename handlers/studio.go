@@ -1,0 +1,317 @@
+package handlers
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/order"
+	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/theme"
+	"github.com/paybybank/checkout/views"
+)
+
+// Studio routes.
+const (
+	RouteStudio      = "/studio"
+	RouteStudioCheck = "/studio/check"
+)
+
+// sessionStudioDraft keeps the designer's draft across reloads.
+const sessionStudioDraft = "studio_draft"
+
+// studioFields are the customization's fields in the order the form shows
+// them, by their PIS-API.md 2.4 names.
+var studioFields = []struct{ name, label, hint string }{
+	{"title", "Title", "Shown in the header and on the provider's page."},
+	{"logoUrl", "Logo URL", "An absolute URL; https outside the sandbox."},
+	{"logoHeight", "Logo height", fmt.Sprintf("Pixels, %d to %d, like 40px.", pisclient.MinLogoHeight, pisclient.MaxLogoHeight)},
+	{"primaryColor", "Primary colour", "Buttons, links, focus ring, selection. Like #0B5FFF."},
+	{"bgColor", "Background colour", "The page behind the card. Like #F4F5F7."},
+	{"spacing", "Spacing", ""},
+	{"radius", "Corners", ""},
+	{"modalShadow", "Card shadow", ""},
+}
+
+// guardStudio lets a designer in: open in sandbox mode, behind STUDIO_TOKEN
+// (as the Basic auth password) otherwise, and absent when neither.
+func (h *Handler) guardStudio(c echo.Context) error {
+	if h.Sandbox {
+		return nil
+	}
+	if h.StudioToken == "" {
+		return errNotFound
+	}
+	_, password, ok := c.Request().BasicAuth()
+	given, want := sha256.Sum256([]byte(password)), sha256.Sum256([]byte(h.StudioToken))
+	if !ok || subtle.ConstantTimeCompare(given[:], want[:]) != 1 {
+		c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Basic realm="studio", charset="UTF-8"`)
+		return &pageError{status: http.StatusUnauthorized, heading: "The studio needs its password",
+			message: "Sign in with the studio token your operator set (STUDIO_TOKEN); any user name will do."}
+	}
+	return nil
+}
+
+// draft is a studio form: the merchant it starts from and the customization.
+type draft struct {
+	Merchant string                  `json:"merchant"`
+	Custom   pisclient.Customization `json:"custom"`
+}
+
+func readDraft(c echo.Context) draft {
+	get := func(name string) string {
+		v := strings.TrimSpace(c.FormValue(name))
+		if r := []rune(v); len(r) > 300 {
+			v = string(r[:300])
+		}
+		return v
+	}
+	return draft{Merchant: get("merchant"), Custom: pisclient.Customization{
+		Title: get("title"), LogoURL: get("logoUrl"), LogoHeight: get("logoHeight"),
+		PrimaryColor: get("primaryColor"), BgColor: get("bgColor"),
+		Spacing: get("spacing"), Radius: get("radius"), ModalShadow: get("modalShadow"),
+	}}
+}
+
+// fromMerchant starts a draft from a merchant's configured theme.
+func (h *Handler) fromMerchant(id string) draft {
+	m, ok := h.Merchants.Get(id)
+	if !ok {
+		m = h.Merchants.All()[0]
+	}
+	d := draft{Merchant: m.ID}
+	if m.Customization != nil {
+		d.Custom = *m.Customization
+	}
+	return d
+}
+
+// check validates a draft as start-up would for a merchant's configuration.
+func (h *Handler) check(d draft) []pisclient.FieldError {
+	errs := d.Custom.Check()
+	if !h.Sandbox && d.Custom.LogoURL != "" && !strings.HasPrefix(d.Custom.LogoURL, "https://") {
+		errs = append(errs, pisclient.FieldError{Field: "customization.logoUrl", Reason: pisclient.ReasonInvalid, Message: "must be an https URL outside sandbox mode"})
+	}
+	return errs
+}
+
+// showStudio shows the studio with the saved draft, or with a merchant's
+// theme when asked.
+func (h *Handler) showStudio(c echo.Context) error {
+	if err := h.guardStudio(c); err != nil {
+		return err
+	}
+	d, ok := h.savedDraft(c)
+	if id := c.QueryParam("merchant"); id != "" || !ok {
+		d = h.fromMerchant(id)
+	}
+	return h.renderStudio(c, http.StatusOK, d)
+}
+
+// updateStudio takes a submitted draft (no script) and shows it.
+func (h *Handler) updateStudio(c echo.Context) error {
+	if err := h.guardStudio(c); err != nil {
+		return err
+	}
+	d := readDraft(c)
+	if c.FormValue("action") == "load" {
+		d = h.fromMerchant(d.Merchant)
+	}
+	h.saveDraft(c, d)
+	status := http.StatusOK
+	if len(h.check(d)) > 0 {
+		status = http.StatusUnprocessableEntity
+	}
+	return h.renderStudio(c, status, d)
+}
+
+// studioCheck answers the live preview of static/studio.js: the draft's
+// custom properties, contrast, errors and JSON, from the same code as the
+// page. It saves the draft, so a reload keeps it.
+func (h *Handler) studioCheck(c echo.Context) error {
+	if err := h.guardStudio(c); err != nil {
+		return err
+	}
+	d := readDraft(c)
+	h.saveDraft(c, d)
+	s := h.studio(d)
+	vars := map[string]string{}
+	for _, v := range theme.New(&d.Custom, "").Vars() {
+		vars[v[0]] = v[1]
+	}
+	errs := map[string]string{}
+	for _, fe := range h.check(d) {
+		errs[strings.TrimPrefix(fe.Field, "customization.")] = fe.Message
+	}
+	ratios := map[string]map[string]any{}
+	for _, r := range s.Ratios {
+		ratios[r.ID] = map[string]any{"text": r.Text, "warn": r.Warn}
+	}
+	return c.JSON(http.StatusOK, map[string]any{
+		"vars": vars, "ratios": ratios, "errors": errs, "json": s.JSON, "previewLink": string(s.PreviewLink),
+	})
+}
+
+func (h *Handler) savedDraft(c echo.Context) (draft, bool) {
+	if h.Sessions == nil {
+		return draft{}, false
+	}
+	s, err := h.Sessions.Get(c.Request(), sessionName)
+	if err != nil {
+		return draft{}, false
+	}
+	raw, _ := s.Values[sessionStudioDraft].(string)
+	var d draft
+	if raw == "" || json.Unmarshal([]byte(raw), &d) != nil {
+		return draft{}, false
+	}
+	return d, true
+}
+
+func (h *Handler) saveDraft(c echo.Context, d draft) {
+	if h.Sessions == nil {
+		return
+	}
+	s, err := h.Sessions.Get(c.Request(), sessionName)
+	if err != nil && s == nil {
+		return
+	}
+	raw, _ := json.Marshal(d)
+	s.Values[sessionStudioDraft] = string(raw)
+	if err := s.Save(c.Request(), c.Response()); err != nil {
+		h.Log.Warn("studio draft not saved", "err", err)
+	}
+}
+
+func (h *Handler) renderStudio(c echo.Context, status int, d draft) error {
+	s := h.studio(d)
+	errs := h.check(d)
+	byField := map[string]string{}
+	for _, fe := range errs {
+		name := strings.TrimPrefix(fe.Field, "customization.")
+		if _, seen := byField[name]; !seen {
+			byField[name] = fe.Message
+			s.Errors = append(s.Errors, views.FieldError{ID: name, Message: labelOf(name) + ": " + fe.Message})
+		}
+	}
+	values := map[string]string{
+		"title": d.Custom.Title, "logoUrl": d.Custom.LogoURL, "logoHeight": d.Custom.LogoHeight,
+		"primaryColor": d.Custom.PrimaryColor, "bgColor": d.Custom.BgColor,
+		"spacing": d.Custom.Spacing, "radius": d.Custom.Radius, "modalShadow": d.Custom.ModalShadow,
+	}
+	enums := map[string][]string{"spacing": pisclient.SpacingValues, "radius": pisclient.RadiusValues, "modalShadow": pisclient.ShadowValues}
+	for _, f := range studioFields {
+		field := views.Field{Kind: views.KindText, Name: f.name, ID: f.name, Label: f.label, Hint: f.hint,
+			Value: values[f.name], Error: byField[f.name], Autocomplete: "off", MaxLength: 300}
+		if allowed, ok := enums[f.name]; ok {
+			field.Kind = views.KindSelect
+			field.EmptyOption = "Default"
+			for _, v := range allowed {
+				field.Options = append(field.Options, views.Option{Value: v, Label: v, Selected: v == values[f.name]})
+			}
+		}
+		s.Fields = append(s.Fields, field)
+	}
+	for _, m := range h.Merchants.All() {
+		s.Merchants = append(s.Merchants, views.Option{Value: m.ID, Label: m.Name + " (" + m.ID + ")", Selected: m.ID == d.Merchant})
+	}
+	s.Page = h.page(c, "Theme studio")
+	s.Page.Scripts = []string{h.Assets.StudioJS}
+	s.Page.Wide = true
+	s.Page.Theme.CSS += theme.New(&d.Custom, "").CSS(".studio-preview")
+	if len(errs) > 0 {
+		s.Page.Title = "Error: " + s.Page.Title
+	}
+	return render(c, status, views.Studio(s))
+}
+
+func labelOf(name string) string {
+	for _, f := range studioFields {
+		if f.name == name {
+			return f.label
+		}
+	}
+	return name
+}
+
+// studio builds what the page and the live check share: the contrast
+// checks, the JSON, the preview link and the sample content.
+func (h *Handler) studio(d draft) views.StudioPage {
+	th := theme.New(&d.Custom, "")
+	ratio := func(id, label, fg, bg string) views.Ratio {
+		r := theme.Contrast(fg, bg)
+		return views.Ratio{ID: id, Label: label, Text: fmt.Sprintf("%.2f:1", r), Warn: r < theme.MinContrast}
+	}
+	s := views.StudioPage{
+		Action: templ.SafeURL(RouteStudio),
+		Ratios: []views.Ratio{
+			ratio("text-on-bg", "Text on the background", th.Ink, th.Bg),
+			ratio("text-on-primary", "Text on the primary colour", th.OnPrimary, th.Primary),
+			ratio("primary-on-card", "Links and outlines (primary colour) on the white card", th.Primary, theme.White),
+		},
+		Summary:    views.Summary{Merchant: "Your shop", Amount: "€49.90", OrderID: "A-1001"},
+		StatusHead: "Paid",
+		StatusText: "Your payment is complete.",
+		Banks: []views.BankRow{
+			{ID: "a", Name: "Crédit Agricole", URL: "#", LastUsed: true},
+			{ID: "b", Name: "Deutsche Bank", URL: "#"},
+			{ID: "c", Name: "ING", URL: "#"},
+		},
+		Form: []views.Field{
+			{Kind: views.KindText, Name: "preview-name", ID: "preview-name", Label: "Account holder's name", Value: "Erika Mustermann"},
+			{Kind: views.KindText, Name: "preview-iban", ID: "preview-iban", Label: "IBAN", Value: "DE89 3704 0044 0532 0130 01",
+				Error: "This IBAN is not right: its check digits do not match."},
+		},
+	}
+	if m, ok := h.Merchants.Get(d.Merchant); ok {
+		s.Summary.Merchant = m.Name
+	}
+	compact := compactCustomization(d.Custom)
+	pretty, _ := json.MarshalIndent(map[string]any{"customization": compact}, "", "  ")
+	s.JSON = string(pretty)
+	if h.Sandbox && len(h.check(d)) == 0 {
+		if link, err := h.previewLink(d, compact); err == nil {
+			s.PreviewLink = templ.SafeURL(link)
+		} else {
+			h.Log.Warn("studio preview link", "err", err)
+		}
+	}
+	return s
+}
+
+// compactCustomization drops empty fields, which mean "the provider's default".
+func compactCustomization(c pisclient.Customization) map[string]string {
+	out := map[string]string{}
+	raw, _ := json.Marshal(c)
+	json.Unmarshal(raw, &out)
+	return out
+}
+
+// previewLink is a signed checkout link of the draft's merchant in the
+// draft's look, for the sandbox.
+func (h *Handler) previewLink(d draft, custom map[string]string) (string, error) {
+	m, ok := h.Merchants.Get(d.Merchant)
+	if !ok {
+		return "", fmt.Errorf("no merchant %q", d.Merchant)
+	}
+	returnURL := m.ReturnOrigins[0] + "/"
+	if m.ID == merchant.DemoID {
+		returnURL = h.BaseURL + RouteDemoShop
+	}
+	raw, _ := json.Marshal(custom)
+	now := h.Now()
+	l := order.Link{Order: order.Order{
+		ID: fmt.Sprintf("PREVIEW-%d", now.UnixNano()), Amount: "49.90", Currency: pisclient.Currency,
+		ReturnURL: returnURL, KID: m.NewestKID(),
+	}, TTL: time.Hour, Extra: url.Values{ParamPreviewTheme: {string(raw)}}}
+	return l.URL(h.BaseURL, m, now)
+}
