@@ -44,6 +44,8 @@ type options struct {
 	knobs    sandbox.Knobs
 	upstream http.Handler // a provider other than the sandbox
 	trusted  []*net.IPNet // TRUSTED_PROXIES
+	sandbox  bool         // sandbox mode: the studio open, preview themes honoured
+	studio   string       // STUDIO_TOKEN
 }
 
 // The merchants of every handler test: shop1 is mid-rotation (keys 2026-10
@@ -117,6 +119,7 @@ func setup(t *testing.T, opts options) *app {
 		PaymentsFor: func(*merchant.Merchant) handlers.Payments { return client },
 		Sessions:    store,
 		Assets:      static.Assets(), Log: log, TrustedProxies: opts.trusted,
+		Sandbox: opts.sandbox, StudioToken: opts.studio,
 	})
 	h.Routes(e, static.Handler(), nil)
 	a.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

@@ -194,8 +194,8 @@ func TestOneClickSummaryWhenTheBankNeedsNothing(t *testing.T) {
 	if !ok || got.InstitutionID != "deutsche-bank" || got.InstitutionCountryCode != "DE" || got.Payer != nil || got.Amount != "49.90" {
 		t.Errorf("provider received %+v", got)
 	}
-	if got.Customization == nil || got.Customization.PrimaryColor != "#0B5FFF" {
-		t.Errorf("provider received customization %+v, want the merchant's", got.Customization)
+	if got.Customization == nil || *got.Customization != *a.shop.Customization {
+		t.Errorf("provider received customization %+v, want the merchant's %+v", got.Customization, a.shop.Customization)
 	}
 	if !strings.HasPrefix(got.ReturnURL, a.url+"/c/") || !strings.HasSuffix(got.ReturnURL, "/return") {
 		t.Errorf("return_url %q is not our status page", got.ReturnURL)
