@@ -8,6 +8,7 @@ module.exports = {
       colors: {
         primary: "var(--color-primary)",
         "on-primary": "var(--color-on-primary)",
+        accent: "var(--color-accent)",
         page: "var(--color-bg)",
         "page-ink": "var(--color-page-ink)",
         "page-muted": "var(--color-page-muted)",
@@ -19,9 +20,6 @@ module.exports = {
       },
       borderRadius: {
         theme: "var(--radius)",
-      },
-      boxShadow: {
-        theme: "var(--shadow)",
       },
       spacing: {
         gap: "var(--space)",

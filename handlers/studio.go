@@ -256,7 +256,7 @@ func (h *Handler) studio(d draft) views.StudioPage {
 		Ratios: []views.Ratio{
 			ratio("text-on-bg", "Text on the background", th.Ink, th.Bg),
 			ratio("text-on-primary", "Text on the primary colour", th.OnPrimary, th.Primary),
-			ratio("primary-on-card", "Links and outlines (primary colour) on the white card", th.Primary, theme.White),
+			ratio("primary-on-card", "Primary colour on the white card (below 4.5:1, links and outlines turn near-black)", th.Primary, theme.White),
 		},
 		Summary:    views.Summary{Merchant: "Your shop", Amount: "€49.90", OrderID: "A-1001"},
 		StatusHead: "Paid",

@@ -22,6 +22,8 @@ const (
 	DefaultRadius  = "md"
 	DefaultShadow  = "md"
 	Black          = "#000000"
+	// CardInk is the text colour of the white card.
+	CardInk = "#111827"
 	White          = "#FFFFFF"
 )
 
@@ -53,7 +55,11 @@ type Theme struct {
 	OnPrimary string
 	Bg        string
 	// Ink is the text colour on Bg, chosen the same way.
-	Ink     string
+	Ink string
+	// Accent is the primary colour where it is readable on the white card
+	// (links, outlines, focus ring), else near-black: a pale primary still
+	// colours the buttons, but never makes a link unreadable.
+	Accent  string
 	Spacing string
 	Radius  string
 	Shadow  string
@@ -95,6 +101,10 @@ func New(c *pisclient.Customization, fallbackTitle string) Theme {
 	}
 	t.OnPrimary = TextOn(t.Primary)
 	t.Ink = TextOn(t.Bg)
+	t.Accent = t.Primary
+	if Contrast(t.Primary, White) < MinContrast {
+		t.Accent = CardInk
+	}
 	return t
 }
 
@@ -108,6 +118,7 @@ func (t Theme) Vars() [][2]string {
 	return [][2]string{
 		{"--color-primary", t.Primary},
 		{"--color-on-primary", t.OnPrimary},
+		{"--color-accent", t.Accent},
 		{"--color-bg", t.Bg},
 		{"--color-page-ink", t.Ink},
 		{"--color-page-muted", muted},

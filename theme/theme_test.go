@@ -48,7 +48,7 @@ func TestNewResolvesACustomization(t *testing.T) {
 	th := theme.New(&pisclient.Customization{Title: "Shop", PrimaryColor: "#ffd400", BgColor: "#111111",
 		Radius: "lg", ModalShadow: "none", Spacing: "sm", LogoHeight: "48px", LogoURL: "https://shop.example/logo.svg"}, "fallback")
 	want := theme.Theme{Title: "Shop", LogoURL: "https://shop.example/logo.svg", LogoHeight: 48, Primary: "#FFD400",
-		OnPrimary: theme.Black, Bg: "#111111", Ink: theme.White, Spacing: "sm", Radius: "lg", Shadow: "none"}
+		OnPrimary: theme.Black, Accent: theme.CardInk, Bg: "#111111", Ink: theme.White, Spacing: "sm", Radius: "lg", Shadow: "none"}
 	if th != want {
 		t.Errorf("New = %+v\nwant %+v", th, want)
 	}
@@ -57,6 +57,9 @@ func TestNewResolvesACustomization(t *testing.T) {
 		if !strings.Contains(css, part) {
 			t.Errorf("CSS %q lacks %q", css, part)
 		}
+	}
+	if blue := theme.New(&pisclient.Customization{PrimaryColor: "#0B5FFF"}, ""); blue.Accent != "#0B5FFF" {
+		t.Errorf("a readable primary is not the accent: %s", blue.Accent)
 	}
 	// Broken values never reach CSS: the defaults stand in.
 	broken := theme.New(&pisclient.Customization{PrimaryColor: "red;}body{display:none", Radius: "huge", LogoURL: "javascript:alert(1)"}, "Shop")
