@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"cmp"
 	"net/http"
 	"slices"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 	"golang.org/x/text/language"
-	"golang.org/x/text/language/display"
 
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/views"
@@ -27,8 +25,7 @@ const (
 func (h *Handler) bankList(c echo.Context, retry string) (*banks.List, error) {
 	list, err := h.Banks.List(c.Request().Context())
 	if err != nil {
-		return nil, &pageError{status: http.StatusServiceUnavailable, heading: "We cannot show the banks right now",
-			message:  "The list of banks is not available at the moment. Nothing was charged. Please try again in a minute.",
+		return nil, &pageError{status: http.StatusServiceUnavailable, key: "error.banksUnavailable",
 			retryURL: templ.SafeURL(retry), err: err}
 	}
 	return list, nil
@@ -61,12 +58,14 @@ func (h *Handler) showCountries(c echo.Context) error {
 		}
 	}
 	suggested := h.suggestCountry(c, co, list)
+	l := h.loc(c)
 	var options []views.CountryOption
 	for _, code := range list.Countries() {
 		options = append(options, views.CountryOption{
-			Code: code, Name: countryName(code), URL: banksURL(co.token, code, ""), Suggested: code == suggested,
+			Code: code, Name: l.Country(code), URL: banksURL(co.token, code, ""), Suggested: code == suggested,
 		})
 	}
+	order := l.Collator()
 	slices.SortStableFunc(options, func(a, b views.CountryOption) int {
 		if a.Suggested != b.Suggested {
 			if a.Suggested {
@@ -74,11 +73,11 @@ func (h *Handler) showCountries(c echo.Context) error {
 			}
 			return 1
 		}
-		return cmp.Compare(a.Name, b.Name)
+		return order.CompareString(a.Name, b.Name)
 	})
 	return render(c, http.StatusOK, views.Countries(views.CountryPage{
-		Page:      h.page(c, "Choose your bank's country"),
-		Summary:   co.summary(),
+		Page:      h.page(c, l.T("country.title")),
+		Summary:   co.summary(l),
 		Countries: options,
 	}))
 }
@@ -99,18 +98,6 @@ func (h *Handler) suggestCountry(c echo.Context, co checkout, list *banks.List) 
 		}
 	}
 	return ""
-}
-
-// countryName is the English name of a country code.
-func countryName(code string) string {
-	region, err := language.ParseRegion(code)
-	if err != nil {
-		return code
-	}
-	if name := display.English.Regions().Name(region); name != "" {
-		return name
-	}
-	return code
 }
 
 // maxQueryLength bounds the search box, as its maxlength does in the browser.
@@ -154,13 +141,14 @@ func (h *Handler) showBanks(c echo.Context) error {
 		}
 		return 1
 	})
-	page := h.page(c, "Choose your bank")
+	l := h.loc(c)
+	page := h.page(c, l.T("banks.title"))
 	page.Scripts = []string{h.Assets.BanksJS}
 	return render(c, http.StatusOK, views.Banks(views.BanksPage{
 		Page:             page,
-		Summary:          co.summary(),
+		Summary:          co.summary(l),
 		Country:          country,
-		CountryName:      countryName(country),
+		CountryName:      l.Country(country),
 		Query:            query,
 		Action:           banksAction(co.token),
 		Banks:            rows,
@@ -184,21 +172,30 @@ func embedded(r *http.Request, o *sessions.Options) {
 
 // lastBank is the bank the shopper used last time, from the session cookie.
 func (h *Handler) lastBank(c echo.Context) (country, id string, ok bool) {
+	return strings.Cut(h.sessionValue(c, sessionLastBank), "/")
+}
+
+// rememberBank stores the shopper's bank for next time.
+func (h *Handler) rememberBank(c echo.Context, country, id string) {
+	h.remember(c, sessionLastBank, country+"/"+id)
+}
+
+// sessionValue reads a convenience from the session cookie; "" when absent.
+func (h *Handler) sessionValue(c echo.Context, key string) string {
 	if h.Sessions == nil {
-		return "", "", false
+		return ""
 	}
 	s, err := h.Sessions.Get(c.Request(), sessionName)
 	if err != nil {
-		return "", "", false
+		return ""
 	}
-	v, _ := s.Values[sessionLastBank].(string)
-	country, id, ok = strings.Cut(v, "/")
-	return country, id, ok
+	v, _ := s.Values[key].(string)
+	return v
 }
 
-// rememberBank stores the shopper's bank for next time; a failure only
-// loses a convenience.
-func (h *Handler) rememberBank(c echo.Context, country, id string) {
+// remember stores a convenience in the session cookie; a failure only loses
+// the convenience.
+func (h *Handler) remember(c echo.Context, key, value string) {
 	if h.Sessions == nil {
 		return
 	}
@@ -206,7 +203,7 @@ func (h *Handler) rememberBank(c echo.Context, country, id string) {
 	if err != nil && s == nil {
 		return
 	}
-	s.Values[sessionLastBank] = country + "/" + id
+	s.Values[key] = value
 	embedded(c.Request(), s.Options)
 	if err := s.Save(c.Request(), c.Response()); err != nil {
 		h.Log.Warn("session not saved", "err", err)

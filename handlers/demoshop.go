@@ -22,7 +22,7 @@ func (h *Handler) showDemoShop(c echo.Context) error {
 	forMerchant(c, m, nil)
 	secret, known := m.LinkKey(q.Get(order.ParamKID))
 	return render(c, http.StatusOK, views.DemoShop(views.DemoShopPage{
-		Page:     h.page(c, "Back at the shop"),
+		Page:     h.page(c, h.loc(c).T("demo.title")),
 		OrderID:  q.Get(order.ParamMerchantOrderID),
 		Status:   q.Get(order.ParamStatus),
 		Verified: known && order.VerifyWayBack(secret, q),

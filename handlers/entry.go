@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
-	"github.com/shopspring/decimal"
 
+	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/pisclient"
@@ -24,23 +24,19 @@ func (h *Handler) enter(c echo.Context) error {
 	var ve *pisclient.ValidationError
 	switch {
 	case errors.Is(err, order.ErrLinkExpired):
-		return &pageError{status: http.StatusForbidden, heading: "This payment link has expired",
-			message: "Payment links are valid for a limited time. Go back to the shop and start the payment again.", err: err}
+		return &pageError{status: http.StatusForbidden, key: "error.linkExpired", err: err}
 	case errors.As(err, &ve):
 		names := make([]string, len(ve.Fields))
 		for i, f := range ve.Fields {
 			names[i] = f.Field
 		}
-		return &pageError{status: http.StatusBadRequest, heading: "This payment link cannot be used",
-			message: "The shop made the link with a value we cannot accept (" + strings.Join(names, ", ") + "). Nothing was charged. Please let the shop know.", err: err}
+		return &pageError{status: http.StatusBadRequest, key: "error.linkUnusable", args: []any{strings.Join(names, ", ")}, err: err}
 	case err != nil:
-		return &pageError{status: http.StatusForbidden, heading: "This payment link is not valid",
-			message: "It may have been changed or copied incompletely. Nothing was charged. Go back to the shop and start the payment again.", err: err}
+		return &pageError{status: http.StatusForbidden, key: "error.linkInvalid", err: err}
 	}
 	if raw := c.QueryParam(ParamPreviewTheme); raw != "" {
 		if o.Theme, err = h.previewTheme(raw); err != nil {
-			return &pageError{status: http.StatusBadRequest, heading: "This preview link cannot be used",
-				message: "Its theme is not valid. Make a new preview link in the studio.", err: err}
+			return &pageError{status: http.StatusBadRequest, key: "error.previewInvalid", err: err}
 		}
 	}
 	token, err := h.Sealer.Seal(o, h.Now())
@@ -97,31 +93,22 @@ func (h *Handler) open(c echo.Context) (checkout, error) {
 	o, err := h.Sealer.Open(token, h.Now())
 	switch {
 	case errors.Is(err, order.ErrTokenExpired):
-		return checkout{}, &pageError{status: http.StatusGone, heading: "This checkout has expired",
-			message: "Go back to the shop and start the payment again. If you already paid, the shop will confirm it.", err: err}
+		return checkout{}, &pageError{status: http.StatusGone, key: "error.checkoutExpired", err: err}
 	case err != nil:
-		return checkout{}, &pageError{status: http.StatusNotFound, heading: "This checkout address is not valid",
-			message: "It may have been copied incompletely. Go back to the shop and start the payment again.", err: err}
+		return checkout{}, &pageError{status: http.StatusNotFound, key: "error.checkoutInvalid", err: err}
+	}
+	if lang, ok := i18n.Base(o.Lang); ok {
+		setLanguage(c, lang)
 	}
 	m, ok := h.Merchants.Get(o.Merchant)
 	forMerchant(c, m, o.Theme)
 	if !ok {
-		return checkout{}, &pageError{status: http.StatusNotFound, heading: "This shop is no longer served here",
-			message: "Go back to the shop and start the payment again.", err: errors.New("merchant gone: " + o.Merchant)}
+		return checkout{}, &pageError{status: http.StatusNotFound, key: "error.shopGone", err: errors.New("merchant gone: " + o.Merchant)}
 	}
 	return checkout{token: token, order: o, merchant: m}, nil
 }
 
-// summary is the order as the shopper reads it.
-func (co checkout) summary() views.Summary {
-	return views.Summary{Merchant: co.merchant.Name, Amount: formatAmount(co.order.Amount), OrderID: co.order.ID}
-}
-
-// formatAmount writes an amount the way an English reader expects: €49.90.
-func formatAmount(amount string) string {
-	d, err := decimal.NewFromString(amount)
-	if err != nil {
-		return amount + " EUR"
-	}
-	return "€" + d.StringFixed(2)
+// summary is the order as the shopper reads it, in their language.
+func (co checkout) summary(l *i18n.Localizer) views.Summary {
+	return views.Summary{Merchant: co.merchant.Name, Amount: l.Amount(co.order.Amount), OrderID: co.order.ID}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/paybybank/checkout/banks"
+	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/views"
@@ -51,20 +52,22 @@ type form struct {
 	errors map[string]string
 	// corporateOnly is set when the bank takes a business login only.
 	corporateOnly bool
+	// l speaks the shopper's language.
+	l *i18n.Localizer
 }
 
-// missing says what to do about each empty required field.
+// missing names the message (an i18n key) for each empty required field.
 var missing = map[string]string{
-	formName:         "Enter the account holder's name.",
-	formFullName:     "Enter your full name.",
-	formLoginType:    "Choose personal or business login.",
-	formPSU:          "Enter your online banking user ID.",
-	formIBAN:         "Enter your IBAN.",
-	formBIC:          "Enter your bank's BIC.",
-	formAddress1:     "Enter your street and house number.",
-	formPostCode:     "Enter your postcode.",
-	formCity:         "Enter your town or city.",
-	formPayerCountry: "Choose the country you live in.",
+	formName:         "missing.name",
+	formFullName:     "missing.fullName",
+	formLoginType:    "missing.login",
+	formPSU:          "missing.psu",
+	formIBAN:         "missing.iban",
+	formBIC:          "missing.bic",
+	formAddress1:     "missing.address1",
+	formPostCode:     "missing.postCode",
+	formCity:         "missing.city",
+	formPayerCountry: "missing.country",
 }
 
 // newForm builds the form of a bank from its extraFields (PIS-API.md 2.1)
@@ -74,17 +77,17 @@ var missing = map[string]string{
 // When the merchant has IP verification on, the provider needs the shopper's
 // full name (customer_full_name): the account holder's name serves when the
 // bank asks for it, otherwise the form asks.
-func newForm(bank pisclient.Institution, countries []string, askFullName bool, values map[string]string) *form {
-	f := &form{values: values, errors: map[string]string{}}
+func newForm(l *i18n.Localizer, bank pisclient.Institution, countries []string, askFullName bool, values map[string]string) *form {
+	f := &form{l: l, values: values, errors: map[string]string{}}
 	text := func(name, label, hint, autocomplete string) views.Field {
 		return views.Field{Kind: views.KindText, Name: name, ID: name, Label: label, Hint: hint,
 			Autocomplete: autocomplete, MaxLength: maxFieldLength, Required: true}
 	}
 	has := func(x string) bool { return slices.Contains(bank.ExtraFields, x) }
 	if has(pisclient.FieldName) {
-		f.fields = append(f.fields, text(formName, "Account holder's name", "As your bank knows it.", "name"))
+		f.fields = append(f.fields, text(formName, l.T("field.name"), l.T("field.name.hint"), "name"))
 	} else if askFullName {
-		f.fields = append(f.fields, text(formFullName, "Your full name", "Your bank checks it against the payment.", "name"))
+		f.fields = append(f.fields, text(formFullName, l.T("field.fullName"), l.T("field.fullName.hint"), "name"))
 	}
 	switch {
 	case has(pisclient.FieldPSUID) && has(pisclient.FieldPSUCorporateID):
@@ -92,48 +95,49 @@ func newForm(bank pisclient.Institution, countries []string, askFullName bool, v
 			values[formLoginType] = loginPersonal
 		}
 		f.fields = append(f.fields,
-			views.Field{Kind: views.KindRadio, Name: formLoginType, ID: formLoginType, Label: "How do you log in to online banking?", Required: true,
-				Options: []views.Option{{Value: loginPersonal, Label: "Personal login"}, {Value: loginBusiness, Label: "Business login"}}},
-			text(formPSU, "Online banking user ID", "The ID you use to log in to your bank.", "username"))
+			views.Field{Kind: views.KindRadio, Name: formLoginType, ID: formLoginType, Label: l.T("field.login"), Required: true,
+				Options: []views.Option{{Value: loginPersonal, Label: l.T("field.login.personal")}, {Value: loginBusiness, Label: l.T("field.login.business")}}},
+			text(formPSU, l.T("field.psu"), l.T("field.psu.hint"), "username"))
 	case has(pisclient.FieldPSUID):
-		f.fields = append(f.fields, text(formPSU, "Online banking user ID", "The ID you use to log in to your bank.", "username"))
+		f.fields = append(f.fields, text(formPSU, l.T("field.psu"), l.T("field.psu.hint"), "username"))
 	case has(pisclient.FieldPSUCorporateID):
 		f.corporateOnly = true
-		f.fields = append(f.fields, text(formPSU, "Business online banking ID", "The ID your business uses to log in to your bank.", "username"))
+		f.fields = append(f.fields, text(formPSU, l.T("field.psuBusiness"), l.T("field.psuBusiness.hint"), "username"))
 	}
 	if has(pisclient.FieldIBAN) {
-		iban := text(formIBAN, "IBAN", "The account you pay from, like DE89 3704 0044 0532 0130 00.", "off")
+		iban := text(formIBAN, l.T("field.iban"), l.T("field.iban.hint"), "off")
 		iban.MaxLength, iban.Uppercase = 42, true
 		f.fields = append(f.fields, iban)
 	}
 	if has(pisclient.FieldBIC) {
-		bic := text(formBIC, "BIC of your bank", "8 or 11 letters and digits, like DEUTDEFF.", "off")
+		bic := text(formBIC, l.T("field.bic"), l.T("field.bic.hint"), "off")
 		bic.MaxLength, bic.Uppercase = 11, true
 		f.fields = append(f.fields, bic)
 	}
 	if has(pisclient.FieldAddressLines) {
-		line2 := text(formAddress2, "Address line 2 (optional)", "", "address-line2")
+		line2 := text(formAddress2, l.T("field.address2"), "", "address-line2")
 		line2.Required = false
-		f.fields = append(f.fields, text(formAddress1, "Street and house number", "", "address-line1"), line2)
+		f.fields = append(f.fields, text(formAddress1, l.T("field.address1"), "", "address-line1"), line2)
 	}
 	if has(pisclient.FieldPostCode) {
-		pc := text(formPostCode, "Postcode", "", "postal-code")
+		pc := text(formPostCode, l.T("field.postCode"), "", "postal-code")
 		pc.MaxLength = 20
 		f.fields = append(f.fields, pc)
 	}
 	if has(pisclient.FieldCity) {
-		f.fields = append(f.fields, text(formCity, "Town or city", "", "address-level2"))
+		f.fields = append(f.fields, text(formCity, l.T("field.city"), "", "address-level2"))
 	}
 	if has(pisclient.FieldCountry) {
 		if values[formPayerCountry] == "" {
 			values[formPayerCountry] = bank.CountryCode
 		}
-		field := views.Field{Kind: views.KindSelect, Name: formPayerCountry, ID: formPayerCountry, Label: "Country you live in",
+		field := views.Field{Kind: views.KindSelect, Name: formPayerCountry, ID: formPayerCountry, Label: l.T("field.country"),
 			Autocomplete: "country", Required: true}
 		for _, code := range countries {
-			field.Options = append(field.Options, views.Option{Value: code, Label: countryName(code)})
+			field.Options = append(field.Options, views.Option{Value: code, Label: l.Country(code)})
 		}
-		slices.SortFunc(field.Options, func(a, b views.Option) int { return strings.Compare(a.Label, b.Label) })
+		order := l.Collator()
+		slices.SortFunc(field.Options, func(a, b views.Option) int { return order.CompareString(a.Label, b.Label) })
 		f.fields = append(f.fields, field)
 	}
 	return f
@@ -160,7 +164,7 @@ func (f *form) payer() *pisclient.Payer {
 	}
 	for _, field := range f.fields {
 		if field.Required && f.values[field.Name] == "" {
-			f.errors[field.Name] = missing[field.Name]
+			f.errors[field.Name] = f.l.T(missing[field.Name])
 		}
 	}
 	v := f.values
@@ -170,7 +174,9 @@ func (f *form) payer() *pisclient.Payer {
 	}
 	if f.has(formPayerCountry) && v[formPayerCountry] != "" {
 		p.CountryCode = v[formPayerCountry]
-		p.Country = countryName(v[formPayerCountry])
+		// The provider gets the country's English name, whatever the
+		// shopper's language.
+		p.Country = english.Country(v[formPayerCountry])
 	}
 	for _, line := range []string{v[formAddress1], v[formAddress2]} {
 		if line != "" {
@@ -231,28 +237,31 @@ func (f *form) addErrors(fields []pisclient.FieldError) bool {
 			continue
 		}
 		if _, seen := f.errors[name]; !seen {
-			f.errors[name] = shopperMessage(name, f.label(name), fe.Reason)
+			f.errors[name] = shopperMessage(f.l, name, f.label(name), fe.Reason)
 		}
 	}
 	return all
 }
 
 // shopperMessage says what is wrong with a field and how to put it right.
-func shopperMessage(name, label, reason string) string {
+func shopperMessage(l *i18n.Localizer, name, label, reason string) string {
 	switch {
 	case name == formIBAN && reason == pisclient.ReasonChecksum:
-		return "This IBAN is not right: its check digits do not match. Check it for typing mistakes."
+		return l.T("invalid.ibanChecksum")
 	case name == formIBAN && reason == pisclient.ReasonLength:
-		return "This IBAN has the wrong number of characters for its country. Check it for a missing or extra character."
+		return l.T("invalid.ibanLength")
 	case name == formIBAN:
-		return "Enter an IBAN: two letters, two digits, then your account number, like DE89 3704 0044 0532 0130 00."
+		return l.T("invalid.iban")
 	case name == formBIC:
-		return "Enter a BIC of 8 or 11 letters and digits, like DEUTDEFF."
+		return l.T("invalid.bic")
 	case reason == pisclient.ReasonTooLong:
-		return fmt.Sprintf("%s is too long: use at most %d characters.", label, maxFieldLength)
+		return l.T("invalid.tooLong", label, maxFieldLength)
 	}
-	return fmt.Sprintf("%s holds a character we cannot send to your bank.", label)
+	return l.T("invalid.character", label)
 }
+
+// english names countries for the provider.
+var english = i18n.New("en")
 
 // showPay shows the details form, or the one-click summary (DESIGN.md 2.4).
 func (h *Handler) showPay(c echo.Context) error {
@@ -260,7 +269,7 @@ func (h *Handler) showPay(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f := newForm(bank, list.Countries(), co.merchant.IPVerification, map[string]string{})
+	f := newForm(h.loc(c), bank, list.Countries(), co.merchant.IPVerification, map[string]string{})
 	return h.renderPay(c, http.StatusOK, co, bank, f, "")
 }
 
@@ -277,17 +286,20 @@ func (h *Handler) payStep(c echo.Context, country, id string) (checkout, pisclie
 	country = strings.ToUpper(country)
 	bank, ok := list.Find(country, id)
 	if !ok {
-		return co, bank, nil, &pageError{status: http.StatusNotFound, heading: "This bank is not available",
-			message:  "It may be offline for a moment. Choose your bank again from the list.",
+		return co, bank, nil, &pageError{status: http.StatusNotFound, key: "error.bankUnavailable",
 			retryURL: banksURL(co.token, country, ""), err: fmt.Errorf("no bank %q in %q", id, country)}
 	}
 	return co, bank, list, nil
 }
 
 func (h *Handler) renderPay(c echo.Context, status int, co checkout, bank pisclient.Institution, f *form, problem string) error {
+	l := h.loc(c)
+	if problem != "" {
+		problem = l.T(problem)
+	}
 	page := views.PayPage{
-		Page:     h.page(c, "Pay with "+bank.Name),
-		Summary:  co.summary(),
+		Page:     h.page(c, l.T("pay.title", bank.Name)),
+		Summary:  co.summary(l),
 		BankName: bank.Name,
 		BankLogo: bank.LogoURL,
 		Action:   payAction(co.token),
@@ -299,7 +311,7 @@ func (h *Handler) renderPay(c echo.Context, status int, co checkout, bank piscli
 		ChangeBankURL: banksURL(co.token, bank.CountryCode, ""),
 	}
 	if len(f.errors) > 0 {
-		page.Title = "Error: " + page.Title
+		page.Title = l.T("title.error", page.Title)
 	}
 	for _, field := range f.fields {
 		field.Value = f.values[field.Name]
@@ -326,7 +338,7 @@ func (h *Handler) createPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f := newForm(bank, list.Countries(), co.merchant.IPVerification, readForm(c))
+	f := newForm(h.loc(c), bank, list.Countries(), co.merchant.IPVerification, readForm(c))
 	req := pisclient.PaymentRequest{
 		MerchantOrderID:        co.merchant.UpstreamOrderID(co.order.ID),
 		Amount:                 co.order.Amount,
@@ -366,16 +378,13 @@ func (h *Handler) createPayment(c echo.Context) error {
 		return fmt.Errorf("creating a payment: %w", err)
 	case errors.Is(err, pisclient.ErrOutcomeUnknown):
 		h.Log.Warn("create payment: no answer", "merchant", co.merchant.ID, "err", err)
-		return h.renderPay(c, http.StatusServiceUnavailable, co, bank, f,
-			"The payment service did not answer in time, so we cannot tell yet whether your payment was prepared. Nothing is taken from your account until you approve it at your bank. Please press “Continue to your bank” again.")
+		return h.renderPay(c, http.StatusServiceUnavailable, co, bank, f, "problem.noAnswer")
 	case errors.Is(err, pisclient.ErrRateLimited), errors.Is(err, pisclient.ErrUnavailable):
 		h.Log.Warn("create payment: provider busy", "merchant", co.merchant.ID, "err", err)
-		return h.renderPay(c, http.StatusServiceUnavailable, co, bank, f,
-			"The payment service is busy right now. Nothing was charged. Please press “Continue to your bank” again in a moment.")
+		return h.renderPay(c, http.StatusServiceUnavailable, co, bank, f, "problem.busy")
 	default:
 		h.Log.Error("create payment failed", "merchant", co.merchant.ID, "err", err)
-		return h.renderPay(c, http.StatusBadGateway, co, bank, f,
-			"The payment service could not prepare this payment. Nothing was charged. Please try again, or choose another bank.")
+		return h.renderPay(c, http.StatusBadGateway, co, bank, f, "problem.failed")
 	}
 }
 

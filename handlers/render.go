@@ -13,6 +13,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/theme"
@@ -23,8 +24,9 @@ import (
 // so that a failing component gives an error page, not half a page.
 func render(c echo.Context, status int, component templ.Component) error {
 	nonce := newNonce()
+	ctx := i18n.With(templ.WithNonce(c.Request().Context(), nonce), localizer(c))
 	var buf bytes.Buffer
-	if err := component.Render(templ.WithNonce(c.Request().Context(), nonce), &buf); err != nil {
+	if err := component.Render(ctx, &buf); err != nil {
 		return err
 	}
 	header := c.Response().Header()
@@ -78,10 +80,14 @@ func contentSecurityPolicy(c echo.Context, nonce string) string {
 	return "default-src 'self'; style-src 'self' 'nonce-" + nonce + "'; img-src 'self' https: data:; object-src 'none'; base-uri 'none'; frame-ancestors " + ancestors
 }
 
-// pageError is an error a shopper is shown: its heading and message are
-// written for them. err, when set, is the cause, for the log only.
+// pageError is an error a shopper is shown, in their language: key names
+// its heading in the catalog of package i18n, key+".text" its message (with
+// args). Pages for staff (the studio) give heading and message as they are.
+// err, when set, is the cause, for the log only.
 type pageError struct {
 	status   int
+	key      string
+	args     []any
 	heading  string
 	message  string
 	retryURL templ.SafeURL
@@ -89,20 +95,30 @@ type pageError struct {
 }
 
 func (e *pageError) Error() string {
-	if e.err != nil {
-		return e.heading + ": " + e.err.Error()
+	name := e.key
+	if name == "" {
+		name = e.heading
 	}
-	return e.heading
+	if e.err != nil {
+		return name + ": " + e.err.Error()
+	}
+	return name
+}
+
+// texts are the error's heading and message in the language of l.
+func (e *pageError) texts(l *i18n.Localizer) (heading, message string) {
+	if e.key == "" {
+		return e.heading, e.message
+	}
+	return l.T(e.key), l.T(e.key+".text", e.args...)
 }
 
 func (e *pageError) Unwrap() error { return e.err }
 
 // Errors a shopper may meet more than once.
 var (
-	errNotFound = &pageError{status: http.StatusNotFound, heading: "Page not found",
-		message: "This address does not lead anywhere. Go back to the shop and start the payment again."}
-	errInternal = &pageError{status: http.StatusInternalServerError, heading: "Something went wrong on our side",
-		message: "Nothing was charged. Please try again in a moment; if it keeps happening, go back to the shop."}
+	errNotFound = &pageError{status: http.StatusNotFound, key: "error.notFound"}
+	errInternal = &pageError{status: http.StatusInternalServerError, key: "error.internal"}
 )
 
 // handleError is the app's one error handler: it maps an error to a status
@@ -121,8 +137,7 @@ func (h *Handler) handleError(err error, c echo.Context) {
 	switch {
 	case errors.As(err, &pe):
 	case errors.As(err, &he):
-		pe = &pageError{status: he.Code, heading: http.StatusText(he.Code),
-			message: "This request cannot be served. Go back to the shop and start the payment again."}
+		pe = &pageError{status: he.Code, key: "error.request"}
 		if he.Code == http.StatusNotFound {
 			pe = errNotFound
 		}
@@ -133,11 +148,12 @@ func (h *Handler) handleError(err error, c echo.Context) {
 	}
 	h.Log.Log(c.Request().Context(), level, "request failed",
 		"status", pe.status, "method", c.Request().Method, "route", c.Path(), "err", err)
+	heading, message := pe.texts(h.loc(c))
 	page := views.ErrorPage{
-		Page:     h.page(c, pe.heading),
+		Page:     h.page(c, heading),
 		Status:   pe.status,
-		Heading:  pe.heading,
-		Message:  pe.message,
+		Heading:  heading,
+		Message:  message,
 		RetryURL: pe.retryURL,
 	}
 	if c.Request().Method == http.MethodHead {
@@ -177,9 +193,11 @@ func (h *Handler) handleAPIError(err error, c echo.Context) {
 func (h *Handler) page(c echo.Context, title string) views.Page {
 	l, ok := c.Get(ctxLook).(look)
 	if !ok {
-		l = look{name: "Pay by bank"}
+		l = look{name: h.loc(c).T("app.name")}
 	}
-	return pageFor(title, l, h.Assets)
+	p := pageFor(title, l, h.Assets)
+	p.Switch = languageSwitch(c)
+	return p
 }
 
 func pageFor(title string, l look, assets views.Assets) views.Page {

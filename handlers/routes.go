@@ -32,12 +32,13 @@ const (
 func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler) {
 	e.HTTPErrorHandler = h.handleError
 	e.IPExtractor = ipExtractor(h.TrustedProxies)
+	e.Use(h.chooseLanguage)
 	e.GET(RouteEntry, h.enter)
-	e.GET(RouteCountry, h.showCountries)
-	e.GET(RouteBanks, h.showBanks)
-	e.GET(RoutePay, h.showPay)
+	e.GET(RouteCountry, h.showCountries, h.switchLanguage)
+	e.GET(RouteBanks, h.showBanks, h.switchLanguage)
+	e.GET(RoutePay, h.showPay, h.switchLanguage)
 	e.POST(RoutePay, h.createPayment)
-	e.GET(RouteReturn, h.showStatus)
+	e.GET(RouteReturn, h.showStatus, h.switchLanguage)
 	e.POST(RouteAPILinks, h.createLink)
 	e.GET(RouteAPIPayment, h.showPaymentStatus)
 	e.GET(RouteStudio, h.showStudio)

@@ -118,7 +118,7 @@ func TestBanksPageSearch(t *testing.T) {
 		if got := doc.Find(testid("query")).AttrOr("value", ""); got != tt.query {
 			t.Errorf("search box holds %q, want %q kept", got, tt.query)
 		}
-		if got := text(doc, testid("count")); got != fmt.Sprintf("1 of %d banks", total) {
+		if got := text(doc, testid("count")); got != fmt.Sprintf("Matching banks: 1 of %d", total) {
 			t.Errorf("count %q", got)
 		}
 	}

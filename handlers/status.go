@@ -26,17 +26,20 @@ func (h *Handler) showStatus(c echo.Context) error {
 	attempt, _ := strconv.Atoi(c.QueryParam("n"))
 	attempt = max(0, min(attempt, 1000))
 
-	view := views.StatusPage{Summary: co.summary()}
+	l := h.loc(c)
+	view := views.StatusPage{Summary: co.summary(l)}
 	status := pisclient.Status("")
 	ps, err := h.PaymentsFor(co.merchant).PaymentStatus(c.Request().Context(), co.merchant.UpstreamOrderID(co.order.ID))
 	if err != nil {
 		h.Log.Warn("payment status unavailable", "merchant", co.merchant.ID, "err", err)
 		view.Kind = views.StatusChecking
-		view.Heading = "Still checking your payment"
-		view.Message = "We cannot reach the payment service just now. Your payment is not lost: this page keeps checking."
+		view.Heading = l.T("status.checking")
+		view.Message = l.T("status.checking.text")
 	} else {
 		status = ps.Status
-		view.Kind, view.Heading, view.Message = describeStatus(status, co.merchant.Name)
+		var key string
+		view.Kind, key = describeStatus(status)
+		view.Heading, view.Message = l.T(key), l.T(key+".text", co.merchant.Name)
 	}
 	if !status.Final() {
 		view.Refresh = refreshSteps[min(attempt, len(refreshSteps)-1)]
@@ -55,23 +58,19 @@ func (h *Handler) showStatus(c echo.Context) error {
 	return render(c, http.StatusOK, views.Status(view))
 }
 
-// describeStatus puts a status in a shopper's words (DESIGN.md section 3).
-// A status nobody documented is "processing", never an error.
-func describeStatus(s pisclient.Status, merchantName string) (kind, heading, message string) {
+// describeStatus tells which of the shopper's kinds a status is, and the
+// catalog key of its words (DESIGN.md section 3). A status nobody documented
+// is "processing", never an error.
+func describeStatus(s pisclient.Status) (kind, key string) {
 	switch {
 	case s.Pending():
-		return views.StatusPending, "Waiting for your bank",
-			"Approve the payment in your bank's app or website. This page updates by itself."
+		return views.StatusPending, "status.pending"
 	case s == pisclient.StatusAccepted:
-		return views.StatusAccepted, "Payment accepted",
-			"Your bank accepted the payment and the money is on its way to " + merchantName + "."
+		return views.StatusAccepted, "status.accepted"
 	case s.Paid():
-		return views.StatusPaid, "Paid",
-			"Your payment is complete. " + merchantName + " has received the money."
+		return views.StatusPaid, "status.paid"
 	case s == pisclient.StatusCanceled:
-		return views.StatusCanceled, "Payment cancelled",
-			"The payment was cancelled at your bank or not approved in time. Nothing was charged. Go back to " + merchantName + " to try again."
+		return views.StatusCanceled, "status.canceled"
 	}
-	return views.StatusProcessing, "Your payment is being processed",
-		"Your bank is still working on it. This page updates by itself."
+	return views.StatusProcessing, "status.processing"
 }

@@ -27,8 +27,11 @@
       li.hidden = !match;
       if (match) shown++;
     });
-    count.textContent = shown === total ? total + " banks" :
-      shown === 0 ? "No bank matches your search." : shown + " of " + total + " banks";
+    // The sentences come translated from the page, with 999001 standing for
+    // the number shown and 999002 for the total.
+    var text = shown === total ? count.getAttribute("data-all") :
+      shown === 0 ? count.getAttribute("data-none") : count.getAttribute("data-some");
+    count.textContent = text.replace("999001", shown === total ? total : shown).replace("999002", total);
   }
 
   input.addEventListener("input", filter);

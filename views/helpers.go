@@ -1,16 +1,12 @@
 package views
 
 import (
+	"context"
 	"strconv"
 	"strings"
-)
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
+	"github.com/paybybank/checkout/i18n"
+)
 
 // describedBy ties an input to its hint and error for screen readers.
 func describedBy(f Field) string {
@@ -32,9 +28,9 @@ func optionID(f Field, i int) string {
 }
 
 // emptyOption is the label of a select's empty choice.
-func emptyOption(f Field) string {
+func emptyOption(ctx context.Context, f Field) string {
 	if f.EmptyOption != "" {
 		return f.EmptyOption
 	}
-	return "Choose…"
+	return i18n.T(ctx, "pay.choose")
 }

@@ -1,5 +1,6 @@
 // Package views renders the shopper's pages. Components take the plain view
-// models of this file; they never see provider types and never call anything.
+// models of this file; they never see provider types and call nothing but
+// the translations of package i18n, which the context carries.
 package views
 
 import "github.com/a-h/templ"
@@ -18,6 +19,16 @@ type Page struct {
 	// Wide lays the page out for a desktop tool (the studio) rather than a
 	// phone-sized checkout.
 	Wide bool
+	// Switch is the language switcher: a GET form to this page.
+	Switch LanguageSwitch
+}
+
+// LanguageSwitch lets the shopper choose their language. It is a GET form
+// back to the page, keeping the page's own query values.
+type LanguageSwitch struct {
+	Action    templ.SafeURL
+	Keep      []Hidden
+	Languages []Option
 }
 
 // Theme is the merchant's look: the header's title and logo, and the CSS

@@ -1,0 +1,122 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/paybybank/checkout/i18n"
+	"github.com/paybybank/checkout/views"
+)
+
+// ctxLocalizer holds the language of the request being served.
+const ctxLocalizer = "localizer"
+
+// sessionLang remembers the language a shopper chose, for their next
+// checkout; a convenience, like every session value.
+const sessionLang = "lang"
+
+// paramLang is the language switcher's query parameter.
+const paramLang = "lang"
+
+// chooseLanguage sets the language of a request before a merchant's link
+// says more: the shopper's earlier choice (session), else their browser's
+// (Accept-Language), else English. open() then prefers the checkout's own
+// language: the link's lang, or what the shopper switched to.
+func (h *Handler) chooseLanguage(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		lang, ok := i18n.Base(c.QueryParam(paramLang))
+		switch {
+		case ok && c.Path() == RouteEntry:
+			// The merchant's link: this checkout's language, not the shopper's choice.
+		case ok:
+			h.remember(c, sessionLang, lang)
+		default:
+			lang = h.sessionValue(c, sessionLang)
+			if _, ok := i18n.Base(lang); !ok {
+				lang = i18n.Negotiate(c.Request().Header.Get("Accept-Language"))
+			}
+		}
+		setLanguage(c, lang)
+		return next(c)
+	}
+}
+
+func setLanguage(c echo.Context, lang string) {
+	c.Set(ctxLocalizer, i18n.New(lang))
+}
+
+// localizer is the language of the request.
+func localizer(c echo.Context) *i18n.Localizer {
+	if l, ok := c.Get(ctxLocalizer).(*i18n.Localizer); ok {
+		return l
+	}
+	return i18n.New("en")
+}
+
+func (h *Handler) loc(c echo.Context) *i18n.Localizer { return localizer(c) }
+
+// switchLanguage makes a shopper's choice of language the checkout's own:
+// the order is sealed again with it and the page reloads at the new address,
+// so the choice holds in an iframe without cookies.
+func (h *Handler) switchLanguage(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		lang, ok := i18n.Base(c.QueryParam(paramLang))
+		if !ok || c.Request().Method != http.MethodGet {
+			return next(c)
+		}
+		old := c.Param("token")
+		o, err := h.Sealer.Open(old, h.Now())
+		if err != nil {
+			return next(c)
+		}
+		o.Lang = lang
+		token, err := h.Sealer.Seal(o, h.Now())
+		if err != nil {
+			return err
+		}
+		q := c.QueryParams()
+		q.Del(paramLang)
+		path := strings.Replace(c.Request().URL.EscapedPath(), "/c/"+url.PathEscape(old), "/c/"+url.PathEscape(token), 1)
+		if len(q) > 0 {
+			path += "?" + q.Encode()
+		}
+		return c.Redirect(http.StatusSeeOther, path)
+	}
+}
+
+// languageSwitch is the switcher of the page being served: a GET form back
+// to it that keeps its query values (on a POST, the chosen bank).
+func languageSwitch(c echo.Context) views.LanguageSwitch {
+	if c.Path() == RouteEntry || c.Path() == RouteStudio {
+		// A signed link cannot take another parameter; the studio is English.
+		return views.LanguageSwitch{}
+	}
+	current := localizer(c).Lang()
+	s := views.LanguageSwitch{Action: templ.SafeURL(c.Request().URL.EscapedPath())}
+	keep := c.QueryParams()
+	if c.Request().Method == http.MethodPost {
+		keep = url.Values{}
+		for _, name := range []string{formCountry, formBank} {
+			if v := c.FormValue(name); v != "" {
+				keep.Set(name, v)
+			}
+		}
+	}
+	for name, values := range keep {
+		if name == paramLang {
+			continue
+		}
+		for _, v := range values {
+			s.Keep = append(s.Keep, views.Hidden{Name: name, Value: v})
+		}
+	}
+	for _, tag := range i18n.Supported {
+		code := i18n.New(tag.String()).Lang()
+		s.Languages = append(s.Languages, views.Option{Value: code, Label: i18n.Name(code), Selected: code == current})
+	}
+	return s
+}
