@@ -217,3 +217,9 @@ func text(doc *goquery.Document, selector string) string {
 }
 
 func testid(id string) string { return `[data-testid="` + id + `"]` }
+
+type goqueryS = goquery.Selection
+
+func goqueryDoc(res *http.Response) (*goquery.Document, error) {
+	return goquery.NewDocumentFromReader(res.Body)
+}

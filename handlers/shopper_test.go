@@ -63,14 +63,17 @@ func TestCountryPage(t *testing.T) {
 	checkout := a.enter("A-1", nil)
 	doc := page(t, a.do(http.MethodGet, checkout, nil, http.Header{"Accept-Language": {"de-AT,de;q=0.9"}}), http.StatusOK)
 	first := doc.Find(testid("country")).First()
-	if first.AttrOr("data-code", "") != "AT" || !strings.Contains(first.Text(), "Austria") || !strings.Contains(first.Text(), "Suggested") {
-		t.Errorf("first country %q, want Austria suggested from Accept-Language", first.Text())
+	if first.AttrOr("data-code", "") != "AT" || !strings.Contains(first.Text(), "Österreich") || !strings.Contains(first.Text(), "Vorschlag") {
+		t.Errorf("first country %q, want Österreich suggested, in German, from Accept-Language", first.Text())
+	}
+	if lang := doc.Find("html").AttrOr("lang", ""); lang != "de" {
+		t.Errorf("<html lang=%q>, want de", lang)
 	}
 	if n := doc.Find(testid("country")).Length(); n < 15 {
 		t.Errorf("%d countries, want the sandbox's 15+", n)
 	}
-	if got := text(doc, testid("amount")); got != "€49.90" {
-		t.Errorf("amount %q", got)
+	if got := doc.Find(testid("amount")).Text(); got != "49,90\u00a0€" {
+		t.Errorf("amount %q, want the German way", got)
 	}
 	if got := text(doc, testid("summary")+" div:first-child dd"); !strings.HasPrefix(got, "Shop <One>") {
 		t.Errorf("merchant name %q, want it shown as text", got)

@@ -4,5 +4,6 @@ package i18n
 // the reference: a test fails when any other language lacks one of its keys
 // or changes its placeholders.
 var catalog = map[string]map[string]string{
-	"en": en,
+	"en": en, "de": de, "fr": fr, "es": es, "it": it, "nl": nl, "pt": pt, "fi": fi,
+	"et": et, "lv": lv, "lt": lt, "sk": sk, "sl": sl, "el": el, "hr": hr, "mt": mt,
 }

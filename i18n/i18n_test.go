@@ -1,0 +1,102 @@
+package i18n
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var verbs = regexp.MustCompile(`%[-+# 0]*[0-9]*[a-zA-Z%]`)
+
+// TestEveryLanguageTranslatesEveryString fails when any language lacks a
+// shopper-visible string, leaves it empty, copies an English sentence
+// untranslated, or changes its placeholders.
+func TestEveryLanguageTranslatesEveryString(t *testing.T) {
+	if len(catalog) != len(Supported) {
+		t.Errorf("%d catalogs for %d supported languages", len(catalog), len(Supported))
+	}
+	for _, tag := range Supported {
+		lang := code(tag)
+		messages, ok := catalog[lang]
+		if !ok {
+			t.Errorf("%s: no catalog", lang)
+			continue
+		}
+		for key, english := range en {
+			got, ok := messages[key]
+			switch {
+			case !ok || strings.TrimSpace(got) == "":
+				t.Errorf("%s: %q is not translated", lang, key)
+			case lang != "en" && got == english && strings.Contains(strings.TrimSpace(verbs.ReplaceAllString(english, "")), " "):
+				t.Errorf("%s: %q is the English sentence %q", lang, key, english)
+			case !slices.Equal(verbs.FindAllString(got, -1), verbs.FindAllString(english, -1)):
+				t.Errorf("%s: %q has placeholders %v, English has %v", lang, key, verbs.FindAllString(got, -1), verbs.FindAllString(english, -1))
+			}
+		}
+		for key := range messages {
+			if _, ok := en[key]; !ok {
+				t.Errorf("%s: %q is not an English key (a typo or a leftover)", lang, key)
+			}
+		}
+	}
+}
+
+func TestMissingKeysShowAMarker(t *testing.T) {
+	if got := New("de").T("no.such.key"); !strings.HasPrefix(got, Missing) {
+		t.Errorf("missing key gives %q", got)
+	}
+	if got := New("de").T("status.pending.text", "Shop"); strings.Contains(got, "%!") {
+		t.Errorf("an unused argument leaks into %q", got)
+	}
+}
+
+func TestAmountsAreWrittenTheLanguagesWay(t *testing.T) {
+	tests := []struct{ lang, amount, want string }{
+		{"en", "49.9", "€49.90"},
+		{"en", "15000", "€15,000.00"},
+		{"de", "49.90", "49,90\u00a0€"},
+		{"de", "15000", "15.000,00\u00a0€"},
+		{"fr", "1234.5", "1\u202f234,50\u00a0€"},
+		{"nl", "49.90", "€\u00a049,90"},
+		{"el", "1.00", "1,00\u00a0€"},
+		{"fi", "999.99", "999,99\u00a0€"},
+	}
+	for _, tt := range tests {
+		if got := New(tt.lang).Amount(tt.amount); got != tt.want {
+			t.Errorf("%s %s = %q, want %q", tt.lang, tt.amount, got, tt.want)
+		}
+	}
+	for _, tag := range Supported {
+		if _, ok := formats[code(tag)]; !ok {
+			t.Errorf("%s: no amount format", tag)
+		}
+	}
+}
+
+func TestChoosingALanguage(t *testing.T) {
+	for in, want := range map[string]string{"de": "de", "de-AT": "de", "EL": "el", "pt-BR": "pt", "zz": "", "": "", "ja": ""} {
+		got, ok := Base(in)
+		if got != want || ok != (want != "") {
+			t.Errorf("Base(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+	for header, want := range map[string]string{
+		"de-AT,de;q=0.9,en;q=0.8": "de", "ja,el;q=0.5": "el", "ja": "en", "": "en", "fr-BE": "fr", "mt": "mt",
+	} {
+		if got := Negotiate(header); got != want {
+			t.Errorf("Negotiate(%q) = %q, want %q", header, got, want)
+		}
+	}
+}
+
+func TestCountryNamesInTheLanguage(t *testing.T) {
+	for lang, want := range map[string]string{"en": "Germany", "de": "Deutschland", "el": "Γερμανία", "fi": "Saksa"} {
+		if got := New(lang).Country("DE"); got != want {
+			t.Errorf("%s: DE is %q, want %q", lang, got, want)
+		}
+	}
+	if got := New("mt").Country("MT"); got == "" || got == "MT" {
+		t.Errorf("mt: MT is %q", got)
+	}
+}
