@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"fmt"
+	"github.com/PuerkitoBio/goquery"
 	"net/http"
 	"net/url"
 	"strings"
@@ -246,12 +247,16 @@ func TestStatusPageAndTheWayBack(t *testing.T) {
 	if got := text(pending, testid("status-heading")); got != "Waiting for your bank" {
 		t.Errorf("pending heading %q", got)
 	}
-	refresh := pending.Find(`meta[http-equiv="refresh"]`).AttrOr("content", "")
+	refresh := metaRefresh(t, pending)
 	if !strings.HasPrefix(refresh, "2;url=") || !strings.HasSuffix(refresh, "/return?n=1") {
 		t.Errorf("refresh %q, want 2 seconds to attempt 1", refresh)
 	}
+	status := pending.Find(testid("status"))
+	if status.AttrOr("data-refresh", "") != "2" || !strings.HasSuffix(status.AttrOr("data-next", ""), "/return?n=1") {
+		t.Errorf("the script's schedule: refresh %q, next %q", status.AttrOr("data-refresh", ""), status.AttrOr("data-next", ""))
+	}
 	later := page(t, a.get(checkout+"/return?n=4"), http.StatusOK)
-	if refresh := later.Find(`meta[http-equiv="refresh"]`).AttrOr("content", ""); !strings.HasPrefix(refresh, "13;") {
+	if refresh := metaRefresh(t, later); !strings.HasPrefix(refresh, "13;") {
 		t.Errorf("refresh after 4 checks %q, want a longer pause", refresh)
 	}
 
@@ -268,7 +273,7 @@ func TestStatusPageAndTheWayBack(t *testing.T) {
 	if got := text(paid, testid("status-heading")); got != "Paid" {
 		t.Errorf("after approval: %q", got)
 	}
-	if paid.Find(`meta[http-equiv="refresh"]`).Length() != 0 {
+	if metaRefresh(t, paid) != "" || paid.Find(testid("status")).AttrOr("data-next", "") != "" {
 		t.Error("a final status still refreshes")
 	}
 	wayBack, _ := url.Parse(paid.Find(testid("way-back")).AttrOr("href", ""))
@@ -321,4 +326,18 @@ func TestUpstreamAndShopperTextIsShownAsText(t *testing.T) {
 	if status.Find("script:not([src])").Length() != 0 {
 		t.Error("the order id became a script on the status page")
 	}
+}
+
+// metaRefresh is the content of the page's no-script refresh, "" for none.
+func metaRefresh(t *testing.T, doc *goquery.Document) string {
+	t.Helper()
+	var content string
+	doc.Find("head noscript").Each(func(_ int, s *goquery.Selection) {
+		inner, err := goquery.NewDocumentFromReader(strings.NewReader(s.Text()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		content = inner.Find(`meta[http-equiv="refresh"]`).AttrOr("content", "")
+	})
+	return content
 }

@@ -55,6 +55,7 @@ func (h *Handler) showStatus(c echo.Context) error {
 	}
 	view.WayBackURL = templ.SafeURL(back)
 	view.Page = h.page(c, view.Heading)
+	view.Page.Scripts = []string{h.Assets.StatusJS}
 	return render(c, http.StatusOK, views.Status(view))
 }
 

@@ -50,6 +50,8 @@ type Assets struct {
 	FrameJS string
 	// StudioJS updates the studio's preview as a designer types.
 	StudioJS string
+	// StatusJS checks a pending payment again without reloading.
+	StatusJS string
 }
 
 // Summary is the order beside every step: who is paid and how much.
