@@ -24,7 +24,7 @@ const (
 	Black          = "#000000"
 	// CardInk is the text colour of the white card.
 	CardInk = "#111827"
-	White          = "#FFFFFF"
+	White   = "#FFFFFF"
 )
 
 // Radii, Shadows and Spaces are what the enums of PIS-API.md 2.4 mean in CSS,
