@@ -297,8 +297,10 @@ func (h *Handler) renderPay(c echo.Context, status int, co checkout, bank piscli
 	if problem != "" {
 		problem = l.T(problem)
 	}
+	layout := h.page(c, l.T("pay.title", bank.Name))
+	layout.Scripts = []string{h.Assets.FormJS}
 	page := views.PayPage{
-		Page:     h.page(c, l.T("pay.title", bank.Name)),
+		Page:     layout,
 		Summary:  co.summary(l),
 		BankName: bank.Name,
 		BankLogo: bank.LogoURL,

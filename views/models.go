@@ -52,6 +52,8 @@ type Assets struct {
 	StudioJS string
 	// StatusJS checks a pending payment again without reloading.
 	StatusJS string
+	// FormJS takes the focus from the error summary to a field.
+	FormJS string
 }
 
 // Summary is the order beside every step: who is paid and how much.
