@@ -19,7 +19,7 @@ func TestKeyboardOnly(t *testing.T) {
 
 	active := func() string {
 		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(function(e){return (e.dataset.testid||"")+"|"+(e.dataset.code||e.dataset.id||e.id||"")+"|"+e.tagName})(document.activeElement)`))
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(function(e){return (e.dataset.testid||"")+"|"+(e.dataset.code||e.dataset.id||e.id||"")+"|"+e.tagName})(document.activeElement || document.body)`))
 		if err != nil {
 			t.Fatal(err)
 		}
