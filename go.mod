@@ -1,6 +1,6 @@
 module github.com/paybybank/checkout
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/PuerkitoBio/goquery v1.13.0
@@ -13,6 +13,7 @@ require (
 	github.com/shopspring/decimal v1.6.0
 	golang.org/x/sync v0.22.0
 	golang.org/x/text v0.41.0
+	golang.org/x/time v0.16.0
 )
 
 require (
@@ -35,7 +36,6 @@ require (
 	golang.org/x/mod v0.38.0 // indirect
 	golang.org/x/net v0.58.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
-	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.48.0 // indirect
 )
 

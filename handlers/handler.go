@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/sessions"
 	gocache "github.com/patrickmn/go-cache"
 	"golang.org/x/sync/singleflight"
+	"golang.org/x/time/rate"
 
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/merchant"
@@ -56,7 +57,11 @@ type Config struct {
 	// shopper's address (for IP verification); from anywhere else the
 	// header is ignored.
 	TrustedProxies []*net.IPNet
-	Log            *slog.Logger
+	// PostRate and PostBurst override the per-address limit of POSTs and
+	// API calls (tests set them low).
+	PostRate  rate.Limit
+	PostBurst int
+	Log       *slog.Logger
 	// Now tells the time; time.Now when nil.
 	Now func() time.Time
 }

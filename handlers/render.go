@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
@@ -24,7 +25,9 @@ import (
 // so that a failing component gives an error page, not half a page.
 func render(c echo.Context, status int, component templ.Component) error {
 	nonce := newNonce()
-	ctx := i18n.With(templ.WithNonce(c.Request().Context(), nonce), localizer(c))
+	// Rendering is local work; it completes even when the request's deadline
+	// has passed, so that an error page still reaches the shopper.
+	ctx := i18n.With(templ.WithNonce(context.WithoutCancel(c.Request().Context()), nonce), localizer(c))
 	var buf bytes.Buffer
 	if err := component.Render(ctx, &buf); err != nil {
 		return err
@@ -169,8 +172,12 @@ func (h *Handler) handleError(err error, c echo.Context) {
 func (h *Handler) handleAPIError(err error, c echo.Context) {
 	ae := &apiError{status: http.StatusInternalServerError, code: "internal_error", message: "something went wrong on our side"}
 	var he *echo.HTTPError
+	var pe *pageError
 	switch {
 	case errors.As(err, &ae):
+	case errors.As(err, &pe):
+		_, message := pe.texts(i18n.New("en"))
+		ae = &apiError{status: pe.status, code: strings.TrimPrefix(pe.key, "error."), message: message}
 	case errors.As(err, &he):
 		ae = &apiError{status: he.Code, code: strings.ToLower(strings.ReplaceAll(http.StatusText(he.Code), " ", "_")), message: http.StatusText(he.Code)}
 	}

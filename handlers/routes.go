@@ -32,6 +32,7 @@ const (
 func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler) {
 	e.HTTPErrorHandler = h.handleError
 	e.IPExtractor = ipExtractor(h.TrustedProxies)
+	h.guard(e)
 	e.Use(h.chooseLanguage)
 	e.GET(RouteEntry, h.enter)
 	e.GET(RouteCountry, h.showCountries, h.switchLanguage)

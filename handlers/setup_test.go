@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"cmp"
 	"io"
 	"log/slog"
 	"net"
@@ -46,6 +47,7 @@ type options struct {
 	trusted  []*net.IPNet // TRUSTED_PROXIES
 	sandbox  bool         // sandbox mode: the studio open, preview themes honoured
 	studio   string       // STUDIO_TOKEN
+	burst    int          // the POST rate limit's burst; high when 0
 }
 
 // The merchants of every handler test: shop1 is mid-rotation (keys 2026-10
@@ -120,6 +122,7 @@ func setup(t *testing.T, opts options) *app {
 		Sessions:    store,
 		Assets:      static.Assets(), Log: log, TrustedProxies: opts.trusted,
 		Sandbox: opts.sandbox, StudioToken: opts.studio,
+		PostRate: 0.001, PostBurst: cmp.Or(opts.burst, 1000),
 	})
 	h.Routes(e, static.Handler(), nil)
 	a.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

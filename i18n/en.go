@@ -126,11 +126,15 @@ var en = map[string]string{
 	"error.bankUnavailable.text":  "It may be offline for a moment. Choose your bank again from the list.",
 
 	// The demo shop's return page (sandbox mode)
-	"demo.title":     "Back at the shop",
-	"demo.heading":   "Back at %s",
-	"demo.text":      "This is the demo shop's return page. A real shop reads the same values and checks the signature before it ships.",
-	"demo.status":    "Status",
-	"demo.signature": "Signature",
-	"demo.verified":  "verified",
-	"demo.forged":    "NOT valid: do not trust this status",
+	"demo.title":           "Back at the shop",
+	"demo.heading":         "Back at %s",
+	"demo.text":            "This is the demo shop's return page. A real shop reads the same values and checks the signature before it ships.",
+	"demo.status":          "Status",
+	"demo.signature":       "Signature",
+	"demo.verified":        "verified",
+	"demo.forged":          "NOT valid: do not trust this status",
+	"error.tooMany":        "Too many requests",
+	"error.tooMany.text":   "You are going a little fast. Please wait a moment, then try again.",
+	"error.crossSite":      "This request came from another site",
+	"error.crossSite.text": "For your safety we only accept payments sent from this page. Go back to the shop and start the payment again.",
 }

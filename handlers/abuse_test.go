@@ -1,0 +1,117 @@
+package handlers_test
+
+import (
+	"bytes"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestCrossSitePostsAreRefused(t *testing.T) {
+	a := setup(t, options{})
+	checkout := a.enter("A-1", nil)
+	form := url.Values{"country": {"DE"}, "bank": {"deutsche-bank"}}
+	tests := []struct {
+		name   string
+		header http.Header
+		want   int
+	}{
+		{"another site, by Sec-Fetch-Site", http.Header{"Sec-Fetch-Site": {"cross-site"}, "Origin": {"https://evil.example"}}, http.StatusForbidden},
+		{"a sibling subdomain", http.Header{"Sec-Fetch-Site": {"same-site"}}, http.StatusForbidden},
+		{"another origin, by Origin alone", http.Header{"Origin": {"https://evil.example"}}, http.StatusForbidden},
+		{"our own page", http.Header{"Sec-Fetch-Site": {"same-origin"}, "Origin": {a.url}}, http.StatusSeeOther},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := a.do(http.MethodPost, checkout+"/pay", form, tt.header)
+			if res.StatusCode != tt.want {
+				t.Fatalf("status %d, want %d", res.StatusCode, tt.want)
+			}
+			if tt.want == http.StatusForbidden {
+				if got := text(page(t, res, http.StatusForbidden), testid("error-heading")); got != "This request came from another site" {
+					t.Errorf("heading %q", got)
+				}
+			}
+		})
+	}
+	if st := a.sandbox.Stats(); st.CreateCalls != 1 {
+		t.Errorf("%d payments created, want only the same-origin one", st.CreateCalls)
+	}
+}
+
+func TestATwoMegabyteBodyIsRefused(t *testing.T) {
+	a := setup(t, options{})
+	checkout := a.enter("A-1", nil)
+	big := "country=DE&bank=deutsche-bank&name=" + strings.Repeat("x", 2<<20)
+	req, _ := http.NewRequest(http.MethodPost, checkout+"/pay", strings.NewReader(big))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	res, err := a.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("2 MB form: %d, want 413", res.StatusCode)
+	}
+	req, _ = http.NewRequest(http.MethodPost, a.url+"/api/v1/links", bytes.NewReader(bytes.Repeat([]byte(" "), 2<<20)))
+	req.Header.Set("Authorization", "Bearer "+shop1Token)
+	res, err = a.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("2 MB API body: %d, want 413", res.StatusCode)
+	}
+	if a.sandbox.Stats().CreateCalls != 0 {
+		t.Error("an oversized request reached the provider")
+	}
+}
+
+func TestRateLimitAnswers429(t *testing.T) {
+	a := setup(t, options{burst: 3})
+	checkout := a.enter("A-1", nil)
+	form := url.Values{"country": {"FR"}, "bank": {"credit-agricole"}}
+	var last *http.Response
+	for range 4 {
+		last = a.post(checkout+"/pay", form)
+	}
+	if last.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("4th POST in a burst of 3: %d, want 429", last.StatusCode)
+	}
+	if got := text(page(t, last, http.StatusTooManyRequests), testid("error-heading")); got != "Too many requests" {
+		t.Errorf("heading %q", got)
+	}
+	// The API shares the limit and answers in JSON.
+	status, body, _ := a.apiCall(http.MethodGet, "/api/v1/payments/A-1", shop1Token, "")
+	if status != http.StatusTooManyRequests || body["error"] == nil {
+		t.Errorf("API after the burst: %d %v", status, body)
+	}
+	// Reading pages is not limited.
+	if res := a.get(checkout); res.StatusCode != http.StatusOK {
+		t.Errorf("GET after the burst: %d", res.StatusCode)
+	}
+}
+
+func TestSecurityHeaders(t *testing.T) {
+	a := setup(t, options{})
+	res := a.get(a.enter("A-1", nil))
+	h := res.Header
+	if h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Referrer-Policy") != "no-referrer" {
+		t.Errorf("headers %v", h)
+	}
+	csp := h.Get("Content-Security-Policy")
+	if strings.Contains(csp, "unsafe-inline") || !strings.Contains(csp, "default-src 'self'") || !strings.Contains(csp, "style-src 'self' 'nonce-") {
+		t.Errorf("CSP %q", csp)
+	}
+	if page(t, res, http.StatusOK).Find("script:not([src])").Length() != 0 {
+		t.Error("an inline script on the page")
+	}
+	if h.Get("Strict-Transport-Security") != "" {
+		t.Error("HSTS over plain http")
+	}
+	if api := a.get(a.url + "/healthz"); api.Header.Get("Content-Security-Policy") != "default-src 'none'; frame-ancestors 'none'" {
+		t.Errorf("non-page CSP %q", api.Header.Get("Content-Security-Policy"))
+	}
+}
