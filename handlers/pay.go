@@ -403,7 +403,11 @@ func (h *Handler) paymentLink(ctx context.Context, m *merchant.Merchant, req pis
 		}
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
 		defer cancel()
-		p, err := h.PaymentsFor(m).CreatePayment(ctx, req)
+		payments := h.PaymentsFor(m)
+		p, err := payments.CreatePayment(ctx, req)
+		if errors.Is(err, pisclient.ErrOutcomeUnknown) {
+			p, err = h.createAgain(ctx, payments, req, err)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -414,4 +418,23 @@ func (h *Handler) paymentLink(ctx context.Context, m *merchant.Merchant, req pis
 		return "", err
 	}
 	return v.(string), nil
+}
+
+// createAgain follows a create call whose answer never came: the payment
+// may exist. It reads the status first (PIS-API.md 4.3). A payment the
+// shopper has begun is reported as a duplicate, so they see its status. With
+// NOT_FOUND, which the provider also answers for a payment not yet begun, it
+// creates once more: the provider refuses a second payment for one order
+// (409), so this never charges twice, and it finds the link when the first
+// call never arrived.
+func (h *Handler) createAgain(ctx context.Context, payments Payments, req pisclient.PaymentRequest, first error) (*pisclient.Payment, error) {
+	h.Log.Warn("create payment: no answer; reading the status before trying again", "err", first)
+	st, err := payments.PaymentStatus(ctx, req.MerchantOrderID)
+	switch {
+	case err != nil:
+		return nil, first
+	case st.Status != pisclient.StatusNotFound:
+		return nil, fmt.Errorf("%w: created before, now %s", pisclient.ErrDuplicateOrder, st.Status)
+	}
+	return payments.CreatePayment(ctx, req)
 }

@@ -43,11 +43,14 @@ var settleNow = sandbox.Knobs{SettleDelay: time.Nanosecond}
 type options struct {
 	ttl      time.Duration
 	knobs    sandbox.Knobs
-	upstream http.Handler // a provider other than the sandbox
-	trusted  []*net.IPNet // TRUSTED_PROXIES
-	sandbox  bool         // sandbox mode: the studio open, preview themes honoured
-	studio   string       // STUDIO_TOKEN
-	burst    int          // the POST rate limit's burst; high when 0
+	upstream http.Handler  // a provider other than the sandbox
+	trusted  []*net.IPNet  // TRUSTED_PROXIES
+	sandbox  bool          // sandbox mode: the studio open, preview themes honoured
+	studio   string        // STUDIO_TOKEN
+	burst    int           // the POST rate limit's burst; high when 0
+	timeout  time.Duration // the provider client's deadline per call
+	// upstreamFor wraps the sandbox in a misbehaving provider.
+	upstreamFor func(*sandbox.Sandbox) http.Handler
 }
 
 // The merchants of every handler test: shop1 is mid-rotation (keys 2026-10
@@ -83,14 +86,17 @@ func setup(t *testing.T, opts options) *app {
 	a := &app{t: t}
 	a.sandbox = sandbox.New(sandbox.Config{Knobs: opts.knobs})
 	upstream := opts.upstream
-	if upstream == nil {
+	switch {
+	case opts.upstreamFor != nil:
+		upstream = opts.upstreamFor(a.sandbox)
+	case upstream == nil:
 		upstream = a.sandbox
 	}
 	a.upstream = httptest.NewServer(upstream)
 	t.Cleanup(a.upstream.Close)
 
 	client, err := pisclient.New(a.upstream.URL, sandbox.DefaultAPIKey,
-		pisclient.WithRetry(2, time.Millisecond, 2*time.Millisecond), pisclient.WithTimeout(5*time.Second),
+		pisclient.WithRetry(2, time.Millisecond, 2*time.Millisecond), pisclient.WithTimeout(cmp.Or(opts.timeout, 5*time.Second)),
 		pisclient.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	if err != nil {
 		t.Fatal(err)
