@@ -31,6 +31,7 @@ import (
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/pisclient/sandbox"
 	"github.com/paybybank/checkout/static"
+	"github.com/paybybank/checkout/telemetry"
 )
 
 func main() {
@@ -55,7 +56,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if len(args) > 0 {
 		return fmt.Errorf("unknown command %q (commands: link)", args[0])
 	}
-	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	log := slog.New(telemetry.Masking(slog.NewJSONHandler(stderr, nil)))
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -117,6 +118,7 @@ type app struct {
 	merchants *merchant.Directory
 	sandbox   *sandbox.Sandbox
 	banks     *banks.Cache
+	metrics   *telemetry.Metrics
 }
 
 // newApp builds every dependency from the configuration.
@@ -155,7 +157,9 @@ func newApp(cfg config, log *slog.Logger) (*app, error) {
 	}
 
 	var sandboxHandler http.Handler
+	a.metrics = telemetry.New()
 	var clientOpts []pisclient.Option
+	transport := http.DefaultTransport
 	baseURL := cfg.PISBaseURL
 	if cfg.sandboxMode() {
 		a.sandbox = sandbox.New(sandbox.Config{
@@ -163,8 +167,9 @@ func newApp(cfg config, log *slog.Logger) (*app, error) {
 		})
 		sandboxHandler = a.sandbox
 		baseURL = "http://sandbox.internal"
-		clientOpts = append(clientOpts, pisclient.WithHTTPClient(&http.Client{Transport: a.sandbox}))
+		transport = a.sandbox
 	}
+	clientOpts = append(clientOpts, pisclient.WithHTTPClient(&http.Client{Transport: a.metrics.Transport(transport)}))
 	clientOpts = append(clientOpts, pisclient.WithLogger(log))
 	providers, err := newProviders(baseURL, cfg.PISAPIKey, a.merchants, cfg.sandboxMode(), log, clientOpts...)
 	if err != nil {
@@ -172,6 +177,7 @@ func newApp(cfg config, log *slog.Logger) (*app, error) {
 	}
 	client := providers.deployment
 	a.banks = banks.NewCache(client, cfg.InstitutionsTTL, cfg.sandboxMode(), log)
+	a.metrics.WatchCache(a.banks.Stats)
 
 	h := handlers.New(handlers.Config{
 		BaseURL:        cfg.BaseURL,
@@ -180,6 +186,7 @@ func newApp(cfg config, log *slog.Logger) (*app, error) {
 		Banks:          a.banks,
 		PaymentsFor:    providers.For,
 		TrustedProxies: cfg.TrustedProxies,
+		Metrics:        a.metrics,
 		Sessions:       store,
 		Sandbox:        cfg.sandboxMode(),
 		StudioToken:    cfg.StudioToken,

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 	"testing"
 
 	"github.com/paybybank/checkout/merchant"
@@ -186,4 +187,83 @@ func TestEachMerchantUsesItsOwnProviderKey(t *testing.T) {
 			t.Errorf("merchant %s called the provider with key %q, want %q", id, got, want)
 		}
 	}
+}
+
+func TestMetricsShowRequestsUpstreamAndCache(t *testing.T) {
+	s := start(t, nil)
+	res, err := http.Get(s.demoLink) // entry, then the country page: one institutions fetch
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	res, err = http.Get(s.base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	text := string(body)
+	for _, want := range []string{
+		`checkout_request_duration_seconds_count{code="200",method="GET",route="/c/:token"} 1`,
+		`checkout_request_duration_seconds_count{code="303",method="GET",route="/checkout"} 1`,
+		`checkout_upstream_duration_seconds_count{endpoint="institutions"} 1`,
+		"checkout_banks_cache_fetches_total 1",
+		"checkout_banks_cache_misses_total 1",
+		"checkout_banks_cache_stale_total 0",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("/metrics lacks %q in\n%s", want, grepLines(text, "checkout_"))
+		}
+	}
+	if strings.Contains(text, "/c/ey") || strings.Contains(text, s.demoLink) {
+		t.Error("/metrics shows a token or a link")
+	}
+}
+
+func TestShutdownFinishesRequestsInFlight(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, w := io.Pipe()
+	done := make(chan error, 1)
+	vars := map[string]string{"ADDR": "127.0.0.1:0", "SANDBOX_LATENCY": "700ms"}
+	go func() { done <- run(ctx, nil, env(vars), w, io.Discard); w.Close() }()
+	lines := bufio.NewScanner(stdout)
+	var link string
+	for lines.Scan() {
+		if l, ok := strings.CutPrefix(lines.Text(), "Demo payment link: "); ok {
+			link = l
+			break
+		}
+	}
+	go io.Copy(io.Discard, stdout)
+	if link == "" {
+		t.Fatal("no demo link")
+	}
+	got := make(chan int, 1)
+	go func() {
+		res, err := http.Get(link) // the country page waits on the slow provider
+		if err != nil {
+			got <- 0
+			return
+		}
+		res.Body.Close()
+		got <- res.StatusCode
+	}()
+	time.Sleep(200 * time.Millisecond) // let the request start
+	cancel()
+	if status := <-got; status != http.StatusOK {
+		t.Errorf("the request in flight at shutdown got %d, want 200", status)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("run: %v", err)
+	}
+}
+
+func grepLines(text, prefix string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -206,6 +206,6 @@ func (h *Handler) remember(c echo.Context, key, value string) {
 	s.Values[key] = value
 	embedded(c.Request(), s.Options)
 	if err := s.Save(c.Request(), c.Response()); err != nil {
-		h.Log.Warn("session not saved", "err", err)
+		h.log(c).Warn("session not saved", "err", err)
 	}
 }

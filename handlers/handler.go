@@ -18,6 +18,7 @@ import (
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/telemetry"
 	"github.com/paybybank/checkout/views"
 )
 
@@ -57,6 +58,8 @@ type Config struct {
 	// shopper's address (for IP verification); from anywhere else the
 	// header is ignored.
 	TrustedProxies []*net.IPNet
+	// Metrics, when set, times every request and serves /metrics.
+	Metrics *telemetry.Metrics
 	// PostRate and PostBurst override the per-address limit of POSTs and
 	// API calls (tests set them low).
 	PostRate  rate.Limit

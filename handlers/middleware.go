@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -118,4 +119,29 @@ func origin(raw string) string {
 		return ""
 	}
 	return strings.ToLower(u.Scheme + "://" + u.Host)
+}
+
+// logRequests writes one line per request: its id (also sent to the client
+// as X-Request-Id), route pattern (never the path, which holds a token),
+// status and duration. Failed requests are logged by handleError instead.
+func (h *Handler) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err == nil {
+			h.log(c).LogAttrs(c.Request().Context(), slog.LevelInfo, "request",
+				slog.String("method", c.Request().Method), slog.String("route", c.Path()),
+				slog.Int("status", c.Response().Status), slog.Duration("duration", time.Since(start)))
+		}
+		return err
+	}
+}
+
+// log is the logger of a request, carrying its id.
+func (h *Handler) log(c echo.Context) *slog.Logger {
+	id := c.Response().Header().Get(echo.HeaderXRequestID)
+	if id == "" {
+		return h.Log
+	}
+	return h.Log.With("request_id", id)
 }

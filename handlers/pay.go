@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -366,7 +367,7 @@ func (h *Handler) createPayment(c echo.Context) error {
 		return h.renderPay(c, http.StatusUnprocessableEntity, co, bank, f, "")
 	}
 
-	link, err := h.paymentLink(c.Request().Context(), co.merchant, req)
+	link, err := h.paymentLink(c.Request().Context(), h.log(c), co.merchant, req)
 	switch {
 	case err == nil:
 		h.rememberBank(c, bank.CountryCode, bank.ID)
@@ -374,25 +375,25 @@ func (h *Handler) createPayment(c echo.Context) error {
 	case errors.Is(err, pisclient.ErrDuplicateOrder):
 		// Created before, by another instance or before a restart: the
 		// payment exists, so the shopper sees where it stands.
-		h.Log.Warn("order already created upstream", "merchant", co.merchant.ID, "err", err)
+		h.log(c).Warn("order already created upstream", "merchant", co.merchant.ID, "err", err)
 		return c.Redirect(http.StatusSeeOther, returnPath(co.token, 0))
 	case errors.As(err, &ve), errors.Is(err, pisclient.ErrUnauthorized):
 		return fmt.Errorf("creating a payment: %w", err)
 	case errors.Is(err, pisclient.ErrOutcomeUnknown):
-		h.Log.Warn("create payment: no answer", "merchant", co.merchant.ID, "err", err)
+		h.log(c).Warn("create payment: no answer", "merchant", co.merchant.ID, "err", err)
 		return h.renderPay(c, http.StatusServiceUnavailable, co, bank, f, "problem.noAnswer")
 	case errors.Is(err, pisclient.ErrRateLimited), errors.Is(err, pisclient.ErrUnavailable):
-		h.Log.Warn("create payment: provider busy", "merchant", co.merchant.ID, "err", err)
+		h.log(c).Warn("create payment: provider busy", "merchant", co.merchant.ID, "err", err)
 		return h.renderPay(c, http.StatusServiceUnavailable, co, bank, f, "problem.busy")
 	default:
-		h.Log.Error("create payment failed", "merchant", co.merchant.ID, "err", err)
+		h.log(c).Error("create payment failed", "merchant", co.merchant.ID, "err", err)
 		return h.renderPay(c, http.StatusBadGateway, co, bank, f, "problem.failed")
 	}
 }
 
 // paymentLink creates the payment of an order, or returns the link created
 // for it before. Concurrent submits of one order share one create call.
-func (h *Handler) paymentLink(ctx context.Context, m *merchant.Merchant, req pisclient.PaymentRequest) (string, error) {
+func (h *Handler) paymentLink(ctx context.Context, log *slog.Logger, m *merchant.Merchant, req pisclient.PaymentRequest) (string, error) {
 	key := req.MerchantOrderID
 	if link, ok := h.links.Get(key); ok {
 		return link.(string), nil
@@ -406,7 +407,7 @@ func (h *Handler) paymentLink(ctx context.Context, m *merchant.Merchant, req pis
 		payments := h.PaymentsFor(m)
 		p, err := payments.CreatePayment(ctx, req)
 		if errors.Is(err, pisclient.ErrOutcomeUnknown) {
-			p, err = h.createAgain(ctx, payments, req, err)
+			p, err = h.createAgain(ctx, log, payments, req, err)
 		}
 		if err != nil {
 			return nil, err
@@ -427,8 +428,8 @@ func (h *Handler) paymentLink(ctx context.Context, m *merchant.Merchant, req pis
 // creates once more: the provider refuses a second payment for one order
 // (409), so this never charges twice, and it finds the link when the first
 // call never arrived.
-func (h *Handler) createAgain(ctx context.Context, payments Payments, req pisclient.PaymentRequest, first error) (*pisclient.Payment, error) {
-	h.Log.Warn("create payment: no answer; reading the status before trying again", "err", first)
+func (h *Handler) createAgain(ctx context.Context, log *slog.Logger, payments Payments, req pisclient.PaymentRequest, first error) (*pisclient.Payment, error) {
+	log.Warn("create payment: no answer; reading the status before trying again", "err", first)
 	st, err := payments.PaymentStatus(ctx, req.MerchantOrderID)
 	switch {
 	case err != nil:

@@ -149,7 +149,7 @@ func (h *Handler) handleError(err error, c echo.Context) {
 	if pe.status >= 500 {
 		level = slog.LevelError
 	}
-	h.Log.Log(c.Request().Context(), level, "request failed",
+	h.log(c).Log(c.Request().Context(), level, "request failed",
 		"status", pe.status, "method", c.Request().Method, "route", c.Path(), "err", err)
 	heading, message := pe.texts(h.loc(c))
 	page := views.ErrorPage{
@@ -164,7 +164,7 @@ func (h *Handler) handleError(err error, c echo.Context) {
 		return
 	}
 	if err := render(c, pe.status, views.Error(page)); err != nil {
-		h.Log.Error("error page failed", "err", err)
+		h.log(c).Error("error page failed", "err", err)
 	}
 }
 
@@ -185,13 +185,13 @@ func (h *Handler) handleAPIError(err error, c echo.Context) {
 	if ae.status >= 500 {
 		level = slog.LevelError
 	}
-	h.Log.Log(c.Request().Context(), level, "api request failed",
+	h.log(c).Log(c.Request().Context(), level, "api request failed",
 		"status", ae.status, "method", c.Request().Method, "route", c.Path(), "err", err)
 	if ae.status == http.StatusUnauthorized {
 		c.Response().Header().Set(echo.HeaderWWWAuthenticate, "Bearer")
 	}
 	if err := c.JSON(ae.status, ae.body()); err != nil {
-		h.Log.Error("api error answer failed", "err", err)
+		h.log(c).Error("api error answer failed", "err", err)
 	}
 }
 

@@ -21,6 +21,7 @@ const (
 	RouteAPIPayment = "/api/v1/payments/*"
 	RouteHealth     = "/healthz"
 	RouteReady      = "/readyz"
+	RouteMetrics    = "/metrics"
 	RouteStatic     = "/static/*"
 	RouteDemoShop   = "/sandbox/shop/return"
 	RouteSandbox    = "/sandbox/*"
@@ -32,7 +33,12 @@ const (
 func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler) {
 	e.HTTPErrorHandler = h.handleError
 	e.IPExtractor = ipExtractor(h.TrustedProxies)
+	if h.Metrics != nil {
+		e.Use(h.Metrics.Middleware)
+		e.GET(RouteMetrics, echo.WrapHandler(h.Metrics.Handler()))
+	}
 	h.guard(e)
+	e.Use(h.logRequests)
 	e.Use(h.chooseLanguage)
 	e.GET(RouteEntry, h.enter)
 	e.GET(RouteCountry, h.showCountries, h.switchLanguage)

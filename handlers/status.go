@@ -31,7 +31,7 @@ func (h *Handler) showStatus(c echo.Context) error {
 	status := pisclient.Status("")
 	ps, err := h.PaymentsFor(co.merchant).PaymentStatus(c.Request().Context(), co.merchant.UpstreamOrderID(co.order.ID))
 	if err != nil {
-		h.Log.Warn("payment status unavailable", "merchant", co.merchant.ID, "err", err)
+		h.log(c).Warn("payment status unavailable", "merchant", co.merchant.ID, "err", err)
 		view.Kind = views.StatusChecking
 		view.Heading = l.T("status.checking")
 		view.Message = l.T("status.checking.text")

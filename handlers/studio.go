@@ -188,7 +188,7 @@ func (h *Handler) saveDraft(c echo.Context, d draft) {
 	raw, _ := json.Marshal(d)
 	s.Values[sessionStudioDraft] = string(raw)
 	if err := s.Save(c.Request(), c.Response()); err != nil {
-		h.Log.Warn("studio draft not saved", "err", err)
+		h.log(c).Warn("studio draft not saved", "err", err)
 	}
 }
 

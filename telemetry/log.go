@@ -1,0 +1,74 @@
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+)
+
+// ibanPattern finds IBANs in free text, written with or without spaces.
+var ibanPattern = regexp.MustCompile(`\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}\b`)
+
+// MaskIBANs keeps the first and last four characters of every IBAN in s and
+// hides the rest: DE89********3000 (DESIGN.md section 2).
+func MaskIBANs(s string) string {
+	return ibanPattern.ReplaceAllStringFunc(s, func(iban string) string {
+		compact := strings.ReplaceAll(iban, " ", "")
+		if len(compact) <= 8 {
+			return compact
+		}
+		return compact[:4] + strings.Repeat("*", len(compact)-8) + compact[len(compact)-4:]
+	})
+}
+
+// Masking wraps a slog handler so that no IBAN reaches the log, whatever
+// attribute or message carries it (an error text from the provider, say).
+func Masking(next slog.Handler) slog.Handler { return masking{next} }
+
+type masking struct{ next slog.Handler }
+
+func (m masking) Enabled(ctx context.Context, l slog.Level) bool { return m.next.Enabled(ctx, l) }
+
+func (m masking) Handle(ctx context.Context, r slog.Record) error {
+	out := slog.NewRecord(r.Time, r.Level, MaskIBANs(r.Message), r.PC)
+	r.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(mask(a))
+		return true
+	})
+	return m.next.Handle(ctx, out)
+}
+
+func (m masking) WithAttrs(attrs []slog.Attr) slog.Handler {
+	masked := make([]slog.Attr, len(attrs))
+	for i, a := range attrs {
+		masked[i] = mask(a)
+	}
+	return masking{m.next.WithAttrs(masked)}
+}
+
+func (m masking) WithGroup(name string) slog.Handler { return masking{m.next.WithGroup(name)} }
+
+func mask(a slog.Attr) slog.Attr {
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString:
+		return slog.String(a.Key, MaskIBANs(v.String()))
+	case slog.KindGroup:
+		attrs := v.Group()
+		masked := make([]any, len(attrs))
+		for i, g := range attrs {
+			masked[i] = mask(g)
+		}
+		return slog.Group(a.Key, masked...)
+	case slog.KindAny:
+		switch x := v.Any().(type) {
+		case error:
+			return slog.String(a.Key, MaskIBANs(x.Error()))
+		case fmt.Stringer:
+			return slog.String(a.Key, MaskIBANs(x.String()))
+		}
+	}
+	return a
+}

@@ -1,0 +1,125 @@
+// Package telemetry lets operators see inside the app: Prometheus metrics of
+// requests, of the provider and of the banks cache, and logs that never
+// carry a whole IBAN.
+package telemetry
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/paybybank/checkout/banks"
+)
+
+// Metrics holds the app's metrics in a registry of its own.
+type Metrics struct {
+	registry *prometheus.Registry
+	requests *prometheus.HistogramVec
+	upstream *prometheus.HistogramVec
+	failures *prometheus.CounterVec
+}
+
+// New returns the metrics, with Go runtime and process metrics included.
+func New() *Metrics {
+	m := &Metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "checkout_request_duration_seconds",
+			Help:    "Time to answer a request, by route, method and status code.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"route", "method", "code"}),
+		upstream: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "checkout_upstream_duration_seconds",
+			Help:    "Time of one call to the payment provider, by endpoint.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"endpoint"}),
+		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "checkout_upstream_errors_total",
+			Help: "Failed calls to the payment provider, by endpoint and kind (network, 4xx, 5xx).",
+		}, []string{"endpoint", "kind"}),
+	}
+	m.registry.MustRegister(m.requests, m.upstream, m.failures,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Handler serves /metrics.
+func (m *Metrics) Handler() http.Handler {
+	// The app compresses every answer already (echo's Gzip).
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{DisableCompression: true})
+}
+
+// Middleware times every request by its route pattern (never its path, which
+// holds tokens).
+func (m *Metrics) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		code := c.Response().Status
+		if he, ok := err.(*echo.HTTPError); ok && !c.Response().Committed {
+			code = he.Code
+		}
+		route := c.Path()
+		if route == "" {
+			route = "unmatched"
+		}
+		m.requests.WithLabelValues(route, c.Request().Method, strconv.Itoa(code)).Observe(time.Since(start).Seconds())
+		return err
+	}
+}
+
+// Transport measures the calls a provider client makes through next.
+func (m *Metrics) Transport(next http.RoundTripper) http.RoundTripper {
+	return roundTripper(func(r *http.Request) (*http.Response, error) {
+		endpoint := Endpoint(r)
+		start := time.Now()
+		res, err := next.RoundTrip(r)
+		m.upstream.WithLabelValues(endpoint).Observe(time.Since(start).Seconds())
+		switch {
+		case err != nil:
+			m.failures.WithLabelValues(endpoint, "network").Inc()
+		case res.StatusCode >= 500 || res.StatusCode == http.StatusTooManyRequests:
+			m.failures.WithLabelValues(endpoint, "5xx").Inc()
+		case res.StatusCode >= 400 && res.StatusCode != http.StatusNotFound:
+			m.failures.WithLabelValues(endpoint, "4xx").Inc()
+		}
+		return res, err
+	})
+}
+
+// Endpoint names a provider call (PIS-API.md 4.1 to 4.3).
+func Endpoint(r *http.Request) string {
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/ob-institutions"):
+		return "institutions"
+	case r.Method == http.MethodPost:
+		return "create"
+	default:
+		return "status"
+	}
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// WatchCache publishes the banks cache's counters.
+func (m *Metrics) WatchCache(stats func() banks.Stats) {
+	counter := func(name, help string, read func(banks.Stats) int64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
+			func() float64 { return float64(read(stats())) })
+	}
+	m.registry.MustRegister(
+		counter("checkout_banks_cache_hits_total", "Banks list requests served from the cache.", func(s banks.Stats) int64 { return s.Hits }),
+		counter("checkout_banks_cache_misses_total", "Banks list requests that found no cached list.", func(s banks.Stats) int64 { return s.Misses }),
+		counter("checkout_banks_cache_stale_total", "Banks list requests served the last good list while the provider failed.", func(s banks.Stats) int64 { return s.StaleServes }),
+		counter("checkout_banks_cache_fetches_total", "Banks list fetches from the provider.", func(s banks.Stats) int64 { return s.Fetches }),
+		counter("checkout_banks_cache_failures_total", "Banks list fetches that failed.", func(s banks.Stats) int64 { return s.Failures }),
+	)
+}
