@@ -27,7 +27,7 @@ import (
 // app is the checkout over real HTTP in front of a sandbox provider that is
 // itself reached over real HTTP.
 type app struct {
-	t         *testing.T
+	t         testing.TB
 	url       string
 	sandbox   *sandbox.Sandbox
 	upstream  *httptest.Server
@@ -81,7 +81,7 @@ const (
 	]}`
 )
 
-func setup(t *testing.T, opts options) *app {
+func setup(t testing.TB, opts options) *app {
 	t.Helper()
 	a := &app{t: t}
 	a.sandbox = sandbox.New(sandbox.Config{Knobs: opts.knobs})

@@ -206,3 +206,22 @@ func TestLongTitleIsOneError(t *testing.T) {
 		t.Fatalf("a 200-character title: %v, want exactly one too_long error", ve)
 	}
 }
+
+// FuzzIBANAndBIC: no input panics, and whatever passes has the shape the
+// provider expects.
+func FuzzIBANAndBIC(f *testing.F) {
+	for _, s := range []string{"DE89 3704 0044 0532 0130 00", "FR7630006000011234567890189", "DEUTDEFF", "DEUTDEFF500", "", "ZZ00", "de89370400440532013000"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if CheckIBAN("iban", s) == nil {
+			n := NormalizeIBAN(s)
+			if len(n) < 15 || len(n) > 34 || n[0] < 'A' || n[0] > 'Z' {
+				t.Fatalf("CheckIBAN accepted %q (%q)", s, n)
+			}
+		}
+		if CheckBIC("bic", s) == nil && len(s) != 8 && len(s) != 11 {
+			t.Fatalf("CheckBIC accepted %q", s)
+		}
+	})
+}
