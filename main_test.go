@@ -267,3 +267,17 @@ func grepLines(text, prefix string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+func TestLoadCommandReportsTheRun(t *testing.T) {
+	s := start(t, nil)
+	var out strings.Builder
+	if err := run(context.Background(), []string{"load", "-url", s.base, "-c", "4", "-d", "500ms"}, env(nil), &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	report := out.String()
+	for _, want := range []string{"0 failed", "requests/s", "p99", "provider institutions calls during the run: 1", "page weight, gzip: HTML"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
+	}
+}

@@ -35,6 +35,8 @@ type app struct {
 	merchants *merchant.Directory
 	shop      *merchant.Merchant
 	client    *http.Client
+	// handler is the app without a network, for benchmarks.
+	handler http.Handler
 }
 
 // settleNow makes approved sandbox payments complete at once.
@@ -131,6 +133,7 @@ func setup(t testing.TB, opts options) *app {
 		PostRate: 0.001, PostBurst: cmp.Or(opts.burst, 1000),
 	})
 	h.Routes(e, static.Handler(), nil)
+	a.handler = e
 	a.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return a
 }
