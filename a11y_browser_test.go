@@ -10,7 +10,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 )
 
@@ -62,22 +61,11 @@ func TestShopperPagesHaveNoAccessibilityViolations(t *testing.T) {
 	axe := loadAxe(t)
 	ctx := browser(t)
 	s := start(t, map[string]string{"SANDBOX_SETTLE_DELAY": "1ms"})
-	dir, _ := merchant.Demo(s.base)
-	demo, _ := dir.Get(merchant.DemoID)
 
 	for _, lang := range []string{"en", "de"} {
 		t.Run(lang, func(t *testing.T) {
 			link := func(id string, change func(*order.Link)) string {
-				l := order.Link{Order: order.Order{ID: id + "-" + lang, Amount: "1249.90", Currency: "EUR",
-					ReturnURL: s.base + "/sandbox/shop/return", KID: merchant.DemoKID, Lang: lang}, TTL: time.Hour}
-				if change != nil {
-					change(&l)
-				}
-				u, err := l.URL(s.base, demo, time.Now())
-				if err != nil {
-					t.Fatal(err)
-				}
-				return u
+				return demoOrderLink(t, s.base, id+"-"+lang, lang, change)
 			}
 			check := func(name string, actions ...chromedp.Action[chromedp.Void]) {
 				t.Helper()

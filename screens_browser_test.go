@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 )
 
@@ -18,19 +16,8 @@ import (
 func TestScreensAtPhoneAndDesktopWidths(t *testing.T) {
 	ctx := browser(t)
 	s := start(t, nil)
-	dir, _ := merchant.Demo(s.base)
-	demo, _ := dir.Get(merchant.DemoID)
 	link := func(id, lang string, change func(*order.Link)) string {
-		l := order.Link{Order: order.Order{ID: id, Amount: "12499.90", Currency: "EUR",
-			ReturnURL: s.base + "/sandbox/shop/return", KID: merchant.DemoKID, Lang: lang}, TTL: time.Hour}
-		if change != nil {
-			change(&l)
-		}
-		u, err := l.URL(s.base, demo, time.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return u
+		return demoOrderLink(t, s.base, id, lang, change)
 	}
 	for _, lang := range []string{"en", "el"} {
 		for _, width := range []int64{320, 640, 1280} {

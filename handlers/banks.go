@@ -31,14 +31,21 @@ func (h *Handler) bankList(c echo.Context, retry string) (*banks.List, error) {
 	return list, nil
 }
 
+// openWithBanks opens the order and gets the banks list: where the country,
+// bank and details steps start.
+func (h *Handler) openWithBanks(c echo.Context) (checkout, *banks.List, error) {
+	co, err := h.open(c)
+	if err != nil {
+		return co, nil, err
+	}
+	list, err := h.bankList(c, c.Request().URL.String())
+	return co, list, err
+}
+
 // showCountries lets the shopper pick their bank's country, unless the link
 // or the list leaves only one choice (DESIGN.md section 2.2).
 func (h *Handler) showCountries(c echo.Context) error {
-	co, err := h.open(c)
-	if err != nil {
-		return err
-	}
-	list, err := h.bankList(c, c.Request().URL.String())
+	co, list, err := h.openWithBanks(c)
 	if err != nil {
 		return err
 	}
@@ -106,11 +113,7 @@ const maxQueryLength = 100
 // showBanks lists the banks of a country, filtered by the search box
 // (DESIGN.md section 2.3).
 func (h *Handler) showBanks(c echo.Context) error {
-	co, err := h.open(c)
-	if err != nil {
-		return err
-	}
-	list, err := h.bankList(c, c.Request().URL.String())
+	co, list, err := h.openWithBanks(c)
 	if err != nil {
 		return err
 	}

@@ -276,11 +276,7 @@ func (h *Handler) showPay(c echo.Context) error {
 
 // payStep opens the order and finds the chosen bank.
 func (h *Handler) payStep(c echo.Context, country, id string) (checkout, pisclient.Institution, *banks.List, error) {
-	co, err := h.open(c)
-	if err != nil {
-		return co, pisclient.Institution{}, nil, err
-	}
-	list, err := h.bankList(c, c.Request().URL.String())
+	co, list, err := h.openWithBanks(c)
 	if err != nil {
 		return co, pisclient.Institution{}, nil, err
 	}
