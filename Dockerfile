@@ -17,7 +17,7 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 COPY --from=css /src/static/app.css ./static/app.css
-RUN go tool templ generate \
+RUN go tool templ generate -path views \
  && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/checkout .
 
 FROM gcr.io/distroless/static-debian12:nonroot

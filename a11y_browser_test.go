@@ -114,4 +114,3 @@ func tokenOf(t *testing.T, ctx context.Context) string {
 	token, _, _ = strings.Cut(token, "?")
 	return token
 }
-

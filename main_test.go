@@ -13,8 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
