@@ -58,6 +58,9 @@ func NewList(institutions []pisclient.Institution, withTest bool, fetchedAt time
 // Countries returns the codes of the countries that have banks, sorted.
 func (l *List) Countries() []string { return l.countries }
 
+// Count is the number of banks in country.
+func (l *List) Count(country string) int { return len(l.byCountry[country]) }
+
 // HasCountry reports whether country has banks.
 func (l *List) HasCountry(country string) bool { return len(l.byCountry[country]) > 0 }
 

@@ -155,7 +155,7 @@ func (h *Handler) showBanks(c echo.Context) error {
 		Query:            query,
 		Action:           banksAction(co.token),
 		Banks:            rows,
-		Total:            len(list.Search(country, "")),
+		Total:            list.Count(country),
 		ChangeCountryURL: countryURL(co.token, true),
 		Stale:            list.Stale,
 	}))

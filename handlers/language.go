@@ -114,9 +114,8 @@ func languageSwitch(c echo.Context) views.LanguageSwitch {
 			s.Keep = append(s.Keep, views.Hidden{Name: name, Value: v})
 		}
 	}
-	for _, tag := range i18n.Supported {
-		code := i18n.New(tag.String()).Lang()
-		s.Languages = append(s.Languages, views.Option{Value: code, Label: i18n.Name(code), Selected: code == current})
+	for _, l := range i18n.Choices {
+		s.Languages = append(s.Languages, views.Option{Value: l.Code, Label: l.Name, Selected: l.Code == current})
 	}
 	return s
 }

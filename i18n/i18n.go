@@ -118,6 +118,23 @@ func (l *Localizer) Country(code string) string {
 	return code
 }
 
+// Choice is a language as the switcher offers it.
+type Choice struct {
+	Code string
+	// Name is the language's name in itself (Deutsch, Ελληνικά).
+	Name string
+}
+
+// Choices lists the supported languages for the switcher, in the order of
+// Supported.
+var Choices = func() []Choice {
+	out := make([]Choice, len(Supported))
+	for i, tag := range Supported {
+		out[i] = Choice{Code: code(tag), Name: Name(code(tag))}
+	}
+	return out
+}()
+
 // Name is the language's own name, for the language switcher.
 func Name(lang string) string {
 	t := language.MustParse(lang)
