@@ -92,7 +92,7 @@ func TestMalformedAnswersGiveTheRetryPage(t *testing.T) {
 }
 
 func TestABankMissingFromTheListSendsTheShopperBackToIt(t *testing.T) {
-	a := setup(t, options{knobs: sandbox.Knobs{MissingBanks: 0.999}})
+	a := setup(t, options{knobs: sandbox.Knobs{MissingBanks: 1}})
 	checkout := a.enter("A-1", nil)
 	doc := page(t, a.get(checkout+"/pay?country=FR&bank=credit-agricole"), http.StatusNotFound)
 	if got := text(doc, testid("error-heading")); got != "This bank is not available" {

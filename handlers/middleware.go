@@ -10,6 +10,8 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/time/rate"
+
+	"github.com/paybybank/checkout/merchant"
 )
 
 // Limits of every request (DESIGN.md section 6 and issue 7).
@@ -85,7 +87,7 @@ func (h *Handler) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 // otherwise. Requests without either (servers calling the API) pass; the
 // API authenticates them by token.
 func (h *Handler) sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
-	own := origin(h.BaseURL)
+	own := originOf(h.BaseURL)
 	return func(c echo.Context) error {
 		r := c.Request()
 		if r.Method != http.MethodPost {
@@ -97,7 +99,7 @@ func (h *Handler) sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 		case site == "same-origin" || site == "none":
 		case site != "":
 			return &pageError{status: http.StatusForbidden, key: "error.crossSite", err: errCrossSite(site, from)}
-		case from != "" && from != "null" && origin(from) != own:
+		case from != "" && from != "null" && originOf(from) != own:
 			return &pageError{status: http.StatusForbidden, key: "error.crossSite", err: errCrossSite(site, from)}
 		}
 		return next(c)
@@ -112,13 +114,13 @@ func (e crossSite) Error() string {
 
 func errCrossSite(site, from string) error { return crossSite{site, from} }
 
-// origin is scheme://host of a URL, lower case.
-func origin(raw string) string {
+// originOf is the origin of a URL as text, "" when it does not parse.
+func originOf(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return ""
 	}
-	return strings.ToLower(u.Scheme + "://" + u.Host)
+	return merchant.Origin(u)
 }
 
 // logRequests writes one line per request: its id (also sent to the client

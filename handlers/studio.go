@@ -161,35 +161,20 @@ func (h *Handler) studioCheck(c echo.Context) error {
 	})
 }
 
+// savedDraft is the designer's draft from the session cookie.
 func (h *Handler) savedDraft(c echo.Context) (draft, bool) {
-	if h.Sessions == nil {
-		return draft{}, false
-	}
-	s, err := h.Sessions.Get(c.Request(), sessionName)
-	if err != nil {
-		return draft{}, false
-	}
-	raw, _ := s.Values[sessionStudioDraft].(string)
 	var d draft
+	raw := h.sessionValue(c, sessionStudioDraft)
 	if raw == "" || json.Unmarshal([]byte(raw), &d) != nil {
 		return draft{}, false
 	}
 	return d, true
 }
 
+// saveDraft keeps the draft in the session cookie, so a reload shows it.
 func (h *Handler) saveDraft(c echo.Context, d draft) {
-	if h.Sessions == nil {
-		return
-	}
-	s, err := h.Sessions.Get(c.Request(), sessionName)
-	if err != nil && s == nil {
-		return
-	}
 	raw, _ := json.Marshal(d)
-	s.Values[sessionStudioDraft] = string(raw)
-	if err := s.Save(c.Request(), c.Response()); err != nil {
-		h.log(c).Warn("studio draft not saved", "err", err)
-	}
+	h.remember(c, sessionStudioDraft, string(raw))
 }
 
 func (h *Handler) renderStudio(c echo.Context, status int, d draft) error {

@@ -80,7 +80,7 @@ func (m *Merchant) AllowsReturn(u *url.URL) bool {
 	if u.Scheme != "https" && !(u.Scheme == "http" && isLocal(u.Hostname())) {
 		return false
 	}
-	return slices.Contains(m.ReturnOrigins, origin(u))
+	return slices.Contains(m.ReturnOrigins, Origin(u))
 }
 
 func isLocal(host string) bool {
@@ -91,8 +91,8 @@ func isLocal(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// origin is scheme://host[:port] in lower case, as browsers compare it.
-func origin(u *url.URL) string {
+// Origin is scheme://host[:port] of u in lower case, as browsers compare it.
+func Origin(u *url.URL) string {
 	return strings.ToLower(u.Scheme + "://" + u.Host)
 }
 
@@ -159,7 +159,7 @@ func Demo(baseURL string) (*Directory, error) {
 		Name:          "Demo Shop",
 		LinkKeys:      map[string]string{DemoKID: DemoSecret},
 		APIToken:      "demo-api-token-published-for-local-development-only",
-		ReturnOrigins: []string{origin(u), "https://shop.example"},
+		ReturnOrigins: []string{Origin(u), "https://shop.example"},
 		Customization: &pisclient.Customization{Title: "Demo Shop"},
 	}
 	return newDirectory([]*Merchant{m})
@@ -241,7 +241,7 @@ func (m *Merchant) check() error {
 			if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Path != "" || u.RawQuery != "" {
 				return fmt.Errorf("%s[%d]: %q is not an origin like https://shop.example", field.name, i, o)
 			}
-			field.origins[i] = origin(u)
+			field.origins[i] = Origin(u)
 		}
 	}
 	if m.Customization != nil {
