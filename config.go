@@ -29,7 +29,10 @@ type config struct {
 	StudioToken string
 	// TrustedProxies are the networks whose X-Forwarded-For is believed.
 	TrustedProxies []*net.IPNet
-	Knobs          sandbox.Knobs
+	// DatabaseURL names the payments ledger: empty for the SQLite file
+	// data/checkout.db, sqlite:PATH, or postgres://… (several instances).
+	DatabaseURL string
+	Knobs       sandbox.Knobs
 }
 
 // minKeyLength is the shortest SESSION_KEYS secret accepted.
@@ -102,6 +105,10 @@ func loadConfig(getenv func(string) string) (config, error) {
 			c.TrustedProxies = append(c.TrustedProxies, n)
 		}
 	}
+	c.DatabaseURL = getenv("DATABASE_URL")
+	if err := checkDatabaseURL(c.DatabaseURL); err != nil {
+		return c, fmt.Errorf("DATABASE_URL: %w", err)
+	}
 	knobs, err := sandbox.KnobsFromEnv(getenv)
 	if err != nil {
 		return c, err
@@ -124,4 +131,24 @@ func or(v, fallback string) string {
 		return fallback
 	}
 	return v
+}
+
+// checkDatabaseURL refuses a DATABASE_URL that names no database we know,
+// before anything tries to reach it.
+func checkDatabaseURL(v string) error {
+	switch {
+	case v == "":
+		return nil
+	case strings.HasPrefix(v, "sqlite:"):
+		if strings.TrimPrefix(v, "sqlite:") == "" {
+			return errors.New(`"sqlite:" needs a file path, like sqlite:data/checkout.db`)
+		}
+		return nil
+	case strings.HasPrefix(v, "postgres://"), strings.HasPrefix(v, "postgresql://"):
+		if u, err := url.Parse(v); err != nil || (u.Host == "" && u.Query().Get("host") == "") {
+			return errors.New("not a URL like postgres://user:password@host:5432/dbname")
+		}
+		return nil
+	}
+	return errors.New("must be empty (SQLite file data/checkout.db), sqlite:PATH or postgres://user:password@host:5432/dbname")
 }

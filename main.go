@@ -27,8 +27,10 @@ import (
 
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/handlers"
+	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
+	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/pisclient/sandbox"
 	"github.com/paybybank/checkout/static"
@@ -67,11 +69,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("ADDR: %w", err)
 	}
 	cfg = cfg.withListener(ln.Addr())
-	a, err := newApp(cfg, log)
+	a, err := newApp(ctx, cfg, log)
 	if err != nil {
 		ln.Close()
 		return err
 	}
+	defer a.ledger.Close()
 
 	srv := &http.Server{
 		Handler:           a.echo,
@@ -123,10 +126,12 @@ type app struct {
 	sandbox   *sandbox.Sandbox
 	banks     *banks.Cache
 	metrics   *telemetry.Metrics
+	ledger    *ledger.Ledger
 }
 
-// newApp builds every dependency from the configuration.
-func newApp(cfg config, log *slog.Logger) (*app, error) {
+// newApp builds every dependency from the configuration. The caller closes
+// a.ledger.
+func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	a := &app{}
 	var err error
 	switch {
@@ -180,15 +185,24 @@ func newApp(cfg config, log *slog.Logger) (*app, error) {
 		return nil, err
 	}
 	client := providers.deployment
+	connectCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if a.ledger, err = ledger.Connect(connectCtx, cfg.DatabaseURL); err != nil {
+		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	log.Info("payments ledger ready", "database", a.ledger.Where)
 	a.banks = banks.NewCache(client, cfg.InstitutionsTTL, cfg.sandboxMode(), log)
 	a.metrics.WatchCache(a.banks.Stats)
 
 	h := handlers.New(handlers.Config{
-		BaseURL:        cfg.BaseURL,
-		Merchants:      a.merchants,
-		Sealer:         sealer,
-		Banks:          a.banks,
-		PaymentsFor:    providers.For,
+		BaseURL:   cfg.BaseURL,
+		Merchants: a.merchants,
+		Sealer:    sealer,
+		Banks:     a.banks,
+		Orders: &payment.Service{
+			Ledger: a.ledger, Log: log,
+			ProviderFor: func(m *merchant.Merchant) payment.Provider { return providers.For(m) },
+		},
 		TrustedProxies: cfg.TrustedProxies,
 		Metrics:        a.metrics,
 		Sessions:       store,
@@ -241,7 +255,7 @@ func newProviders(baseURL, key string, merchants *merchant.Directory, sandboxMod
 }
 
 // For returns the client that serves merchant m.
-func (p *providers) For(m *merchant.Merchant) handlers.Payments {
+func (p *providers) For(m *merchant.Merchant) *pisclient.Client {
 	if c, ok := p.byMerchant[m.ID]; ok {
 		return c
 	}

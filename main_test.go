@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,9 +21,34 @@ import (
 	"github.com/paybybank/checkout/order"
 )
 
-// env is a fake environment for run.
+// env is a fake environment for run. Without a DATABASE_URL of its own each
+// run gets a fresh SQLite ledger in a temporary folder, never data/ in the
+// working tree.
 func env(vars map[string]string) func(string) string {
-	return func(name string) string { return vars[name] }
+	db := "sqlite:" + filepath.Join(testDir, fmt.Sprintf("ledger-%d.db", testDBs.Add(1)))
+	return func(name string) string {
+		if v, ok := vars[name]; ok || name != "DATABASE_URL" {
+			return v
+		}
+		return db
+	}
+}
+
+var (
+	testDir string
+	testDBs atomic.Int64
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "checkout-main-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	testDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 func TestLinkCommandPrintsASignedLink(t *testing.T) {

@@ -11,8 +11,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
+	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
 )
 
@@ -127,6 +129,20 @@ func (h *Handler) createLink(c echo.Context) error {
 	if len(fields) > 0 {
 		return &apiError{status: http.StatusBadRequest, code: "validation_error", message: "the link's order breaks these rules", fields: fields}
 	}
+	recorded, err := h.Orders.Record(c.Request().Context(), checkout{order: l.Order, merchant: m}.payment())
+	if errors.Is(err, payment.ErrOrderChanged) {
+		field := "amount"
+		if recorded.Currency != l.Currency {
+			field = "currency"
+		}
+		return &apiError{status: http.StatusConflict, code: "order_changed",
+			message: "this order id is already recorded with another amount or currency; use a new order id", err: err,
+			fields: []pisclient.FieldError{{Field: field, Reason: "conflict",
+				Message: "order " + l.ID + " was recorded for " + recorded.Amount + " " + recorded.Currency}}}
+	}
+	if err != nil {
+		return err
+	}
 	now := h.Now()
 	link, err := l.URL(h.BaseURL, m, now)
 	if err != nil {
@@ -155,21 +171,70 @@ func badJSON(err error) *apiError {
 	return e
 }
 
-// paymentJSON is the answer of GET /api/v1/payments/{merchant_order_id}.
+// paymentJSON is the answer of GET /api/v1/payments/{merchant_order_id}:
+// the order as the ledger has it.
 type paymentJSON struct {
 	MerchantOrderID string `json:"merchant_order_id"`
-	// Status is the provider's status as it came (DESIGN.md section 3).
+	Amount          string `json:"amount"`
+	Currency        string `json:"currency"`
+	// Status is the provider's status of the order's payment as it came
+	// (DESIGN.md section 3), NOT_FOUND before one was begun, UNKNOWN while
+	// it cannot be read.
 	Status string `json:"status"`
-	// Paid is true only for COMPLETED: the moment to ship.
+	// Paid is true only when a payment of the order's own amount is
+	// COMPLETED: the moment to ship.
 	Paid bool `json:"paid"`
 	// Final is true when the status can no longer change.
-	Final bool `json:"final"`
+	Final     bool          `json:"final"`
+	CreatedAt time.Time     `json:"created_at"`
+	UpdatedAt time.Time     `json:"updated_at"`
+	Attempts  []attemptJSON `json:"attempts"`
 }
 
-// showPaymentStatus answers the provider's status of one of the calling
-// merchant's orders. The order id is namespaced by the merchant before it
-// reaches the provider (merchant.UpstreamOrderID), so another merchant's
-// order is never found: its id names a different payment.
+// attemptJSON is one payment made for the order, at one bank.
+type attemptJSON struct {
+	Attempt   int       `json:"attempt"`
+	Bank      string    `json:"bank"`
+	Country   string    `json:"country"`
+	Status    string    `json:"status"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// statusUnknown is the status reported while it cannot be read.
+const statusUnknown = "UNKNOWN"
+
+// newPaymentJSON writes an order's view for the API. Attempts that never
+// reached a shopper (orphaned, refused) are not the merchant's concern.
+func newPaymentJSON(v payment.View) paymentJSON {
+	out := paymentJSON{
+		MerchantOrderID: v.Order.OrderID, Amount: v.Order.Amount, Currency: v.Order.Currency,
+		Status: string(v.Status), Paid: v.Paid, Final: v.Final(),
+		CreatedAt: v.Order.Created.UTC(), UpdatedAt: v.Order.Updated.UTC(), Attempts: []attemptJSON{},
+	}
+	if !v.Known {
+		out.Status = statusUnknown
+	}
+	for _, a := range v.Attempts {
+		if a.State == ledger.Orphaned || a.State == ledger.Refused {
+			continue
+		}
+		status := a.Status
+		switch {
+		case a.State == ledger.Unknown || a.State == ledger.Creating:
+			status = statusUnknown
+		case status == "":
+			status = string(pisclient.StatusNotFound)
+		}
+		out.Attempts = append(out.Attempts, attemptJSON{Attempt: a.Seq, Bank: a.BankID, Country: a.Country,
+			Status: status, CreatedAt: a.Created.UTC(), UpdatedAt: a.Updated.UTC()})
+	}
+	return out
+}
+
+// showPaymentStatus answers where one of the calling merchant's orders
+// stands, from the ledger (refreshed from the provider while it can change).
+// Orders are the merchant's own: another merchant's order id is not found.
 func (h *Handler) showPaymentStatus(c echo.Context) error {
 	m, err := h.apiMerchant(c)
 	if err != nil {
@@ -180,12 +245,12 @@ func (h *Handler) showPaymentStatus(c echo.Context) error {
 		return &apiError{status: http.StatusBadRequest, code: "validation_error", message: "not an order id",
 			fields: []pisclient.FieldError{{Field: "merchant_order_id", Reason: pisclient.ReasonInvalid, Message: "not an order id"}}}
 	}
-	ps, err := h.PaymentsFor(m).PaymentStatus(c.Request().Context(), m.UpstreamOrderID(id))
-	if err != nil {
-		return &apiError{status: http.StatusBadGateway, code: "provider_unavailable",
-			message: "the provider did not answer; nothing is known yet, ask again shortly", err: err}
+	v, err := h.Orders.Status(c.Request().Context(), m, id)
+	if errors.Is(err, payment.ErrNotFound) {
+		return &apiError{status: http.StatusNotFound, code: "not_found", message: "no order with this merchant_order_id", err: err}
 	}
-	return c.JSON(http.StatusOK, paymentJSON{
-		MerchantOrderID: id, Status: string(ps.Status), Paid: ps.Status.Paid(), Final: ps.Status.Final(),
-	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, newPaymentJSON(v))
 }

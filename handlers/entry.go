@@ -12,6 +12,7 @@ import (
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
+	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/views"
 )
@@ -33,6 +34,12 @@ func (h *Handler) enter(c echo.Context) error {
 		return &pageError{status: http.StatusBadRequest, key: "error.linkUnusable", args: []any{strings.Join(names, ", ")}, err: err}
 	case err != nil:
 		return &pageError{status: http.StatusForbidden, key: "error.linkInvalid", err: err}
+	}
+	if _, err := h.Orders.Record(c.Request().Context(), checkout{order: o, merchant: m}.payment()); err != nil {
+		if errors.Is(err, payment.ErrOrderChanged) {
+			return errOrderChanged(err)
+		}
+		return err
 	}
 	if raw := c.QueryParam(ParamPreviewTheme); raw != "" {
 		if o.Theme, err = h.previewTheme(raw); err != nil {
@@ -75,6 +82,19 @@ func (co checkout) customization() *pisclient.Customization {
 		return co.order.Theme
 	}
 	return co.merchant.Customization
+}
+
+// errOrderChanged is the page for a link whose order id the shop used
+// before with another amount or currency: it is refused, so that the earlier
+// payment is never taken for this one.
+func errOrderChanged(err error) error {
+	return &pageError{status: http.StatusConflict, key: "error.orderChanged", err: err}
+}
+
+// payment is the order as the payment logic records it.
+func (co checkout) payment() payment.Order {
+	return payment.Order{Merchant: co.merchant, ID: co.order.ID, Amount: co.order.Amount,
+		Currency: co.order.Currency, ReturnURL: co.order.ReturnURL}
 }
 
 // checkout is an open order and its merchant: what every later step needs.

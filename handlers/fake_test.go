@@ -3,11 +3,12 @@ package handlers_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"testing"
 )
 
 // fakeProvider answers the banks list with one French bank per name (no
-// extraFields) and every status read with status.
+// extraFields), every create with a link, and every status read with status.
 func fakeProvider(t *testing.T, status string, names []string) http.Handler {
 	t.Helper()
 	if names == nil {
@@ -21,8 +22,23 @@ func fakeProvider(t *testing.T, status string, names []string) http.Handler {
 		}
 		json.NewEncoder(w).Encode(list)
 	})
+	mux.HandleFunc("POST /api/v2/pis/payment", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusCreated)
+		json.NewEncoder(w).Encode(map[string]string{"payment_link": "https://bank.example/pay/1"})
+	})
 	mux.HandleFunc("GET /api/v2/pis/payment/{id}", func(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(map[string]string{"merchant_order_id": r.PathValue("id"), "status": status})
 	})
 	return mux
+}
+
+// paidOnce enters a checkout of shop1 for order id and submits it at the
+// fake provider's bank, so that the order has a payment to report.
+func (a *app) paidOnce(id string) string {
+	a.t.Helper()
+	checkout := a.enter(id, nil)
+	if res := a.post(checkout+"/pay", url.Values{"country": {"FR"}, "bank": {"evil"}}); res.StatusCode != http.StatusSeeOther {
+		a.t.Fatalf("submit: status %d", res.StatusCode)
+	}
+	return checkout
 }

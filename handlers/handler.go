@@ -10,14 +10,12 @@ import (
 	"time"
 
 	"github.com/gorilla/sessions"
-	gocache "github.com/patrickmn/go-cache"
-	"golang.org/x/sync/singleflight"
 	"golang.org/x/time/rate"
 
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
-	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/telemetry"
 	"github.com/paybybank/checkout/views"
 )
@@ -28,12 +26,6 @@ type BankLists interface {
 	Warm() bool
 }
 
-// Payments creates payments and reads their status at the provider.
-type Payments interface {
-	CreatePayment(ctx context.Context, r pisclient.PaymentRequest) (*pisclient.Payment, error)
-	PaymentStatus(ctx context.Context, merchantOrderID string) (*pisclient.PaymentStatus, error)
-}
-
 // Config is what a Handler is built from.
 type Config struct {
 	// BaseURL is the app's public URL, without a trailing slash.
@@ -41,9 +33,9 @@ type Config struct {
 	Merchants *merchant.Directory
 	Sealer    *order.Sealer
 	Banks     BankLists
-	// PaymentsFor gives the provider client of a merchant: one with the
-	// merchant's own provider key, or the deployment's.
-	PaymentsFor func(m *merchant.Merchant) Payments
+	// Orders records orders and pays them through the payments ledger: one
+	// payment per order, on any instance (DESIGN.md section 7).
+	Orders *payment.Service
 	// Sessions keeps the conveniences of DESIGN.md section 6 (the last bank
 	// used); nothing depends on it.
 	Sessions sessions.Store
@@ -72,16 +64,7 @@ type Config struct {
 // Handler serves the shopper's pages.
 type Handler struct {
 	Config
-	// links remembers the payment link of each order created here, so that a
-	// second submit goes to the same payment; creating shares one call per
-	// order among concurrent submits.
-	links    *gocache.Cache
-	creating singleflight.Group
 }
-
-// linkMemory is how long a created payment's link is remembered: longer than
-// a sealed order lives, so every submit of a live order finds it.
-const linkMemory = order.TokenTTL + time.Hour
 
 // New returns a Handler.
 func New(cfg Config) *Handler {
@@ -91,5 +74,5 @@ func New(cfg Config) *Handler {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Handler{Config: cfg, links: gocache.New(linkMemory, 10*time.Minute)}
+	return &Handler{Config: cfg}
 }

@@ -11,9 +11,13 @@ func (h *Handler) health(c echo.Context) error {
 	return c.String(http.StatusOK, "ok\n")
 }
 
-// ready says the app can serve shoppers: the banks list is at hand, cached
-// or fetched now.
+// ready says the app can serve shoppers: the payments ledger answers and
+// the banks list is at hand, cached or fetched now.
 func (h *Handler) ready(c echo.Context) error {
+	if err := h.Orders.Ledger.Ping(c.Request().Context()); err != nil {
+		h.log(c).Warn("ledger unreachable", "err", err)
+		return c.String(http.StatusServiceUnavailable, "ledger unreachable\n")
+	}
 	if h.Banks.Warm() {
 		return c.String(http.StatusOK, "ready\n")
 	}

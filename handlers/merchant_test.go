@@ -104,13 +104,14 @@ func TestStatusAPIShowsOnlyTheMerchantsOwnOrders(t *testing.T) {
 		t.Errorf("shop1 asking for its own order: %d %v", status, own)
 	}
 	status, other, _ := a.apiCall(http.MethodGet, "/api/v1/payments/A-1", shop2Token, "")
-	if status != http.StatusOK || other["status"] != "NOT_FOUND" || other["paid"] != false {
-		t.Errorf("shop2 asking for shop1's order: %d %v, want NOT_FOUND", status, other)
+	if errBody, _ := other["error"].(map[string]any); status != http.StatusNotFound || errBody["code"] != "not_found" {
+		t.Errorf("shop2 asking for shop1's order: %d %v, want 404 not_found", status, other)
 	}
 }
 
 func TestStatusAPIWithASlashInTheOrderID(t *testing.T) {
 	a := setup(t, options{upstream: fakeProvider(t, "COMPLETED", nil)})
+	a.paidOnce("2026/A 1")
 	status, body, _ := a.apiCall(http.MethodGet, "/api/v1/payments/"+url.PathEscape("2026/A 1"), shop1Token, "")
 	if status != http.StatusOK || body["merchant_order_id"] != "2026/A 1" || body["paid"] != true || body["final"] != true {
 		t.Errorf("%d %v", status, body)

@@ -1,20 +1,17 @@
 package handlers
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/i18n"
-	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/views"
 )
@@ -326,10 +323,6 @@ func (h *Handler) renderPay(c echo.Context, status int, co checkout, bank piscli
 	return render(c, status, views.Pay(page))
 }
 
-// createTimeout bounds the create call. It runs on even if the shopper's
-// browser gives up, so that a payment made upstream is not lost to us.
-const createTimeout = 30 * time.Second
-
 // createPayment validates the details, creates the payment once per order and
 // sends the shopper to it (DESIGN.md section 2.5).
 func (h *Handler) createPayment(c echo.Context) error {
@@ -339,6 +332,7 @@ func (h *Handler) createPayment(c echo.Context) error {
 	}
 	f := newForm(h.loc(c), bank, list.Countries(), co.merchant.IPVerification, readForm(c))
 	req := pisclient.PaymentRequest{
+		// Pay names each attempt; the first one's id is checked here.
 		MerchantOrderID:        co.merchant.UpstreamOrderID(co.order.ID),
 		Amount:                 co.order.Amount,
 		Currency:               co.order.Currency,
@@ -363,75 +357,32 @@ func (h *Handler) createPayment(c echo.Context) error {
 		return h.renderPay(c, http.StatusUnprocessableEntity, co, bank, f, "")
 	}
 
-	link, err := h.paymentLink(c.Request().Context(), h.log(c), co.merchant, req)
+	out, err := h.Orders.Pay(c.Request().Context(), co.payment(), req)
+	var refused *payment.RefusedError
 	switch {
-	case err == nil:
+	case err == nil && out.Link != "":
 		h.rememberBank(c, bank.CountryCode, bank.ID)
-		return c.Redirect(http.StatusSeeOther, link)
-	case errors.Is(err, pisclient.ErrDuplicateOrder):
-		// Created before, by another instance or before a restart: the
-		// payment exists, so the shopper sees where it stands.
-		h.log(c).Warn("order already created upstream", "merchant", co.merchant.ID, "err", err)
+		return c.Redirect(http.StatusSeeOther, out.Link)
+	case err == nil:
+		// The order's payment has begun or is done: its status page says
+		// where it stands.
 		return c.Redirect(http.StatusSeeOther, returnPath(co.token, 0))
+	case errors.Is(err, payment.ErrOrderChanged):
+		return errOrderChanged(err)
+	case errors.Is(err, payment.ErrChecking):
+		// A payment may exist: the shopper is not told nothing was charged,
+		// and pressing Continue again settles it.
+		h.log(c).Warn("create payment: outcome not known yet", "merchant", co.merchant.ID, "err", err)
+		return h.renderPay(c, http.StatusServiceUnavailable, co, bank, f, "problem.noAnswer")
+	case !errors.As(err, &refused):
+		return fmt.Errorf("paying order %q: %w", co.order.ID, err)
 	case errors.As(err, &ve), errors.Is(err, pisclient.ErrUnauthorized):
 		return fmt.Errorf("creating a payment: %w", err)
-	case errors.Is(err, pisclient.ErrOutcomeUnknown):
-		h.log(c).Warn("create payment: no answer", "merchant", co.merchant.ID, "err", err)
-		return h.renderPay(c, http.StatusServiceUnavailable, co, bank, f, "problem.noAnswer")
 	case errors.Is(err, pisclient.ErrRateLimited), errors.Is(err, pisclient.ErrUnavailable):
 		h.log(c).Warn("create payment: provider busy", "merchant", co.merchant.ID, "err", err)
 		return h.renderPay(c, http.StatusServiceUnavailable, co, bank, f, "problem.busy")
 	default:
-		h.log(c).Error("create payment failed", "merchant", co.merchant.ID, "err", err)
+		h.log(c).Error("create payment refused", "merchant", co.merchant.ID, "err", err)
 		return h.renderPay(c, http.StatusBadGateway, co, bank, f, "problem.failed")
 	}
-}
-
-// paymentLink creates the payment of an order, or returns the link created
-// for it before. Concurrent submits of one order share one create call.
-func (h *Handler) paymentLink(ctx context.Context, log *slog.Logger, m *merchant.Merchant, req pisclient.PaymentRequest) (string, error) {
-	key := req.MerchantOrderID
-	if link, ok := h.links.Get(key); ok {
-		return link.(string), nil
-	}
-	v, err, _ := h.creating.Do(key, func() (any, error) {
-		if link, ok := h.links.Get(key); ok {
-			return link, nil
-		}
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
-		defer cancel()
-		payments := h.PaymentsFor(m)
-		p, err := payments.CreatePayment(ctx, req)
-		if errors.Is(err, pisclient.ErrOutcomeUnknown) {
-			p, err = h.createAgain(ctx, log, payments, req, err)
-		}
-		if err != nil {
-			return nil, err
-		}
-		h.links.SetDefault(key, p.Link)
-		return p.Link, nil
-	})
-	if err != nil {
-		return "", err
-	}
-	return v.(string), nil
-}
-
-// createAgain follows a create call whose answer never came: the payment
-// may exist. It reads the status first (PIS-API.md 4.3). A payment the
-// shopper has begun is reported as a duplicate, so they see its status. With
-// NOT_FOUND, which the provider also answers for a payment not yet begun, it
-// creates once more: the provider refuses a second payment for one order
-// (409), so this never charges twice, and it finds the link when the first
-// call never arrived.
-func (h *Handler) createAgain(ctx context.Context, log *slog.Logger, payments Payments, req pisclient.PaymentRequest, first error) (*pisclient.Payment, error) {
-	log.Warn("create payment: no answer; reading the status before trying again", "err", first)
-	st, err := payments.PaymentStatus(ctx, req.MerchantOrderID)
-	switch {
-	case err != nil:
-		return nil, first
-	case st.Status != pisclient.StatusNotFound:
-		return nil, fmt.Errorf("%w: created before, now %s", pisclient.ErrDuplicateOrder, st.Status)
-	}
-	return payments.CreatePayment(ctx, req)
 }

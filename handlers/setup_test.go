@@ -2,12 +2,14 @@ package handlers_test
 
 import (
 	"cmp"
+	"context"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,8 +19,10 @@ import (
 
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/handlers"
+	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
+	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/pisclient/sandbox"
 	"github.com/paybybank/checkout/static"
@@ -35,6 +39,8 @@ type app struct {
 	merchants *merchant.Directory
 	shop      *merchant.Merchant
 	client    *http.Client
+	ledger    *ledger.Ledger
+	orders    *payment.Service
 	// handler is the app without a network, for benchmarks.
 	handler http.Handler
 }
@@ -53,6 +59,9 @@ type options struct {
 	timeout  time.Duration // the provider client's deadline per call
 	// upstreamFor wraps the sandbox in a misbehaving provider.
 	upstreamFor func(*sandbox.Sandbox) http.Handler
+	// ledger is a payments ledger to share with other instances; a fresh
+	// SQLite file when nil.
+	ledger *ledger.Ledger
 }
 
 // The merchants of every handler test: shop1 is mid-rotation (keys 2026-10
@@ -120,15 +129,22 @@ func setup(t testing.TB, opts options) *app {
 		t.Fatal(err)
 	}
 
+	a.ledger = opts.ledger
+	if a.ledger == nil {
+		a.ledger = sqliteLedger(t)
+	}
+	a.orders = &payment.Service{Ledger: a.ledger, Log: log, CreateTimeout: cmp.Or(opts.timeout, 5*time.Second),
+		ProviderFor: func(*merchant.Merchant) payment.Provider { return client }}
+
 	e := echo.New()
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
 	a.url = srv.URL
 	h := handlers.New(handlers.Config{
 		BaseURL: srv.URL, Merchants: dir, Sealer: sealer, Banks: a.cache,
-		PaymentsFor: func(*merchant.Merchant) handlers.Payments { return client },
-		Sessions:    store,
-		Assets:      static.Assets(), Log: log, TrustedProxies: opts.trusted,
+		Orders:   a.orders,
+		Sessions: store,
+		Assets:   static.Assets(), Log: log, TrustedProxies: opts.trusted,
 		Sandbox: opts.sandbox, StudioToken: opts.studio,
 		PostRate: 0.001, PostBurst: cmp.Or(opts.burst, 1000),
 	})
@@ -136,6 +152,17 @@ func setup(t testing.TB, opts options) *app {
 	a.handler = e
 	a.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return a
+}
+
+// sqliteLedger is a fresh SQLite ledger in a temporary folder.
+func sqliteLedger(t testing.TB) *ledger.Ledger {
+	t.Helper()
+	l, err := ledger.Connect(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
 }
 
 // link is a signed entry link of shop1 for order id; change edits it before

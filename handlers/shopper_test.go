@@ -294,7 +294,7 @@ func TestStatusPageWordsForEveryStatus(t *testing.T) {
 	} {
 		t.Run(status, func(t *testing.T) {
 			a := setup(t, options{upstream: fakeProvider(t, status, nil)})
-			doc := page(t, a.get(a.enter("A-1", nil)+"/return"), http.StatusOK)
+			doc := page(t, a.get(a.paidOnce("A-1")+"/return"), http.StatusOK)
 			if got := text(doc, testid("status-heading")); got != want {
 				t.Errorf("heading %q, want %q", got, want)
 			}

@@ -1,12 +1,14 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/views"
 )
@@ -28,15 +30,20 @@ func (h *Handler) showStatus(c echo.Context) error {
 
 	l := h.loc(c)
 	view := views.StatusPage{Summary: co.summary(l)}
+	st, err := h.Orders.StatusOf(c.Request().Context(), co.payment())
+	switch {
+	case errors.Is(err, payment.ErrOrderChanged):
+		return errOrderChanged(err)
+	case err != nil:
+		return err
+	}
 	status := pisclient.Status("")
-	ps, err := h.PaymentsFor(co.merchant).PaymentStatus(c.Request().Context(), co.merchant.UpstreamOrderID(co.order.ID))
-	if err != nil {
-		h.log(c).Warn("payment status unavailable", "merchant", co.merchant.ID, "err", err)
+	if !st.Known {
 		view.Kind = views.StatusChecking
 		view.Heading = l.T("status.checking")
 		view.Message = l.T("status.checking.text")
 	} else {
-		status = ps.Status
+		status = st.Status
 		var key string
 		view.Kind, key = describeStatus(status)
 		view.Heading, view.Message = l.T(key), l.T(key+".text", co.merchant.Name)

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/paybybank/checkout/pisclient"
@@ -47,13 +48,37 @@ type Merchant struct {
 	IPVerification bool                     `json:"ip_verification"`
 }
 
-// UpstreamOrderID is the merchant_order_id sent to the provider for the
-// merchant's order id: the merchant's id, a colon, then the order id. Orders
-// of different merchants never collide at the provider, and a merchant asking
-// for a status can only ever name its own orders, with no database to consult.
-// A merchant's id is therefore part of every payment made: never rename one.
+// UpstreamOrderID is the merchant_order_id of an order's first attempt at
+// the provider: the merchant's id, a colon, then the order id. Orders of
+// different merchants never collide at the provider. A merchant's id is
+// therefore part of every payment made: never rename one.
 func (m *Merchant) UpstreamOrderID(orderID string) string {
-	return m.ID + ":" + orderID
+	return m.AttemptID(orderID, 1)
+}
+
+// MaxAttempts bounds the attempts of one order, so that every attempt's id
+// fits the provider's limit whenever the first one does.
+const MaxAttempts = 9999
+
+// attemptIDRoom is what later attempts add to the first one's id: "~9999".
+const attemptIDRoom = 5
+
+// AttemptID is the merchant_order_id of attempt seq (from 1) of an order:
+// "<merchant>:<order>" for the first, "<merchant>~<seq>:<order>" after.
+// Merchant ids hold neither "~" nor ":", so the part before the first colon
+// names merchant and attempt alike and no two (order, attempt) pairs share
+// an id.
+func (m *Merchant) AttemptID(orderID string, seq int) string {
+	if seq <= 1 {
+		return m.ID + ":" + orderID
+	}
+	return m.ID + "~" + strconv.Itoa(seq) + ":" + orderID
+}
+
+// LongestAttemptID is the longest id any attempt of the order can have: the
+// order id must leave room for it.
+func (m *Merchant) LongestAttemptID(orderID string) string {
+	return m.UpstreamOrderID(orderID) + strings.Repeat("0", attemptIDRoom)
 }
 
 // LinkKey returns the secret of kid.
@@ -210,8 +235,8 @@ func newDirectory(list []*Merchant) (*Directory, error) {
 
 func (m *Merchant) check() error {
 	switch {
-	case m.ID == "" || len(m.ID) > MaxIDLength || strings.ContainsFunc(m.ID, func(r rune) bool { return r <= ' ' || r == 0x7f || r == ':' }):
-		return fmt.Errorf("id: required, at most %d characters, without spaces or colons", MaxIDLength)
+	case m.ID == "" || len(m.ID) > MaxIDLength || strings.ContainsFunc(m.ID, func(r rune) bool { return r <= ' ' || r == 0x7f || r == ':' || r == '~' }):
+		return fmt.Errorf("id: required, at most %d characters, without spaces, colons or tildes", MaxIDLength)
 	case strings.TrimSpace(m.Name) == "":
 		return errors.New("name: required")
 	case len(m.LinkKeys) == 0:

@@ -115,8 +115,8 @@ func (o Order) Check(m *merchant.Merchant) error {
 	}
 	if fe := pisclient.CheckOrderID(o.ID); fe != nil {
 		add(ParamOrder, fe)
-	} else if fe := pisclient.CheckOrderID(m.UpstreamOrderID(o.ID)); fe != nil {
-		fe.Message = fmt.Sprintf("order id is too long: with the merchant id it must fit in %d characters", pisclient.MaxOrderIDLength)
+	} else if fe := pisclient.CheckOrderID(m.LongestAttemptID(o.ID)); fe != nil {
+		fe.Message = fmt.Sprintf("order id is too long: with the merchant id and an attempt number (6 characters) it must fit in %d characters", pisclient.MaxOrderIDLength)
 		add(ParamOrder, fe)
 	}
 	_, fe := pisclient.ParseAmount(o.Amount)

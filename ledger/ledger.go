@@ -1,0 +1,360 @@
+// Package ledger keeps the payments ledger of DESIGN.md section 7: each
+// merchant's orders and every attempt to pay them at the provider. It is what
+// makes "one payment per order, at the right amount" hold across instances and
+// restarts: the schema allows one attempt that could still be paid per order,
+// and changes are conditional updates that only one caller can win.
+//
+// Two back ends share the SQL: an embedded SQLite file (one instance) and
+// PostgreSQL (any number of instances). Nothing personal is stored.
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+	"modernc.org/sqlite"
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
+)
+
+// DefaultPath is the SQLite file used when DATABASE_URL is empty.
+const DefaultPath = "data/checkout.db"
+
+// State is where an attempt stands in the app's own bookkeeping; the
+// provider's status is kept beside it.
+type State string
+
+const (
+	// Creating: one instance won the insert and is asking the provider.
+	Creating State = "creating"
+	// Open: the payment exists at the provider and may still change; its
+	// link, when known, is the one every submit of the order is sent to.
+	Open State = "open"
+	// Unknown: the create call's answer was lost or unreadable, so the
+	// payment may exist, but its link reached nobody.
+	Unknown State = "unknown"
+	// Orphaned: an unknown attempt shown not to have begun. Nobody holds its
+	// link, so nobody can pay it; it is never followed or reported.
+	Orphaned State = "orphaned"
+	// Refused: the provider said no; nothing was made.
+	Refused State = "refused"
+	// Final: the provider's status can no longer change (COMPLETED or
+	// CANCELED, in Status).
+	Final State = "final"
+)
+
+// Live reports whether an attempt blocks a new one: it could still be paid,
+// or it may exist and nobody knows yet.
+func (s State) Live() bool { return s == Creating || s == Open || s == Unknown }
+
+// Order is one merchant's order: what it costs is fixed by the first link
+// seen for it.
+type Order struct {
+	MerchantID string
+	OrderID    string
+	// Amount is canonical: two decimals, as the provider is sent it.
+	Amount    string
+	Currency  string
+	ReturnURL string
+	Created   time.Time
+	Updated   time.Time
+}
+
+// Attempt is one payment at the provider for an order.
+type Attempt struct {
+	// UpstreamID is the merchant_order_id the provider knows it by.
+	UpstreamID string
+	MerchantID string
+	OrderID    string
+	// Seq counts the order's attempts from 1.
+	Seq      int
+	Amount   string
+	Currency string
+	BankID   string
+	Country  string
+	State    State
+	// Link is the provider's payment link, once known.
+	Link string
+	// Status is the provider's status as last read, verbatim; empty until read.
+	Status  string
+	Created time.Time
+	Updated time.Time
+}
+
+var (
+	// ErrOrderChanged means the order id is already recorded with another
+	// amount or currency.
+	ErrOrderChanged = errors.New("ledger: the order is recorded with another amount or currency")
+	// ErrNotFound means no such order.
+	ErrNotFound = errors.New("ledger: no such order")
+	// ErrAttemptTaken means another attempt won the insert: the order already
+	// has a live attempt, or that sequence number is used.
+	ErrAttemptTaken = errors.New("ledger: another attempt is live")
+)
+
+type dialect int
+
+const (
+	sqliteDialect dialect = iota
+	postgres
+)
+
+// Ledger is the payments ledger over one database.
+type Ledger struct {
+	db      *sql.DB
+	dialect dialect
+	now     func() time.Time
+	// Where says which database, without credentials, for logs.
+	Where string
+}
+
+// Connect opens the ledger named by a DATABASE_URL value and brings its
+// schema up to date: empty means the SQLite file DefaultPath, "sqlite:PATH"
+// another file, and postgres:// or postgresql:// a PostgreSQL database.
+func Connect(ctx context.Context, databaseURL string) (*Ledger, error) {
+	l := &Ledger{now: time.Now}
+	var err error
+	switch {
+	case databaseURL == "" || strings.HasPrefix(databaseURL, "sqlite:"):
+		path := strings.TrimPrefix(databaseURL, "sqlite:")
+		if path == "" {
+			path = DefaultPath
+		}
+		if strings.ContainsAny(path, "?#") {
+			return nil, fmt.Errorf("sqlite:%s: a file path without ? or #", path)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, err
+		}
+		l.Where = "sqlite:" + path
+		l.db, err = sql.Open("sqlite", "file:"+path+"?_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+		if err != nil {
+			return nil, err
+		}
+		// One connection: SQLite takes one writer at a time anyway, and
+		// no request holds a transaction across a provider call.
+		l.db.SetMaxOpenConns(1)
+	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
+		u, perr := url.Parse(databaseURL)
+		if perr != nil || u.Host == "" && u.Query().Get("host") == "" {
+			return nil, errors.New("not a URL like postgres://user@host:5432/dbname")
+		}
+		u.User = nil
+		l.Where, l.dialect = u.Redacted(), postgres
+		if l.db, err = sql.Open("pgx", databaseURL); err != nil {
+			return nil, err
+		}
+		l.db.SetMaxOpenConns(20)
+		l.db.SetMaxIdleConns(10)
+		l.db.SetConnMaxIdleTime(5 * time.Minute)
+	default:
+		return nil, errors.New("neither empty, sqlite:PATH nor postgres://…")
+	}
+	if err := l.migrate(ctx); err != nil {
+		l.db.Close()
+		return nil, fmt.Errorf("%s: %w", l.Where, err)
+	}
+	return l, nil
+}
+
+// Close closes the database.
+func (l *Ledger) Close() error { return l.db.Close() }
+
+// Ping tells whether the database answers.
+func (l *Ledger) Ping(ctx context.Context) error { return l.db.PingContext(ctx) }
+
+// RecordOrder records an order the first time it is seen and returns the
+// recorded one. An order id already recorded with another amount or currency
+// gives ErrOrderChanged, with the recorded order: a link may be made again,
+// but never for another sum.
+func (l *Ledger) RecordOrder(ctx context.Context, o Order) (Order, error) {
+	now := l.now().UnixMilli()
+	_, err := l.db.ExecContext(ctx, `INSERT INTO orders (merchant_id, order_id, amount, currency, return_url, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (merchant_id, order_id) DO NOTHING`,
+		o.MerchantID, o.OrderID, o.Amount, o.Currency, o.ReturnURL, now)
+	if err != nil {
+		return Order{}, err
+	}
+	got, err := l.order(ctx, o.MerchantID, o.OrderID)
+	if err != nil {
+		return Order{}, err
+	}
+	if got.Amount != o.Amount || got.Currency != o.Currency {
+		return got, ErrOrderChanged
+	}
+	return got, nil
+}
+
+func (l *Ledger) order(ctx context.Context, merchantID, orderID string) (Order, error) {
+	o := Order{MerchantID: merchantID, OrderID: orderID}
+	var created, updated int64
+	err := l.db.QueryRowContext(ctx, `SELECT amount, currency, return_url, created_at, updated_at FROM orders
+		WHERE merchant_id = $1 AND order_id = $2`, merchantID, orderID).Scan(&o.Amount, &o.Currency, &o.ReturnURL, &created, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return o, ErrNotFound
+	}
+	o.Created, o.Updated = time.UnixMilli(created), time.UnixMilli(updated)
+	return o, err
+}
+
+// Order returns an order and its attempts, oldest first.
+func (l *Ledger) Order(ctx context.Context, merchantID, orderID string) (Order, []Attempt, error) {
+	o, err := l.order(ctx, merchantID, orderID)
+	if err != nil {
+		return o, nil, err
+	}
+	rows, err := l.db.QueryContext(ctx, `SELECT `+attemptColumns+` FROM attempts
+		WHERE merchant_id = $1 AND order_id = $2 ORDER BY seq`, merchantID, orderID)
+	if err != nil {
+		return o, nil, err
+	}
+	defer rows.Close()
+	var list []Attempt
+	for rows.Next() {
+		a, err := scanAttempt(rows)
+		if err != nil {
+			return o, nil, err
+		}
+		list = append(list, a)
+	}
+	return o, list, rows.Err()
+}
+
+const attemptColumns = `upstream_id, merchant_id, order_id, seq, amount, currency, bank_id, country, state, link, status, created_at, updated_at`
+
+func scanAttempt(row interface{ Scan(...any) error }) (Attempt, error) {
+	var a Attempt
+	var created, updated int64
+	err := row.Scan(&a.UpstreamID, &a.MerchantID, &a.OrderID, &a.Seq, &a.Amount, &a.Currency, &a.BankID, &a.Country,
+		&a.State, &a.Link, &a.Status, &created, &updated)
+	a.Created, a.Updated = time.UnixMilli(created), time.UnixMilli(updated)
+	return a, err
+}
+
+// InsertAttempt records a new attempt in state Creating. Of callers racing
+// on one order, on any instance, exactly one wins; the others get
+// ErrAttemptTaken and should wait for the winner's link.
+func (l *Ledger) InsertAttempt(ctx context.Context, a Attempt) error {
+	now := l.now().UnixMilli()
+	_, err := l.db.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', '', $10, $10)`,
+		a.UpstreamID, a.MerchantID, a.OrderID, a.Seq, a.Amount, a.Currency, a.BankID, a.Country, Creating, now)
+	if l.uniqueViolation(err) {
+		return ErrAttemptTaken
+	}
+	return err
+}
+
+// Change is what Move writes to an attempt; empty fields are kept.
+type Change struct {
+	State  State
+	Link   string
+	Status string
+}
+
+// Move applies a change to an attempt if it is still in state from, and
+// reports whether it did: of two instances deciding about one attempt, only
+// the first moves it. The order's updated time follows.
+func (l *Ledger) Move(ctx context.Context, upstreamID string, from State, ch Change) (bool, error) {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	now := l.now().UnixMilli()
+	res, err := tx.ExecContext(ctx, `UPDATE attempts SET
+			state = CASE WHEN $1 = '' THEN state ELSE $1 END,
+			link = CASE WHEN $2 = '' THEN link ELSE $2 END,
+			status = CASE WHEN $3 = '' THEN status ELSE $3 END,
+			updated_at = $4
+		WHERE upstream_id = $5 AND state = $6`,
+		string(ch.State), ch.Link, ch.Status, now, upstreamID, string(from))
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return false, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE orders SET updated_at = $1
+		WHERE (merchant_id, order_id) = (SELECT merchant_id, order_id FROM attempts WHERE upstream_id = $2)`, now, upstreamID); err != nil {
+		return false, err
+	}
+	return true, tx.Commit()
+}
+
+func (l *Ledger) uniqueViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "23505"
+	}
+	var sqErr *sqlite.Error
+	if errors.As(err, &sqErr) {
+		// SQLITE_CONSTRAINT_UNIQUE and SQLITE_CONSTRAINT_PRIMARYKEY.
+		return sqErr.Code() == 2067 || sqErr.Code() == 1555
+	}
+	return false
+}
+
+// Tables lists every table of the database and every value in it as text,
+// for tests that prove nothing personal is stored.
+func (l *Ledger) Tables(ctx context.Context) (map[string][]string, error) {
+	q := `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
+	if l.dialect == postgres {
+		q = `SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`
+	}
+	var tables []string
+	rows, err := l.db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		tables = append(tables, name)
+	}
+	rows.Close()
+	out := map[string][]string{}
+	for _, table := range tables {
+		rows, err := l.db.QueryContext(ctx, `SELECT * FROM `+table)
+		if err != nil {
+			return nil, err
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			for _, v := range vals {
+				if b, ok := v.([]byte); ok {
+					v = string(b)
+				}
+				out[table] = append(out[table], fmt.Sprint(v))
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,104 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// migrations are the schema's steps, applied in order, each once and inside
+// a transaction. Append; never edit one that has shipped. The SQL is the
+// same on SQLite and PostgreSQL: times are unix milliseconds, booleans are
+// states, and the rules live in the schema (keys, checks, the partial unique
+// index), so that a bug in Go cannot write a second payable attempt.
+var migrations = []string{
+	// 1: orders and their attempts at the provider (DESIGN.md section 7).
+	`CREATE TABLE orders (
+		merchant_id TEXT NOT NULL,
+		order_id    TEXT NOT NULL,
+		amount      TEXT NOT NULL,
+		currency    TEXT NOT NULL,
+		return_url  TEXT NOT NULL,
+		created_at  BIGINT NOT NULL,
+		updated_at  BIGINT NOT NULL,
+		PRIMARY KEY (merchant_id, order_id)
+	);
+	CREATE TABLE attempts (
+		upstream_id TEXT PRIMARY KEY,
+		merchant_id TEXT NOT NULL,
+		order_id    TEXT NOT NULL,
+		seq         INTEGER NOT NULL CHECK (seq >= 1),
+		amount      TEXT NOT NULL,
+		currency    TEXT NOT NULL,
+		bank_id     TEXT NOT NULL,
+		country     TEXT NOT NULL,
+		state       TEXT NOT NULL CHECK (state IN ('creating', 'open', 'unknown', 'orphaned', 'refused', 'final')),
+		link        TEXT NOT NULL DEFAULT '',
+		status      TEXT NOT NULL DEFAULT '',
+		created_at  BIGINT NOT NULL,
+		updated_at  BIGINT NOT NULL,
+		UNIQUE (merchant_id, order_id, seq),
+		FOREIGN KEY (merchant_id, order_id) REFERENCES orders (merchant_id, order_id)
+	);
+	CREATE UNIQUE INDEX attempts_one_live ON attempts (merchant_id, order_id)
+		WHERE state IN ('creating', 'open', 'unknown');
+	CREATE INDEX orders_updated ON orders (merchant_id, updated_at);`,
+}
+
+// migrate brings the schema up to date. Several instances may start at once
+// on one PostgreSQL: an advisory lock held by the transaction makes them
+// take turns, and each finds the steps the first one applied.
+func (l *Ledger) migrate(ctx context.Context) error {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if l.dialect == postgres {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7305870012)`); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
+		return err
+	}
+	var done int
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&done); err != nil {
+		return err
+	}
+	if done > len(migrations) {
+		return fmt.Errorf("the database is at schema version %d, newer than this program's %d: run the newer program", done, len(migrations))
+	}
+	for v := done + 1; v <= len(migrations); v++ {
+		if err := execScript(ctx, tx, migrations[v-1]); err != nil {
+			return fmt.Errorf("schema version %d: %w", v, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)`, v, l.now().UnixMilli()); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// SchemaVersion is the schema version the database is at.
+func (l *Ledger) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	err := l.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v)
+	return v, err
+}
+
+// execScript runs the statements of a migration one by one: not every
+// driver takes several in one call. Migrations hold no semicolon inside a
+// string, which keeps the split honest.
+func execScript(ctx context.Context, tx *sql.Tx, script string) error {
+	for _, stmt := range strings.Split(script, ";") {
+		if stmt = strings.TrimSpace(stmt); stmt == "" {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,423 @@
+// Package payment decides how an order is paid: it records the order, makes
+// at most one attempt at the provider that could still be paid, sends every
+// submit of the order to that attempt's link, and reads where the order
+// stands (DESIGN.md sections 2.5 and 7). The ledger makes it exact across
+// instances and restarts; the handlers only show what it decides.
+package payment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/pisclient"
+)
+
+// Provider creates payments and reads their status at the provider.
+type Provider interface {
+	CreatePayment(ctx context.Context, r pisclient.PaymentRequest) (*pisclient.Payment, error)
+	PaymentStatus(ctx context.Context, merchantOrderID string) (*pisclient.PaymentStatus, error)
+}
+
+var (
+	// ErrOrderChanged means the order id is recorded with another amount or
+	// currency: the link is refused, never shown against the earlier payment.
+	ErrOrderChanged = ledger.ErrOrderChanged
+	// ErrNotFound means the merchant has no such order.
+	ErrNotFound = ledger.ErrNotFound
+	// ErrChecking means a payment may have been made and it is not yet known
+	// whether it was: the shopper is told so, never that nothing was charged,
+	// and may try again in a moment.
+	ErrChecking = errors.New("payment: checking with the provider whether a payment was made")
+)
+
+// RefusedError is the provider's refusal of a create call: nothing was made,
+// so the shopper may be told nothing was charged.
+type RefusedError struct{ Err error }
+
+func (e *RefusedError) Error() string {
+	return "payment: the provider refused the payment: " + e.Err.Error()
+}
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// Service is the payment logic over a ledger and the provider.
+type Service struct {
+	Ledger *ledger.Ledger
+	// ProviderFor gives the provider client of a merchant.
+	ProviderFor func(m *merchant.Merchant) Provider
+	Log         *slog.Logger
+	// CreateTimeout bounds a create call; it runs on even if the shopper's
+	// browser gives up, so that a payment made upstream is not lost to us.
+	CreateTimeout time.Duration
+	// Now tells the time; time.Now when nil.
+	Now func() time.Time
+}
+
+// DefaultCreateTimeout is the CreateTimeout of a Service that sets none.
+const DefaultCreateTimeout = 30 * time.Second
+
+func (s *Service) createTimeout() time.Duration {
+	if s.CreateTimeout > 0 {
+		return s.CreateTimeout
+	}
+	return DefaultCreateTimeout
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Service) log() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.Default()
+}
+
+// Order is what the service is told of an order: from a signed link.
+type Order struct {
+	Merchant  *merchant.Merchant
+	ID        string
+	Amount    string
+	Currency  string
+	ReturnURL string
+}
+
+// Record records an order the first time it is seen. The same order id with
+// another amount or currency gives ErrOrderChanged.
+func (s *Service) Record(ctx context.Context, o Order) (ledger.Order, error) {
+	amount, fe := pisclient.ParseAmount(o.Amount)
+	if fe != nil {
+		return ledger.Order{}, &pisclient.ValidationError{Fields: []pisclient.FieldError{*fe}}
+	}
+	return s.Ledger.RecordOrder(ctx, ledger.Order{
+		MerchantID: o.Merchant.ID, OrderID: o.ID, Amount: amount.StringFixed(2),
+		Currency: o.Currency, ReturnURL: o.ReturnURL,
+	})
+}
+
+// Outcome is where a submit sends the shopper: the payment link, or, when
+// the order's payment has begun or is done, its status page (Link empty).
+type Outcome struct {
+	Link    string
+	Attempt ledger.Attempt
+}
+
+// maxCreates bounds the create calls of one submit: a first one, and one
+// more after a first whose answer was lost.
+const maxCreates = 2
+
+// Pay finds or makes the order's payment at the chosen bank and says where
+// to send the shopper. req is the provider request without its
+// merchant_order_id, which Pay gives each attempt.
+//
+// Concurrent submits of one order, on any instance, make one attempt: the
+// insert that starts one can be won by a single caller, and the others wait
+// for the winner's link. A new attempt is made only when every earlier one
+// is final and unpaid, or was never handed out (ledger.Orphaned).
+func (s *Service) Pay(ctx context.Context, o Order, req pisclient.PaymentRequest) (Outcome, error) {
+	recorded, err := s.Record(ctx, o)
+	if err != nil {
+		return Outcome{}, err
+	}
+	req.Amount, req.Currency = recorded.Amount, recorded.Currency
+	provider := s.ProviderFor(o.Merchant)
+	deadline := s.now().Add(s.createTimeout() + 5*time.Second)
+	creates := 0
+	wait := 10 * time.Millisecond
+	for {
+		_, attempts, err := s.Ledger.Order(ctx, o.Merchant.ID, o.ID)
+		if err != nil {
+			return Outcome{}, err
+		}
+		live, last := liveAttempt(attempts)
+		if paid := paidAttempt(attempts); paid != nil {
+			return Outcome{Attempt: *paid}, nil
+		}
+		switch {
+		case live == nil:
+			if creates >= maxCreates {
+				return Outcome{}, ErrChecking
+			}
+			seq := 1
+			if last != nil {
+				seq = last.Seq + 1
+			}
+			if seq > merchant.MaxAttempts {
+				return Outcome{}, fmt.Errorf("order %q has had %d attempts", o.ID, merchant.MaxAttempts)
+			}
+			a := ledger.Attempt{
+				UpstreamID: o.Merchant.AttemptID(o.ID, seq), MerchantID: o.Merchant.ID, OrderID: o.ID, Seq: seq,
+				Amount: recorded.Amount, Currency: recorded.Currency, BankID: req.InstitutionID, Country: req.InstitutionCountryCode,
+			}
+			err := s.Ledger.InsertAttempt(ctx, a)
+			if errors.Is(err, ledger.ErrAttemptTaken) {
+				continue // another submit won: wait for its link
+			}
+			if err != nil {
+				return Outcome{}, err
+			}
+			creates++
+			out, err := s.create(ctx, provider, a, req)
+			if err != nil || out.Link != "" {
+				return out, err
+			}
+		case live.State == ledger.Open && live.Link == "":
+			// It began without us holding its link: the status page follows it.
+			return Outcome{Attempt: *live}, nil
+		case live.State == ledger.Open:
+			// Still payable unless the shopper cancelled it at the bank.
+			if !s.refresh(ctx, provider, live) || !pisclient.Status(live.Status).Final() {
+				if begunElsewhere(live.Status) {
+					return Outcome{Attempt: *live}, nil
+				}
+				return Outcome{Link: live.Link, Attempt: *live}, nil
+			}
+		case live.State == ledger.Unknown:
+			if err := s.settle(ctx, provider, *live); err != nil {
+				return Outcome{}, err
+			}
+		case live.State == ledger.Creating:
+			if s.now().Sub(live.Created) > s.createTimeout()+5*time.Second {
+				// Its instance died mid-call: the answer is lost for good.
+				s.Ledger.Move(ctx, live.UpstreamID, ledger.Creating, ledger.Change{State: ledger.Unknown})
+				continue
+			}
+			if s.now().After(deadline) {
+				return Outcome{}, ErrChecking
+			}
+			if err := sleep(ctx, wait); err != nil {
+				return Outcome{}, ErrChecking
+			}
+			wait = min(wait*2, 200*time.Millisecond)
+		}
+	}
+}
+
+// begunElsewhere reports whether the shopper has already approved the
+// payment at the bank, so its link leads nowhere new: the status page does.
+func begunElsewhere(status string) bool {
+	st := pisclient.Status(status)
+	return st == pisclient.StatusAccepted || st.Paid()
+}
+
+// create asks the provider for attempt a, which this caller won. A link ends
+// the submit; an attempt whose outcome is unknown is left Unknown for Pay's
+// loop to settle.
+func (s *Service) create(ctx context.Context, provider Provider, a ledger.Attempt, req pisclient.PaymentRequest) (Outcome, error) {
+	req.MerchantOrderID = a.UpstreamID
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.createTimeout())
+	defer cancel()
+	p, err := provider.CreatePayment(cctx, req)
+	// The ledger is written even when the shopper has gone: what the
+	// provider did must not be forgotten.
+	wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer wcancel()
+	var ve *pisclient.ValidationError
+	switch {
+	case err == nil:
+		a.State, a.Link = ledger.Open, p.Link
+		if _, err := s.Ledger.Move(wctx, a.UpstreamID, ledger.Creating, ledger.Change{State: ledger.Open, Link: p.Link}); err != nil {
+			return Outcome{}, err
+		}
+		return Outcome{Link: p.Link, Attempt: a}, nil
+	case errors.Is(err, pisclient.ErrDuplicateOrder):
+		// A payment under this id exists that the ledger did not make (one
+		// made before the ledger, say): somebody may hold its link, so it
+		// is followed, never replaced.
+		s.log().Warn("create payment: the provider has a payment under this id already", "attempt", a.UpstreamID, "err", err)
+		_, merr := s.Ledger.Move(wctx, a.UpstreamID, ledger.Creating, ledger.Change{State: ledger.Open})
+		return Outcome{}, merr
+	case errors.As(err, &ve), refusal(err):
+		if _, merr := s.Ledger.Move(wctx, a.UpstreamID, ledger.Creating, ledger.Change{State: ledger.Refused}); merr != nil {
+			return Outcome{}, merr
+		}
+		return Outcome{}, &RefusedError{Err: err}
+	default:
+		// Lost, unreadable, or a server error after which nobody can say
+		// what the provider did.
+		s.log().Warn("create payment: outcome unknown", "attempt", a.UpstreamID, "err", err)
+		_, merr := s.Ledger.Move(wctx, a.UpstreamID, ledger.Creating, ledger.Change{State: ledger.Unknown})
+		return Outcome{}, merr
+	}
+}
+
+// refusal reports an answer that says the provider did nothing: a 4xx (but
+// a timeout), or 503, which by HTTP's meaning is a request not handled. A
+// 500, 502 or 504 may come after the work was done, so it is not one.
+func refusal(err error) bool {
+	var ae *pisclient.APIError
+	if !errors.As(err, &ae) {
+		return false
+	}
+	return ae.StatusCode == 503 || ae.StatusCode >= 400 && ae.StatusCode < 500 && ae.StatusCode != 408
+}
+
+// settle decides an Unknown attempt by reading its status. Its link reached
+// nobody, so when it has not begun (NOT_FOUND, which also means "never
+// made") nobody can pay it: it is orphaned and a new attempt is safe. When
+// it has begun it is the order's payment and is followed.
+func (s *Service) settle(ctx context.Context, provider Provider, a ledger.Attempt) error {
+	ps, err := provider.PaymentStatus(ctx, a.UpstreamID)
+	if err != nil {
+		s.log().Warn("payment status unavailable while settling an unknown attempt", "attempt", a.UpstreamID, "err", err)
+		return ErrChecking
+	}
+	ch := ledger.Change{State: ledger.Open, Status: string(ps.Status)}
+	switch {
+	case ps.Status == pisclient.StatusNotFound:
+		ch = ledger.Change{State: ledger.Orphaned, Status: string(ps.Status)}
+	case ps.Status.Final():
+		ch.State = ledger.Final
+	}
+	_, err = s.Ledger.Move(ctx, a.UpstreamID, ledger.Unknown, ch)
+	return err
+}
+
+// refresh reads an open attempt's status and records it, moving the attempt
+// to Final when it can no longer change. It reports whether the read
+// succeeded; a on return holds what was recorded.
+func (s *Service) refresh(ctx context.Context, provider Provider, a *ledger.Attempt) bool {
+	ps, err := provider.PaymentStatus(ctx, a.UpstreamID)
+	if err != nil {
+		s.log().Warn("payment status unavailable", "attempt", a.UpstreamID, "err", err)
+		return false
+	}
+	ch := ledger.Change{Status: string(ps.Status)}
+	if ps.Status.Final() {
+		ch.State = ledger.Final
+	}
+	if ch.Status != a.Status || ch.State != "" {
+		if _, err := s.Ledger.Move(ctx, a.UpstreamID, a.State, ch); err != nil {
+			s.log().Warn("recording a payment status", "attempt", a.UpstreamID, "err", err)
+		}
+	}
+	a.Status = ch.Status
+	if ch.State != "" {
+		a.State = ch.State
+	}
+	return true
+}
+
+// liveAttempt returns the order's attempt that blocks a new one, if any,
+// and its newest attempt of any kind.
+func liveAttempt(attempts []ledger.Attempt) (live, last *ledger.Attempt) {
+	for i := range attempts {
+		a := &attempts[i]
+		if a.State.Live() {
+			live = a
+		}
+		last = a
+	}
+	return live, last
+}
+
+// paidAttempt returns the order's completed attempt, if any.
+func paidAttempt(attempts []ledger.Attempt) *ledger.Attempt {
+	for i := range attempts {
+		if pisclient.Status(attempts[i].Status).Paid() && attempts[i].State != ledger.Orphaned {
+			return &attempts[i]
+		}
+	}
+	return nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// View is where an order stands, for the shopper's status page, the way back
+// and the merchants' API.
+type View struct {
+	Order ledger.Order
+	// Attempt is the attempt reported as the order's payment: its paid one,
+	// else its newest that was made. Nil before any.
+	Attempt *ledger.Attempt
+	// Attempts are every attempt, oldest first.
+	Attempts []ledger.Attempt
+	// Status is the provider's status of Attempt, verbatim; NOT_FOUND when
+	// no payment was begun.
+	Status pisclient.Status
+	// Known is false while the status could not be read: the provider did
+	// not answer, or an attempt's outcome is still unknown.
+	Known bool
+	// Paid is true only for a COMPLETED attempt of the order's own amount
+	// and currency.
+	Paid bool
+}
+
+// Final reports whether the order's status can no longer change.
+func (v View) Final() bool { return v.Known && v.Status.Final() }
+
+// Status reads where a merchant's order stands from the ledger, refreshing
+// its current attempt from the provider while it can still change.
+func (s *Service) Status(ctx context.Context, m *merchant.Merchant, orderID string) (View, error) {
+	o, attempts, err := s.Ledger.Order(ctx, m.ID, orderID)
+	if err != nil {
+		return View{}, err
+	}
+	provider := s.ProviderFor(m)
+	if cur := reported(attempts); cur != nil && cur.State == ledger.Unknown && s.settle(ctx, provider, *cur) == nil {
+		if o, attempts, err = s.Ledger.Order(ctx, m.ID, orderID); err != nil {
+			return View{}, err
+		}
+	}
+	v := View{Order: o, Attempts: attempts, Status: pisclient.StatusNotFound, Known: true}
+	cur := reported(attempts)
+	if cur == nil {
+		return v, nil
+	}
+	switch cur.State {
+	case ledger.Open:
+		if !pisclient.Status(cur.Status).Final() && !s.refresh(ctx, provider, cur) {
+			v.Known = cur.Status != ""
+		}
+	case ledger.Unknown, ledger.Creating:
+		v.Known = false
+	}
+	v.Attempt = cur
+	if cur.Status != "" {
+		v.Status = pisclient.Status(cur.Status)
+	}
+	v.Paid = v.Status.Paid() && cur.Amount == o.Amount && cur.Currency == o.Currency
+	return v, nil
+}
+
+// StatusOf is Status for the order a shopper holds: an order of another
+// amount or currency under its id gives ErrOrderChanged, and an order not
+// yet recorded (a checkout begun before the ledger) is recorded first.
+func (s *Service) StatusOf(ctx context.Context, o Order) (View, error) {
+	if _, err := s.Record(ctx, o); err != nil {
+		return View{}, err
+	}
+	return s.Status(ctx, o.Merchant, o.ID)
+}
+
+// reported picks the attempt that stands for the order: a paid one, else
+// the newest that was (or may have been) made. Orphaned and refused attempts
+// never reached a shopper and are never reported.
+func reported(attempts []ledger.Attempt) *ledger.Attempt {
+	if paid := paidAttempt(attempts); paid != nil {
+		return paid
+	}
+	for i := len(attempts) - 1; i >= 0; i-- {
+		if st := attempts[i].State; st != ledger.Orphaned && st != ledger.Refused {
+			return &attempts[i]
+		}
+	}
+	return nil
+}
