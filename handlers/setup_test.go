@@ -2,14 +2,12 @@ package handlers_test
 
 import (
 	"cmp"
-	"context"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +18,7 @@ import (
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/handlers"
 	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/ledger/ledgertest"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/payment"
@@ -41,6 +40,7 @@ type app struct {
 	client    *http.Client
 	ledger    *ledger.Ledger
 	orders    *payment.Service
+	sealer    *order.Sealer
 	// handler is the app without a network, for benchmarks.
 	handler http.Handler
 }
@@ -124,6 +124,7 @@ func setup(t testing.TB, opts options) *app {
 	a.merchants = dir
 	a.shop, _ = dir.Get("shop1")
 	sealer, _ := order.NewSealer([]byte("test token key"))
+	a.sealer = sealer
 	store, err := handlers.NewSessionStore([][]byte{[]byte("test cookie key")}, false)
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +132,7 @@ func setup(t testing.TB, opts options) *app {
 
 	a.ledger = opts.ledger
 	if a.ledger == nil {
-		a.ledger = sqliteLedger(t)
+		a.ledger = ledgertest.Open(t, ledgertest.SQLiteURL(t))
 	}
 	a.orders = &payment.Service{Ledger: a.ledger, Log: log, CreateTimeout: cmp.Or(opts.timeout, 5*time.Second),
 		ProviderFor: func(*merchant.Merchant) payment.Provider { return client }}
@@ -152,17 +153,6 @@ func setup(t testing.TB, opts options) *app {
 	a.handler = e
 	a.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return a
-}
-
-// sqliteLedger is a fresh SQLite ledger in a temporary folder.
-func sqliteLedger(t testing.TB) *ledger.Ledger {
-	t.Helper()
-	l, err := ledger.Connect(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "ledger.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	return l
 }
 
 // link is a signed entry link of shop1 for order id; change edits it before

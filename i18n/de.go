@@ -104,6 +104,8 @@ var de = map[string]string{
 	"error.linkExpired.text":      "Zahlungslinks gelten nur eine begrenzte Zeit. Gehen Sie zurück zum Shop und starten Sie die Zahlung neu.",
 	"error.linkUnusable":          "Dieser Zahlungslink ist nicht verwendbar",
 	"error.linkUnusable.text":     "Der Shop hat den Link mit einem Wert erstellt, den wir nicht annehmen können (%s). Es wurde nichts abgebucht. Bitte informieren Sie den Shop.",
+	"error.orderChanged":          "Diese Bestellung wurde bereits mit einem anderen Betrag begonnen",
+	"error.orderChanged.text":     "Der Shop hat einen Zahlungslink für eine Bestellung geschickt, die bereits mit einem anderen Betrag oder einer anderen Währung begonnen wurde. Über diesen Link wurde nichts abgebucht. Bitte gehen Sie zurück zum Shop und fordern Sie einen neuen Link an.",
 	"error.linkInvalid":           "Dieser Zahlungslink ist ungültig",
 	"error.linkInvalid.text":      "Er wurde vielleicht verändert oder unvollständig kopiert. Es wurde nichts abgebucht. Gehen Sie zurück zum Shop und starten Sie die Zahlung neu.",
 	"error.previewInvalid":        "Dieser Vorschau-Link ist nicht verwendbar",

@@ -110,6 +110,8 @@ var en = map[string]string{
 	"error.linkExpired.text":      "Payment links are valid for a limited time. Go back to the shop and start the payment again.",
 	"error.linkUnusable":          "This payment link cannot be used",
 	"error.linkUnusable.text":     "The shop made the link with a value we cannot accept (%s). Nothing was charged. Please let the shop know.",
+	"error.orderChanged":          "This order was already started for another amount",
+	"error.orderChanged.text":     "The shop sent a payment link for an order that was already started with a different amount or currency. Nothing was charged through this link. Please go back to the shop and ask for a new link.",
 	"error.linkInvalid":           "This payment link is not valid",
 	"error.linkInvalid.text":      "It may have been changed or copied incompletely. Nothing was charged. Go back to the shop and start the payment again.",
 	"error.previewInvalid":        "This preview link cannot be used",

@@ -104,6 +104,8 @@ var es = map[string]string{
 	"error.linkExpired.text":      "Los enlaces de pago tienen una validez limitada. Vuelva a la tienda y empiece el pago de nuevo.",
 	"error.linkUnusable":          "Este enlace de pago no se puede usar",
 	"error.linkUnusable.text":     "La tienda creó el enlace con un valor que no podemos aceptar (%s). No se ha cobrado nada. Avise a la tienda, por favor.",
+	"error.orderChanged":          "Este pedido ya se inició con otro importe",
+	"error.orderChanged.text":     "La tienda envió un enlace de pago para un pedido que ya se había iniciado con otro importe u otra moneda. No se ha cobrado nada con este enlace. Vuelva a la tienda y pida un enlace nuevo.",
 	"error.linkInvalid":           "Este enlace de pago no es válido",
 	"error.linkInvalid.text":      "Puede que se haya modificado o copiado de forma incompleta. No se ha cobrado nada. Vuelva a la tienda y empiece el pago de nuevo.",
 	"error.previewInvalid":        "Este enlace de vista previa no se puede usar",

@@ -104,6 +104,8 @@ var et = map[string]string{
 	"error.linkExpired.text":      "Maksetelingid kehtivad piiratud aja. Mine tagasi poodi ja alusta makset uuesti.",
 	"error.linkUnusable":          "Seda maksetelinki ei saa kasutada",
 	"error.linkUnusable.text":     "Pood tegi lingi väärtusega, mida me ei saa vastu võtta (%s). Midagi ei võetud. Palun anna poele teada.",
+	"error.orderChanged":          "See tellimus on juba teise summaga alustatud",
+	"error.orderChanged.text":     "Pood saatis maksetelingi tellimusele, mida on juba alustatud teise summa või valuutaga. Selle lingi kaudu ei võetud midagi. Palun mine tagasi poodi ja küsi uut linki.",
 	"error.linkInvalid":           "See maksetelink ei kehti",
 	"error.linkInvalid.text":      "Seda on ehk muudetud või see on poolikult kopeeritud. Midagi ei võetud. Mine tagasi poodi ja alusta makset uuesti.",
 	"error.previewInvalid":        "Seda eelvaate linki ei saa kasutada",

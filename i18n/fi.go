@@ -104,6 +104,8 @@ var fi = map[string]string{
 	"error.linkExpired.text":      "Maksulinkit ovat voimassa rajoitetun ajan. Palaa kauppaan ja aloita maksu alusta.",
 	"error.linkUnusable":          "Tätä maksulinkkiä ei voi käyttää",
 	"error.linkUnusable.text":     "Kauppa teki linkin arvolla, jota emme voi hyväksyä (%s). Mitään ei veloitettu. Kerro asiasta kaupalle.",
+	"error.orderChanged":          "Tämä tilaus on jo aloitettu toisella summalla",
+	"error.orderChanged.text":     "Kauppa lähetti maksulinkin tilaukselle, joka on jo aloitettu eri summalla tai valuutalla. Tämän linkin kautta ei veloitettu mitään. Palaa kauppaan ja pyydä uusi linkki.",
 	"error.linkInvalid":           "Tämä maksulinkki ei kelpaa",
 	"error.linkInvalid.text":      "Sitä on ehkä muutettu tai se on kopioitu vajaana. Mitään ei veloitettu. Palaa kauppaan ja aloita maksu alusta.",
 	"error.previewInvalid":        "Tätä esikatselulinkkiä ei voi käyttää",

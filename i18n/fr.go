@@ -104,6 +104,8 @@ var fr = map[string]string{
 	"error.linkExpired.text":      "Les liens de paiement ont une durée limitée. Retournez sur la boutique et recommencez le paiement.",
 	"error.linkUnusable":          "Ce lien de paiement est inutilisable",
 	"error.linkUnusable.text":     "La boutique a créé le lien avec une valeur que nous ne pouvons pas accepter (%s). Rien n'a été prélevé. Merci de prévenir la boutique.",
+	"error.orderChanged":          "Cette commande a déjà été commencée avec un autre montant",
+	"error.orderChanged.text":     "La boutique a envoyé un lien de paiement pour une commande déjà commencée avec un autre montant ou une autre devise. Rien n'a été prélevé via ce lien. Retournez sur la boutique et demandez un nouveau lien.",
 	"error.linkInvalid":           "Ce lien de paiement n'est pas valide",
 	"error.linkInvalid.text":      "Il a peut-être été modifié ou copié incomplètement. Rien n'a été prélevé. Retournez sur la boutique et recommencez le paiement.",
 	"error.previewInvalid":        "Ce lien d'aperçu est inutilisable",

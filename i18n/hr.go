@@ -104,6 +104,8 @@ var hr = map[string]string{
 	"error.linkExpired.text":      "Poveznice za plaćanje vrijede ograničeno vrijeme. Vratite se u trgovinu i ponovno započnite plaćanje.",
 	"error.linkUnusable":          "Ova se poveznica za plaćanje ne može koristiti",
 	"error.linkUnusable.text":     "Trgovina je izradila poveznicu s vrijednošću koju ne možemo prihvatiti (%s). Ništa nije naplaćeno. Molimo obavijestite trgovinu.",
+	"error.orderChanged":          "Ova je narudžba već započeta s drugim iznosom",
+	"error.orderChanged.text":     "Trgovina je poslala poveznicu za plaćanje narudžbe koja je već započeta s drugim iznosom ili valutom. Preko ove poveznice ništa nije naplaćeno. Vratite se u trgovinu i zatražite novu poveznicu.",
 	"error.linkInvalid":           "Ova poveznica za plaćanje nije valjana",
 	"error.linkInvalid.text":      "Možda je izmijenjena ili nepotpuno kopirana. Ništa nije naplaćeno. Vratite se u trgovinu i ponovno započnite plaćanje.",
 	"error.previewInvalid":        "Ova se poveznica za pregled ne može koristiti",

@@ -104,6 +104,8 @@ var it = map[string]string{
 	"error.linkExpired.text":      "I link di pagamento valgono per un tempo limitato. Torna al negozio e ricomincia il pagamento.",
 	"error.linkUnusable":          "Questo link di pagamento non è utilizzabile",
 	"error.linkUnusable.text":     "Il negozio ha creato il link con un valore che non possiamo accettare (%s). Non è stato addebitato nulla. Avvisa il negozio.",
+	"error.orderChanged":          "Questo ordine è già stato avviato con un altro importo",
+	"error.orderChanged.text":     "Il negozio ha inviato un link di pagamento per un ordine già avviato con un importo o una valuta diversi. Con questo link non è stato addebitato nulla. Torna al negozio e chiedi un nuovo link.",
 	"error.linkInvalid":           "Questo link di pagamento non è valido",
 	"error.linkInvalid.text":      "Potrebbe essere stato modificato o copiato in modo incompleto. Non è stato addebitato nulla. Torna al negozio e ricomincia il pagamento.",
 	"error.previewInvalid":        "Questo link di anteprima non è utilizzabile",

@@ -104,6 +104,8 @@ var lt = map[string]string{
 	"error.linkExpired.text":      "Mokėjimo nuorodos galioja ribotą laiką. Grįžkite į parduotuvę ir pradėkite mokėjimą iš naujo.",
 	"error.linkUnusable":          "Šios mokėjimo nuorodos naudoti negalima",
 	"error.linkUnusable.text":     "Parduotuvė sukūrė nuorodą su reikšme, kurios negalime priimti (%s). Niekas nenuskaičiuota. Praneškite parduotuvei.",
+	"error.orderChanged":          "Šis užsakymas jau pradėtas su kita suma",
+	"error.orderChanged.text":     "Parduotuvė atsiuntė mokėjimo nuorodą užsakymui, kuris jau pradėtas su kita suma ar valiuta. Per šią nuorodą niekas nenuskaičiuota. Grįžkite į parduotuvę ir paprašykite naujos nuorodos.",
 	"error.linkInvalid":           "Ši mokėjimo nuoroda negaliojanti",
 	"error.linkInvalid.text":      "Ji galėjo būti pakeista arba nukopijuota nepilnai. Niekas nenuskaičiuota. Grįžkite į parduotuvę ir pradėkite mokėjimą iš naujo.",
 	"error.previewInvalid":        "Šios peržiūros nuorodos naudoti negalima",

@@ -104,6 +104,8 @@ var lv = map[string]string{
 	"error.linkExpired.text":      "Maksājuma saites ir derīgas ierobežotu laiku. Atgriezieties veikalā un sāciet maksājumu no jauna.",
 	"error.linkUnusable":          "Šo maksājuma saiti nevar izmantot",
 	"error.linkUnusable.text":     "Veikals izveidoja saiti ar vērtību, ko nevaram pieņemt (%s). Nekas netika noņemts. Lūdzu, informējiet veikalu.",
+	"error.orderChanged":          "Šis pasūtījums jau ir sākts ar citu summu",
+	"error.orderChanged.text":     "Veikals nosūtīja maksājuma saiti pasūtījumam, kas jau sākts ar citu summu vai valūtu. Ar šo saiti nekas netika noņemts. Lūdzu, atgriezieties veikalā un palūdziet jaunu saiti.",
 	"error.linkInvalid":           "Šī maksājuma saite nav derīga",
 	"error.linkInvalid.text":      "Tā, iespējams, ir mainīta vai nokopēta nepilnīgi. Nekas netika noņemts. Atgriezieties veikalā un sāciet maksājumu no jauna.",
 	"error.previewInvalid":        "Šo priekšskatījuma saiti nevar izmantot",

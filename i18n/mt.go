@@ -104,6 +104,8 @@ var mt = map[string]string{
 	"error.linkExpired.text":      "Il-links tal-ħlas huma validi għal żmien limitat. Mur lura għall-ħanut u erġa' ibda l-ħlas.",
 	"error.linkUnusable":          "Din il-link tal-ħlas ma tistax tintuża",
 	"error.linkUnusable.text":     "Il-ħanut għamel il-link b'valur li ma nistgħux naċċettaw (%s). Xejn ma ġie ddebitat. Jekk jogħġbok għarraf lill-ħanut.",
+	"error.orderChanged":          "Din l-ordni diġà nbdiet b'ammont ieħor",
+	"error.orderChanged.text":     "Il-ħanut bagħat link tal-ħlas għal ordni li diġà nbdiet b'ammont jew munita oħra. Xejn ma ġie ddebitat permezz ta' din il-link. Jekk jogħġbok erġa' lura għand il-ħanut u itlob link ġdida.",
 	"error.linkInvalid":           "Din il-link tal-ħlas mhijiex valida",
 	"error.linkInvalid.text":      "Forsi nbidlet jew ġiet ikkupjata mhux kollha. Xejn ma ġie ddebitat. Mur lura għall-ħanut u erġa' ibda l-ħlas.",
 	"error.previewInvalid":        "Din il-link tal-preview ma tistax tintuża",

@@ -104,6 +104,8 @@ var nl = map[string]string{
 	"error.linkExpired.text":      "Betaallinks zijn beperkt geldig. Ga terug naar de winkel en start de betaling opnieuw.",
 	"error.linkUnusable":          "Deze betaallink is niet bruikbaar",
 	"error.linkUnusable.text":     "De winkel heeft de link gemaakt met een waarde die we niet kunnen accepteren (%s). Er is niets afgeschreven. Laat het de winkel weten.",
+	"error.orderChanged":          "Deze bestelling is al gestart met een ander bedrag",
+	"error.orderChanged.text":     "De winkel stuurde een betaallink voor een bestelling die al gestart was met een ander bedrag of een andere valuta. Via deze link is niets afgeschreven. Ga terug naar de winkel en vraag om een nieuwe link.",
 	"error.linkInvalid":           "Deze betaallink is ongeldig",
 	"error.linkInvalid.text":      "Misschien is hij gewijzigd of niet volledig gekopieerd. Er is niets afgeschreven. Ga terug naar de winkel en start de betaling opnieuw.",
 	"error.previewInvalid":        "Deze voorbeeldlink is niet bruikbaar",

@@ -104,6 +104,8 @@ var pt = map[string]string{
 	"error.linkExpired.text":      "Os links de pagamento são válidos por tempo limitado. Volte à loja e recomece o pagamento.",
 	"error.linkUnusable":          "Este link de pagamento não pode ser usado",
 	"error.linkUnusable.text":     "A loja criou o link com um valor que não podemos aceitar (%s). Nada foi cobrado. Avise a loja, por favor.",
+	"error.orderChanged":          "Esta encomenda já foi iniciada com outro montante",
+	"error.orderChanged.text":     "A loja enviou uma ligação de pagamento para uma encomenda já iniciada com outro montante ou outra moeda. Nada foi cobrado através desta ligação. Volte à loja e peça uma nova ligação.",
 	"error.linkInvalid":           "Este link de pagamento não é válido",
 	"error.linkInvalid.text":      "Pode ter sido alterado ou copiado de forma incompleta. Nada foi cobrado. Volte à loja e recomece o pagamento.",
 	"error.previewInvalid":        "Este link de pré-visualização não pode ser usado",

@@ -104,6 +104,8 @@ var sk = map[string]string{
 	"error.linkExpired.text":      "Platobné odkazy platia obmedzený čas. Vráťte sa do obchodu a začnite platbu odznova.",
 	"error.linkUnusable":          "Tento platobný odkaz nemožno použiť",
 	"error.linkUnusable.text":     "Obchod vytvoril odkaz s hodnotou, ktorú nemôžeme prijať (%s). Nič sa nestrhlo. Dajte, prosím, vedieť obchodu.",
+	"error.orderChanged":          "Táto objednávka už bola začatá s inou sumou",
+	"error.orderChanged.text":     "Obchod poslal platobný odkaz na objednávku, ktorá už bola začatá s inou sumou alebo menou. Cez tento odkaz sa nič nestrhlo. Vráťte sa do obchodu a požiadajte o nový odkaz.",
 	"error.linkInvalid":           "Tento platobný odkaz nie je platný",
 	"error.linkInvalid.text":      "Mohol byť zmenený alebo neúplne skopírovaný. Nič sa nestrhlo. Vráťte sa do obchodu a začnite platbu odznova.",
 	"error.previewInvalid":        "Tento odkaz na náhľad nemožno použiť",

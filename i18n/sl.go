@@ -104,6 +104,8 @@ var sl = map[string]string{
 	"error.linkExpired.text":      "Plačilne povezave veljajo omejen čas. Vrnite se v trgovino in začnite plačilo znova.",
 	"error.linkUnusable":          "Te plačilne povezave ni mogoče uporabiti",
 	"error.linkUnusable.text":     "Trgovina je povezavo ustvarila z vrednostjo, ki je ne moremo sprejeti (%s). Nič ni bilo zaračunano. Prosimo, obvestite trgovino.",
+	"error.orderChanged":          "To naročilo je bilo že začeto z drugim zneskom",
+	"error.orderChanged.text":     "Trgovina je poslala povezavo za plačilo naročila, ki je bilo že začeto z drugim zneskom ali valuto. Prek te povezave ni bilo nič bremenjeno. Vrnite se v trgovino in prosite za novo povezavo.",
 	"error.linkInvalid":           "Ta plačilna povezava ni veljavna",
 	"error.linkInvalid.text":      "Morda je bila spremenjena ali nepopolno kopirana. Nič ni bilo zaračunano. Vrnite se v trgovino in začnite plačilo znova.",
 	"error.previewInvalid":        "Te povezave za predogled ni mogoče uporabiti",

@@ -152,8 +152,8 @@ func Connect(ctx context.Context, databaseURL string) (*Ledger, error) {
 		if l.db, err = sql.Open("pgx", databaseURL); err != nil {
 			return nil, err
 		}
-		l.db.SetMaxOpenConns(20)
-		l.db.SetMaxIdleConns(10)
+		l.db.SetMaxOpenConns(10)
+		l.db.SetMaxIdleConns(5)
 		l.db.SetConnMaxIdleTime(5 * time.Minute)
 	default:
 		return nil, errors.New("neither empty, sqlite:PATH nor postgres://…")

@@ -133,6 +133,9 @@ func (s *Service) Pay(ctx context.Context, o Order, req pisclient.PaymentRequest
 	creates := 0
 	wait := 10 * time.Millisecond
 	for {
+		if s.now().After(deadline) {
+			return Outcome{}, ErrChecking
+		}
 		_, attempts, err := s.Ledger.Order(ctx, o.Merchant.ID, o.ID)
 		if err != nil {
 			return Outcome{}, err
@@ -189,9 +192,6 @@ func (s *Service) Pay(ctx context.Context, o Order, req pisclient.PaymentRequest
 				// Its instance died mid-call: the answer is lost for good.
 				s.Ledger.Move(ctx, live.UpstreamID, ledger.Creating, ledger.Change{State: ledger.Unknown})
 				continue
-			}
-			if s.now().After(deadline) {
-				return Outcome{}, ErrChecking
 			}
 			if err := sleep(ctx, wait); err != nil {
 				return Outcome{}, ErrChecking

@@ -1,0 +1,157 @@
+package ledger_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/ledger/ledgertest"
+)
+
+// onBoth runs a test against a fresh ledger on each back end.
+func onBoth(t *testing.T, test func(t *testing.T, databaseURL string)) {
+	for name, newURL := range ledgertest.Backends() {
+		t.Run(name, func(t *testing.T) { test(t, newURL(t)) })
+	}
+}
+
+var ctx = context.Background()
+
+func order(id, amount string) ledger.Order {
+	return ledger.Order{MerchantID: "shop1", OrderID: id, Amount: amount, Currency: "EUR", ReturnURL: "https://shop.example/done"}
+}
+
+func attempt(id string, seq int) ledger.Attempt {
+	return ledger.Attempt{UpstreamID: "shop1~" + string(rune('0'+seq)) + ":" + id, MerchantID: "shop1", OrderID: id, Seq: seq,
+		Amount: "49.90", Currency: "EUR", BankID: "deutsche-bank", Country: "DE"}
+}
+
+func TestMigrationsRunFromEmptyAndAgain(t *testing.T) {
+	onBoth(t, func(t *testing.T, databaseURL string) {
+		first := ledgertest.Open(t, databaseURL)
+		v, err := first.SchemaVersion(ctx)
+		if err != nil || v < 1 {
+			t.Fatalf("schema version %d, %v", v, err)
+		}
+		// A second instance starting on the same database finds it done.
+		second := ledgertest.Open(t, databaseURL)
+		if again, err := second.SchemaVersion(ctx); err != nil || again != v {
+			t.Errorf("after a second start: version %d, %v; want %d", again, err, v)
+		}
+	})
+}
+
+func TestAnOrderKeepsItsFirstAmount(t *testing.T) {
+	onBoth(t, func(t *testing.T, databaseURL string) {
+		l := ledgertest.Open(t, databaseURL)
+		if _, err := l.RecordOrder(ctx, order("A-1", "10.00")); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := l.RecordOrder(ctx, order("A-1", "10.00")); err != nil || got.Amount != "10.00" {
+			t.Errorf("the same order again: %+v, %v", got, err)
+		}
+		got, err := l.RecordOrder(ctx, order("A-1", "99.00"))
+		if !errors.Is(err, ledger.ErrOrderChanged) || got.Amount != "10.00" {
+			t.Errorf("another amount: %+v, %v; want ErrOrderChanged and the recorded 10.00", got, err)
+		}
+		eur := order("A-1", "10.00")
+		eur.Currency = "SEK"
+		if _, err := l.RecordOrder(ctx, eur); !errors.Is(err, ledger.ErrOrderChanged) {
+			t.Errorf("another currency: %v", err)
+		}
+		if _, _, err := l.Order(ctx, "shop2", "A-1"); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("another merchant's order: %v, want ErrNotFound", err)
+		}
+	})
+}
+
+func TestOneLiveAttemptPerOrderWhoeverRaces(t *testing.T) {
+	onBoth(t, func(t *testing.T, databaseURL string) {
+		l := ledgertest.Open(t, databaseURL)
+		// Three connections, as three instances would have.
+		others := []*ledger.Ledger{l, ledgertest.Open(t, databaseURL), ledgertest.Open(t, databaseURL)}
+		if _, err := l.RecordOrder(ctx, order("A-1", "49.90")); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		won, lost := 0, 0
+		for i := range 30 {
+			wg.Go(func() {
+				a := attempt("A-1", 1)
+				a.UpstreamID += strings.Repeat("x", i) // even under different ids
+				err := others[i%3].InsertAttempt(ctx, a)
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					won++
+				case errors.Is(err, ledger.ErrAttemptTaken):
+					lost++
+				default:
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if won != 1 || lost != 29 {
+			t.Fatalf("%d inserts won and %d lost, want 1 and 29", won, lost)
+		}
+	})
+}
+
+func TestANewAttemptOnlyOnceTheLastCannotBePaid(t *testing.T) {
+	onBoth(t, func(t *testing.T, databaseURL string) {
+		l := ledgertest.Open(t, databaseURL)
+		l.RecordOrder(ctx, order("A-1", "49.90"))
+		first := attempt("A-1", 1)
+		if err := l.InsertAttempt(ctx, first); err != nil {
+			t.Fatal(err)
+		}
+		for _, step := range []struct {
+			from ledger.State
+			to   ledger.Change
+		}{{ledger.Creating, ledger.Change{State: ledger.Open, Link: "https://bank.example/1"}}, {ledger.Open, ledger.Change{Status: "IN_PROGRESS"}}} {
+			if moved, err := l.Move(ctx, first.UpstreamID, step.from, step.to); !moved || err != nil {
+				t.Fatalf("move %v to %+v: %v %v", step.from, step.to, moved, err)
+			}
+			if err := l.InsertAttempt(ctx, attempt("A-1", 2)); !errors.Is(err, ledger.ErrAttemptTaken) {
+				t.Fatalf("a second attempt while the first is %s: %v", step.from, err)
+			}
+		}
+		// Only the first of two deciders moves it.
+		if moved, _ := l.Move(ctx, first.UpstreamID, ledger.Open, ledger.Change{State: ledger.Final, Status: "CANCELED"}); !moved {
+			t.Fatal("cancel not recorded")
+		}
+		if moved, _ := l.Move(ctx, first.UpstreamID, ledger.Open, ledger.Change{State: ledger.Final, Status: "COMPLETED"}); moved {
+			t.Fatal("a second decision about one attempt was recorded")
+		}
+		if err := l.InsertAttempt(ctx, attempt("A-1", 2)); err != nil {
+			t.Fatalf("a new attempt after a cancelled one: %v", err)
+		}
+		_, list, err := l.Order(ctx, "shop1", "A-1")
+		if err != nil || len(list) != 2 || list[0].Status != "CANCELED" || list[0].Link != "https://bank.example/1" || list[1].State != ledger.Creating {
+			t.Errorf("attempts %+v, %v", list, err)
+		}
+	})
+}
+
+func TestTheSchemaRefusesAnAttemptWithoutItsOrder(t *testing.T) {
+	onBoth(t, func(t *testing.T, databaseURL string) {
+		l := ledgertest.Open(t, databaseURL)
+		if err := l.InsertAttempt(ctx, attempt("nobody", 1)); err == nil {
+			t.Error("an attempt of an unrecorded order was stored")
+		}
+	})
+}
+
+func TestABadDatabaseURLIsRefused(t *testing.T) {
+	for _, u := range []string{"mysql://x", "postgres://", "sqlite:/tmp/x.db?mode=ro"} {
+		if _, err := ledger.Connect(ctx, u); err == nil {
+			t.Errorf("%q: connected", u)
+		}
+	}
+}
