@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # Three stages: the CSS is built from the views, the binary from the Go code
 # with freshly generated templ output, and the runtime image holds only the
-# static binary, run as a non-root user.
+# static binary (pure Go, SQLite included), run as a non-root user.
 
 FROM node:20-bookworm-slim AS css
 WORKDIR /src
@@ -18,11 +18,16 @@ RUN go mod download
 COPY . .
 COPY --from=css /src/static/app.css ./static/app.css
 RUN go tool templ generate -path views \
- && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/checkout .
+ && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/checkout . \
+ && mkdir -p /out/data
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/checkout /checkout
+# The embedded SQLite ledger (one instance) lives on a volume; several
+# instances set DATABASE_URL=postgres://… instead.
+COPY --from=build --chown=nonroot:nonroot /out/data /data
+VOLUME /data
 USER nonroot:nonroot
-ENV ADDR=:8080
+ENV ADDR=:8080 DATABASE_URL=sqlite:/data/checkout.db
 EXPOSE 8080
 ENTRYPOINT ["/checkout"]

@@ -81,6 +81,7 @@ func TestConfigErrorsNameTheVariable(t *testing.T) {
 		"BASE_URL":         {"BASE_URL": "localhost:8080"},
 		"ADDR":             {"ADDR": "8080"},
 		"SANDBOX_LATENCY":  {"SANDBOX_LATENCY": "slow"},
+		"DATABASE_URL":     {"DATABASE_URL": "mysql://db.example/checkout"},
 	} {
 		err := run(context.Background(), nil, env(vars), io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), name) {

@@ -197,3 +197,14 @@ func TestNothingPersonalIsStored(t *testing.T) {
 		}
 	})
 }
+
+func TestReadyIsFalseWhenTheLedgerIsUnreachable(t *testing.T) {
+	a := setup(t, options{})
+	if res := a.get(a.url + "/readyz"); res.StatusCode != http.StatusOK {
+		t.Fatalf("ready with the ledger up: %d", res.StatusCode)
+	}
+	a.ledger.Close()
+	if res := a.get(a.url + "/readyz"); res.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("ready with the ledger gone: %d, want 503", res.StatusCode)
+	}
+}
