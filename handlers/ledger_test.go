@@ -152,6 +152,10 @@ func TestAfterACancelledPaymentTheShopperMayTryAgain(t *testing.T) {
 	if res := a.post(first, url.Values{"action": {"reject"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("reject: %d", res.StatusCode)
 	}
+	doc := page(t, a.get(checkout+"/return"), http.StatusOK)
+	if href := doc.Find(testid("try-again")).AttrOr("href", ""); !strings.Contains(href, "/banks?country=DE") {
+		t.Errorf("the cancelled page offers no way to try again (%q)", href)
+	}
 	second := a.post(checkout+"/pay", url.Values{"country": {"DE"}, "bank": {"commerzbank"}}).Header.Get("Location")
 	if second == "" || second == first || !strings.Contains(second, "/checkout/") {
 		t.Fatalf("after the cancel the shopper goes to %q, want a new payment link", second)

@@ -52,6 +52,10 @@ func (h *Handler) showStatus(c echo.Context) error {
 		view.Refresh = refreshSteps[min(attempt, len(refreshSteps)-1)]
 		view.RefreshURL = returnPath(co.token, attempt+1)
 	}
+	if status == pisclient.StatusCanceled && st.Attempt != nil {
+		// A new payment may be made now, at this bank or another.
+		view.TryAgainURL = banksURL(co.token, st.Attempt.Country, "")
+	}
 	wayBackStatus := string(status)
 	if wayBackStatus == "" {
 		wayBackStatus = "UNKNOWN"

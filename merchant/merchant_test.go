@@ -19,6 +19,8 @@ func TestParseRefusesABadFileNamingMerchantAndField(t *testing.T) {
 		{"bad colour", `{"merchants":[` + strings.Replace(good, `"name"`, `"customization":{"primaryColor":"blue"},"name"`, 1) + `]}`, "merchant shop1: customization.primaryColor"},
 		{"twice", `{"merchants":[` + good + `,` + good + `]}`, "merchant shop1: id: used twice"},
 		{"empty", `{"merchants":[]}`, "no merchants"},
+		// "~" names a later payment of an order at the provider (shop1~2:A-1).
+		{"tilde in id", `{"merchants":[` + strings.Replace(good, `"id":"shop1"`, `"id":"shop1~2"`, 1) + `]}`, "id: required, at most 32 characters, without spaces, colons or tildes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

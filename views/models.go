@@ -189,6 +189,9 @@ type StatusPage struct {
 	Refresh    int
 	RefreshURL string
 	WayBackURL templ.SafeURL
+	// TryAgainURL leads back to the banks after a cancelled payment; empty
+	// otherwise.
+	TryAgainURL templ.SafeURL
 }
 
 // ErrorPage tells a shopper what went wrong and what to do.
