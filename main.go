@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -208,6 +209,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		Sessions:       store,
 		Sandbox:        cfg.sandboxMode(),
 		StudioToken:    cfg.StudioToken,
+		ProviderOrigin: providerOrigin(cfg),
 		Assets:         static.Assets(),
 		Log:            log,
 	})
@@ -260,4 +262,17 @@ func (p *providers) For(m *merchant.Merchant) *pisclient.Client {
 		return c
 	}
 	return p.deployment
+}
+
+// providerOrigin is the origin shoppers are sent to for the provider's pages:
+// PIS_BASE_URL's, or none beyond our own for the mounted sandbox.
+func providerOrigin(cfg config) string {
+	if cfg.sandboxMode() {
+		return ""
+	}
+	u, err := url.Parse(cfg.PISBaseURL)
+	if err != nil {
+		return ""
+	}
+	return merchant.Origin(u)
 }

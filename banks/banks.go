@@ -61,6 +61,15 @@ func (l *List) Countries() []string { return l.countries }
 // Count is the number of banks in country.
 func (l *List) Count(country string) int { return len(l.byCountry[country]) }
 
+// Len is the number of bank entries in every country.
+func (l *List) Len() int {
+	n := 0
+	for _, banks := range l.byCountry {
+		n += len(banks)
+	}
+	return n
+}
+
 // HasCountry reports whether country has banks.
 func (l *List) HasCountry(country string) bool { return len(l.byCountry[country]) > 0 }
 

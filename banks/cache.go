@@ -2,6 +2,8 @@ package banks
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -28,7 +30,9 @@ type Cache struct {
 	store *gocache.Cache
 	group singleflight.Group
 	last  atomic.Pointer[List]
-	stats stats
+	// shrunk counts fetches in a row that brought a much shorter list.
+	shrunk atomic.Int64
+	stats  stats
 }
 
 // Stats counts how the cache answered, for metrics and tests.
@@ -93,9 +97,11 @@ func (c *Cache) fetch(ctx context.Context) (*List, error) {
 	institutions, err := c.src.Institutions(ctx)
 	if err == nil {
 		l := NewList(institutions, c.withTest, c.now())
-		c.last.Store(l)
-		c.store.Set(key, l, c.ttl)
-		return l, nil
+		if err = c.plausible(l); err == nil {
+			c.last.Store(l)
+			c.store.Set(key, l, c.ttl)
+			return l, nil
+		}
 	}
 	c.stats.failures.Add(1)
 	last := c.last.Load()
@@ -109,6 +115,34 @@ func (c *Cache) fetch(ctx context.Context) (*List, error) {
 	c.stats.stale.Add(1)
 	c.store.Set(key, &stale, min(c.ttl, staleRetry))
 	return &stale, nil
+}
+
+// ErrImplausibleList means the provider answered with a list that is empty
+// or a fraction of the last good one: an upstream failure, not the truth.
+var ErrImplausibleList = errors.New("banks: the provider's list is empty or implausibly short")
+
+// shrinkAccepted is how many fetches in a row must bring the same shrunken
+// list before it is believed: banks do close, but not half of them at once.
+const shrinkAccepted = 3
+
+// plausible refuses an empty list, and one under half the last good list
+// until it has come shrinkAccepted times in a row.
+func (c *Cache) plausible(l *List) error {
+	n := l.Len()
+	if n == 0 {
+		return ErrImplausibleList
+	}
+	last := c.last.Load()
+	if last == nil || n*2 >= last.Len() {
+		c.shrunk.Store(0)
+		return nil
+	}
+	if c.shrunk.Add(1) >= shrinkAccepted {
+		c.log.Warn("banks list: accepting a much shorter list after it came again and again", "banks", n, "before", last.Len())
+		c.shrunk.Store(0)
+		return nil
+	}
+	return fmt.Errorf("%w: %d banks where there were %d", ErrImplausibleList, n, last.Len())
 }
 
 // Warm reports whether a list, fresh or stale, is at hand.

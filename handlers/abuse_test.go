@@ -80,13 +80,22 @@ func TestRateLimitAnswers429(t *testing.T) {
 	if last.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("4th POST in a burst of 3: %d, want 429", last.StatusCode)
 	}
-	if got := text(page(t, last, http.StatusTooManyRequests), testid("error-heading")); got != "Too many requests" {
-		t.Errorf("heading %q", got)
+	// The shopper gets the form back as they sent it, with a word to wait.
+	doc := page(t, last, http.StatusTooManyRequests)
+	if got := text(doc, testid("problem")); !strings.Contains(got, "Please wait a moment") {
+		t.Errorf("problem %q does not say to wait", got)
 	}
-	// The API shares the limit and answers in JSON.
-	status, body, _ := a.apiCall(http.MethodGet, "/api/v1/payments/A-1", shop1Token, "")
+	if doc.Find(`input[name="bank"]`).AttrOr("value", "") != "credit-agricole" {
+		t.Error("the 429 page is not the shopper's form")
+	}
+	// The API is limited per token and answers in JSON.
+	var status int
+	var body map[string]any
+	for range 4 {
+		status, body, _ = a.apiCall(http.MethodGet, "/api/v1/payments/A-1", shop1Token, "")
+	}
 	if status != http.StatusTooManyRequests || body["error"] == nil {
-		t.Errorf("API after the burst: %d %v", status, body)
+		t.Errorf("4th API call in a burst of 3: %d %v", status, body)
 	}
 	// Reading pages is not limited.
 	if res := a.get(checkout); res.StatusCode != http.StatusOK {

@@ -61,8 +61,8 @@ var errAPIUnauthorized = &apiError{status: http.StatusUnauthorized, code: "unaut
 
 // apiMerchant is the merchant whose bearer token the request carries.
 func (h *Handler) apiMerchant(c echo.Context) (*merchant.Merchant, error) {
-	token, ok := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
-	if !ok {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(c.Request().Header.Get(echo.HeaderAuthorization)), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return nil, errAPIUnauthorized
 	}
 	m, ok := h.Merchants.ByAPIToken(strings.TrimSpace(token))
@@ -110,7 +110,12 @@ func (h *Handler) createLink(c echo.Context) error {
 		req.Currency = pisclient.Currency
 	}
 	ttl := DefaultLinkTTL
-	if req.ExpiresIn != 0 {
+	switch {
+	case req.ExpiresIn == 0:
+	case req.ExpiresIn < int64(time.Minute/time.Second) || req.ExpiresIn > int64(MaxLinkTTL/time.Second):
+		// Checked before it becomes a Duration, which could overflow.
+		ttl = -1
+	default:
 		ttl = time.Duration(req.ExpiresIn) * time.Second
 	}
 	l := order.Link{Order: order.Order{
@@ -240,7 +245,10 @@ func (h *Handler) showPaymentStatus(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	id, err := url.PathUnescape(c.Param("*"))
+	// The escaped path, decoded exactly once: Echo's parameter is sometimes
+	// decoded already and sometimes not.
+	raw := strings.TrimPrefix(c.Request().URL.EscapedPath(), strings.TrimSuffix(RouteAPIPayment, "*"))
+	id, err := url.PathUnescape(raw)
 	if err != nil || pisclient.CheckOrderID(id) != nil {
 		return &apiError{status: http.StatusBadRequest, code: "validation_error", message: "not an order id",
 			fields: []pisclient.FieldError{{Field: "merchant_order_id", Reason: pisclient.ReasonInvalid, Message: "not an order id"}}}

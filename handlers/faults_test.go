@@ -1,9 +1,11 @@
 package handlers_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -141,7 +143,9 @@ func TestWhileAPaymentMayExistTheShopperIsNotToldNothingWasCharged(t *testing.T)
 func TestStatusPageKeepsCheckingWhenTheProviderFails(t *testing.T) {
 	a := setup(t, options{})
 	checkout := a.enter("A-1", nil)
-	a.post(checkout+"/pay", url.Values{"country": {"DE"}, "bank": {"deutsche-bank"}})
+	if res := a.post(checkout+"/pay", url.Values{"country": {"DE"}, "bank": {"deutsche-bank"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("submit: %d", res.StatusCode)
+	}
 	a.sandbox.SetKnobs(sandbox.Knobs{ErrorRate: 1})
 	doc := page(t, a.get(checkout+"/return"), http.StatusOK)
 	if got := text(doc, testid("status-heading")); got != "Still checking your payment" {
@@ -163,8 +167,25 @@ func TestMalformedAnswersGiveTheRetryPage(t *testing.T) {
 	}
 }
 
+// withoutBank passes requests to the sandbox, leaving one bank out of the list.
+func withoutBank(sb *sandbox.Sandbox, id string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/ob-institutions") {
+			sb.ServeHTTP(w, r)
+			return
+		}
+		answer := httptest.NewRecorder()
+		sb.ServeHTTP(answer, r)
+		var list []map[string]any
+		json.Unmarshal(answer.Body.Bytes(), &list)
+		list = slices.DeleteFunc(list, func(b map[string]any) bool { return b["institution_id"] == id })
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(list)
+	})
+}
+
 func TestABankMissingFromTheListSendsTheShopperBackToIt(t *testing.T) {
-	a := setup(t, options{knobs: sandbox.Knobs{MissingBanks: 1}})
+	a := setup(t, options{upstreamFor: func(sb *sandbox.Sandbox) http.Handler { return withoutBank(sb, "credit-agricole") }})
 	checkout := a.enter("A-1", nil)
 	doc := page(t, a.get(checkout+"/pay?country=FR&bank=credit-agricole"), http.StatusNotFound)
 	if got := text(doc, testid("error-heading")); got != "This bank is not available" {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/gorilla/sessions"
@@ -39,6 +40,10 @@ type Config struct {
 	// Sessions keeps the conveniences of DESIGN.md section 6 (the last bank
 	// used); nothing depends on it.
 	Sessions sessions.Store
+	// ProviderOrigin is the provider's origin (PIS_BASE_URL's), where the
+	// details form's answer sends the shopper; empty when the provider is
+	// the sandbox on our own origin.
+	ProviderOrigin string
 	// Sandbox is set when the provider is the built-in sandbox: the demo
 	// shop is served and test banks are listed.
 	Sandbox bool
@@ -64,6 +69,11 @@ type Config struct {
 // Handler serves the shopper's pages.
 type Handler struct {
 	Config
+	// linkOrigins are the origins of payment links the provider gave, in
+	// case they differ from ProviderOrigin: forms may lead there.
+	linkOrigins sync.Map
+	// proxyNotice says once that an untrusted proxy is in front.
+	proxyNotice sync.Once
 }
 
 // New returns a Handler.

@@ -3,7 +3,6 @@ package handlers
 import (
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -80,7 +79,10 @@ func (h *Handler) switchLanguage(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		q := c.QueryParams()
 		q.Del(paramLang)
-		path := strings.Replace(c.Request().URL.EscapedPath(), "/c/"+url.PathEscape(old), "/c/"+url.PathEscape(token), 1)
+		path, ok := stepPath(c, token)
+		if !ok {
+			return next(c)
+		}
 		if len(q) > 0 {
 			path += "?" + q.Encode()
 		}
@@ -91,12 +93,16 @@ func (h *Handler) switchLanguage(next echo.HandlerFunc) echo.HandlerFunc {
 // languageSwitch is the switcher of the page being served: a GET form back
 // to it that keeps its query values (on a POST, the chosen bank).
 func languageSwitch(c echo.Context) views.LanguageSwitch {
-	if c.Path() == RouteEntry || c.Path() == RouteStudio {
-		// A signed link cannot take another parameter; the studio is English.
+	action, ok := stepPath(c, c.Param("token"))
+	if !ok {
+		// Only the shopper's steps have one: a signed link cannot take
+		// another parameter, the studio is English, and on a page that is
+		// no step (an unknown address) the form could only lead where the
+		// request pointed.
 		return views.LanguageSwitch{}
 	}
 	current := localizer(c).Lang()
-	s := views.LanguageSwitch{Action: templ.SafeURL(c.Request().URL.EscapedPath())}
+	s := views.LanguageSwitch{Action: templ.SafeURL(action)}
 	keep := c.QueryParams()
 	if c.Request().Method == http.MethodPost {
 		keep = url.Values{}

@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
 	"strings"
@@ -33,7 +34,11 @@ func TestEveryShopperPageInEveryLanguage(t *testing.T) {
 				"notFound": a.get(a.url + "/c/forged"),
 				"expired":  a.do(http.MethodGet, a.link("X-"+lang, func(l *order.Link) { l.TTL = -time.Minute; l.Lang = lang }), nil, nil),
 			}
+			statuses := map[string]int{"errors": http.StatusUnprocessableEntity, "notFound": http.StatusNotFound, "expired": http.StatusForbidden}
 			for name, res := range pages {
+				if want := cmp.Or(statuses[name], http.StatusOK); res.StatusCode != want {
+					t.Errorf("%s page: status %d, want %d", name, res.StatusCode, want)
+				}
 				doc, err := goqueryDoc(res)
 				if err != nil {
 					t.Fatal(err)

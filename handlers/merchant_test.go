@@ -124,7 +124,12 @@ func TestKeyRotation(t *testing.T) {
 	// signed with that same key, which the merchant still holds.
 	checkout := a.enter("A-1", func(l *order.Link) { l.KID = "2026-10" })
 	res := a.post(checkout+"/pay", url.Values{"country": {"DE"}, "bank": {"deutsche-bank"}})
-	a.post(res.Header.Get("Location"), url.Values{"action": {"approve"}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("submit with the previous key's checkout: %d", res.StatusCode)
+	}
+	if res := a.post(res.Header.Get("Location"), url.Values{"action": {"approve"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("approve: %d", res.StatusCode)
+	}
 	doc := page(t, a.get(checkout+"/return"), http.StatusOK)
 	back, _ := url.Parse(doc.Find(testid("way-back")).AttrOr("href", ""))
 	if back.Query().Get("kid") != "2026-10" || !order.VerifyWayBack(oldSecret, back.Query()) {

@@ -1,7 +1,11 @@
 package handlers
 
 import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -21,33 +25,134 @@ const (
 	MaxBody = "64K"
 	// RequestTimeout bounds a request's work, upstream calls included.
 	RequestTimeout = 30 * time.Second
-	// PostRate and PostBurst limit POSTs and API calls per client address.
+	// PostRate and PostBurst limit POSTs per checkout and API calls per
+	// token.
 	PostRate  = rate.Limit(2)
 	PostBurst = 20
+	// addressShare is how many checkouts' worth of POSTs one address may
+	// send: behind a proxy or a carrier's NAT many honest shoppers share one.
+	addressShare = 50
 )
 
 // guard puts the app-wide protections in front of every route: security
 // headers, a request deadline and a body limit; and on POSTs and the API a
 // per-address rate limit and a refusal of cross-site requests.
 func (h *Handler) guard(e *echo.Echo) {
-	e.Use(middleware.RequestID())
+	e.Use(requestID)
 	e.Use(h.securityHeaders)
+	e.Use(h.formTargets)
 	e.Use(middleware.ContextTimeout(RequestTimeout))
 	e.Use(middleware.BodyLimit(MaxBody))
-	limiter := middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-		Skipper: func(c echo.Context) bool {
-			return c.Request().Method != http.MethodPost && !strings.HasPrefix(c.Path(), "/api/")
-		},
-		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-			Rate: h.limit(), Burst: h.burst(), ExpiresIn: 3 * time.Minute,
-		}),
-		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
-		DenyHandler: func(c echo.Context, _ string, err error) error {
-			return &pageError{status: http.StatusTooManyRequests, key: "error.tooMany", err: err}
-		},
-	})
-	e.Use(limiter)
+	// Reading pages is free; POSTs and the API are limited.
+	free := func(c echo.Context) bool {
+		return c.Request().Method != http.MethodPost && !strings.HasPrefix(c.Path(), "/api/")
+	}
+	limiter := func(r rate.Limit, burst int, who func(echo.Context) string) echo.MiddlewareFunc {
+		return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+			Skipper: free,
+			Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+				Rate: r, Burst: burst, ExpiresIn: 3 * time.Minute,
+			}),
+			IdentifierExtractor: func(c echo.Context) (string, error) { return who(c), nil },
+			DenyHandler:         h.tooMany,
+		})
+	}
+	// A generous budget per address, then a tight one per checkout (or
+	// API token): one shopper going fast is slowed, their neighbours
+	// behind the same address are not.
+	e.Use(h.noticeUntrustedProxy)
+	e.Use(limiter(h.limit()*addressShare, h.burst()*addressShare, func(c echo.Context) string { return c.RealIP() }))
+	e.Use(limiter(h.limit(), h.burst(), limitKey))
 	e.Use(h.sameOrigin)
+}
+
+// requestID gives every request an id, sent back as X-Request-Id and logged.
+// A caller's own id is kept only when it is a plain token (a proxy's, say):
+// anything else could forge or break log lines, so it is replaced.
+func requestID(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		id := c.Request().Header.Get(echo.HeaderXRequestID)
+		if !plainID(id) {
+			b := make([]byte, 16)
+			rand.Read(b)
+			id = hex.EncodeToString(b)
+		}
+		c.Response().Header().Set(echo.HeaderXRequestID, id)
+		return next(c)
+	}
+}
+
+// plainID reports whether s is 1 to 64 letters, digits, '-', '_' or '.'.
+func plainID(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// limitKey names whose budget a request spends: its checkout, its API
+// token, or else its address.
+func limitKey(c echo.Context) string {
+	if token := c.Param("token"); token != "" {
+		return "checkout " + token
+	}
+	if auth := c.Request().Header.Get(echo.HeaderAuthorization); auth != "" {
+		sum := sha256.Sum256([]byte(auth))
+		return "api " + hex.EncodeToString(sum[:])
+	}
+	return "address " + c.RealIP()
+}
+
+// tooMany answers a request over its budget. A shopper's details form comes
+// back with everything typed and a word to wait; others get the 429 page
+// (or JSON on the API).
+func (h *Handler) tooMany(c echo.Context, _ string, err error) error {
+	c.Response().Header().Set("Retry-After", "2")
+	if c.Path() == RoutePay && c.Request().Method == http.MethodPost {
+		if page := h.showPayAgain(c, http.StatusTooManyRequests, "error.tooMany.text"); page == nil {
+			return nil
+		}
+	}
+	return &pageError{status: http.StatusTooManyRequests, key: "error.tooMany", err: err}
+}
+
+// noticeUntrustedProxy says once, at the first such request, that requests
+// come through a proxy TRUSTED_PROXIES does not name: every shopper then
+// seems to come from the proxy's address, for IP verification and limits.
+func (h *Handler) noticeUntrustedProxy(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if c.Request().Header.Get(echo.HeaderXForwardedFor) != "" && !h.trusted(c.Request().RemoteAddr) {
+			h.proxyNotice.Do(func() {
+				h.Log.Warn("requests arrive through a proxy that TRUSTED_PROXIES does not name: every shopper seems to come from its address; add it to TRUSTED_PROXIES",
+					"proxy", peerIP(c.Request().RemoteAddr))
+			})
+		}
+		return next(c)
+	}
+}
+
+// trusted reports whether a peer address is one of TrustedProxies.
+func (h *Handler) trusted(remoteAddr string) bool {
+	ip := net.ParseIP(peerIP(remoteAddr))
+	for _, n := range h.TrustedProxies {
+		if ip != nil && n.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+func peerIP(remoteAddr string) string {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		return remoteAddr
+	}
+	return host
 }
 
 func (h *Handler) limit() rate.Limit {
@@ -99,7 +204,10 @@ func (h *Handler) sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 		case site == "same-origin" || site == "none":
 		case site != "":
 			return &pageError{status: http.StatusForbidden, key: "error.crossSite", err: errCrossSite(site, from)}
-		case from != "" && from != "null" && originOf(from) != own:
+		case from == "null":
+			// An opaque origin (a sandboxed frame, a data: page) is never ours.
+			return &pageError{status: http.StatusForbidden, key: "error.crossSite", err: errCrossSite(site, from)}
+		case from != "" && originOf(from) != own:
 			return &pageError{status: http.StatusForbidden, key: "error.crossSite", err: errCrossSite(site, from)}
 		}
 		return next(c)

@@ -165,6 +165,9 @@ func (f *form) payer() *pisclient.Payer {
 			f.errors[field.Name] = f.l.T(missing[field.Name])
 		}
 	}
+	if lt := f.values[formLoginType]; f.has(formLoginType) && lt != loginPersonal && lt != loginBusiness {
+		f.errors[formLoginType] = f.l.T(missing[formLoginType])
+	}
 	v := f.values
 	p := &pisclient.Payer{
 		Name: v[formName], BIC: strings.ToUpper(v[formBIC]), IBAN: pisclient.NormalizeIBAN(v[formIBAN]),
@@ -323,6 +326,17 @@ func (h *Handler) renderPay(c echo.Context, status int, co checkout, bank piscli
 	return render(c, status, views.Pay(page))
 }
 
+// showPayAgain shows the details form again as it was sent, with a problem
+// (a catalog key) above it; the error when the form cannot be shown.
+func (h *Handler) showPayAgain(c echo.Context, status int, problem string) error {
+	co, bank, list, err := h.payStep(c, c.FormValue(formCountry), c.FormValue(formBank))
+	if err != nil {
+		return err
+	}
+	f := newForm(h.loc(c), bank, list.Countries(), co.merchant.IPVerification, readForm(c))
+	return h.renderPay(c, status, co, bank, f, problem)
+}
+
 // createPayment validates the details, creates the payment once per order and
 // sends the shopper to it (DESIGN.md section 2.5).
 func (h *Handler) createPayment(c echo.Context) error {
@@ -362,6 +376,7 @@ func (h *Handler) createPayment(c echo.Context) error {
 	switch {
 	case err == nil && out.Link != "":
 		h.rememberBank(c, bank.CountryCode, bank.ID)
+		h.sawPaymentLink(out.Link)
 		return c.Redirect(http.StatusSeeOther, out.Link)
 	case err == nil:
 		// The order's payment has begun or is done: its status page says

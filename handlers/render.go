@@ -72,15 +72,50 @@ func forMerchant(c echo.Context, m *merchant.Merchant, custom *pisclient.Customi
 	c.Set(ctxLook, look{name: m.Name, custom: custom})
 }
 
+// ctxFormAction holds where the page's forms may lead: our own origin and
+// the provider's (the details form's answer is a redirect to it).
+const ctxFormAction = "form_action"
+
 // contentSecurityPolicy allows our own styles and scripts, logos over https
-// (the provider's) and framing by the merchant's allowed origins only
-// (DESIGN.md section 6); a page with no known merchant cannot be framed.
+// (the provider's), forms to us and the provider only, and framing by the
+// merchant's allowed origins only (DESIGN.md section 6); a page with no
+// known merchant cannot be framed.
 func contentSecurityPolicy(c echo.Context, nonce string) string {
 	ancestors := "'none'"
 	if origins, _ := c.Get(ctxFrameAncestors).([]string); len(origins) > 0 {
 		ancestors = strings.Join(origins, " ")
 	}
-	return "default-src 'self'; style-src 'self' 'nonce-" + nonce + "'; img-src 'self' https: data:; object-src 'none'; base-uri 'none'; frame-ancestors " + ancestors
+	formAction, _ := c.Get(ctxFormAction).(string)
+	if formAction == "" {
+		formAction = "'self'"
+	}
+	return "default-src 'self'; style-src 'self' 'nonce-" + nonce + "'; img-src 'self' https: data:; object-src 'none'; base-uri 'none'; form-action " + formAction + "; frame-ancestors " + ancestors
+}
+
+// formTargets sets the form-action sources of the page being served.
+func (h *Handler) formTargets(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		sources := []string{"'self'"}
+		if h.ProviderOrigin != "" {
+			sources = append(sources, h.ProviderOrigin)
+		}
+		h.linkOrigins.Range(func(origin, _ any) bool {
+			if origin != h.ProviderOrigin {
+				sources = append(sources, origin.(string))
+			}
+			return true
+		})
+		c.Set(ctxFormAction, strings.Join(sources, " "))
+		return next(c)
+	}
+}
+
+// sawPaymentLink remembers the origin of a payment link the provider gave,
+// so that later pages' forms may lead there too.
+func (h *Handler) sawPaymentLink(link string) {
+	if origin := originOf(link); origin != "" && origin != originOf(h.BaseURL) {
+		h.linkOrigins.LoadOrStore(origin, true)
+	}
 }
 
 // pageError is an error a shopper is shown, in their language: key names

@@ -36,31 +36,55 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 	if h.Metrics != nil {
 		e.Use(h.Metrics.Middleware)
 		e.GET(RouteMetrics, echo.WrapHandler(h.Metrics.Handler()))
+		e.HEAD(RouteMetrics, echo.WrapHandler(h.Metrics.Handler()))
 	}
 	h.guard(e)
+	// Every GET route answers HEAD too: load balancers check with it.
+	get := func(path string, handler echo.HandlerFunc, m ...echo.MiddlewareFunc) {
+		e.GET(path, handler, m...)
+		e.HEAD(path, handler, m...)
+	}
 	e.Use(h.logRequests)
 	e.Use(h.chooseLanguage)
-	e.GET(RouteEntry, h.enter)
-	e.GET(RouteCountry, h.showCountries, h.switchLanguage)
-	e.GET(RouteBanks, h.showBanks, h.switchLanguage)
-	e.GET(RoutePay, h.showPay, h.switchLanguage)
+	get(RouteEntry, h.enter)
+	get(RouteCountry, h.showCountries, h.switchLanguage)
+	get(RouteBanks, h.showBanks, h.switchLanguage)
+	get(RoutePay, h.showPay, h.switchLanguage)
 	e.POST(RoutePay, h.createPayment)
-	e.GET(RouteReturn, h.showStatus, h.switchLanguage)
+	get(RouteReturn, h.showStatus, h.switchLanguage)
 	e.POST(RouteAPILinks, h.createLink)
-	e.GET(RouteAPIPayment, h.showPaymentStatus)
-	e.GET(RouteStudio, h.showStudio)
+	get(RouteAPIPayment, h.showPaymentStatus)
+	get(RouteStudio, h.showStudio)
 	e.POST(RouteStudio, h.updateStudio)
-	e.GET(RouteStudioCheck, h.studioCheck)
-	e.GET(RouteHealth, h.health)
-	e.GET(RouteReady, h.ready)
-	e.GET(RouteStatic, echo.WrapHandler(static))
+	get(RouteStudioCheck, h.studioCheck)
+	get(RouteHealth, h.health)
+	get(RouteReady, h.ready)
+	get(RouteStatic, echo.WrapHandler(static))
 	if sandbox != nil {
-		e.GET(RouteDemoShop, h.showDemoShop)
+		get(RouteDemoShop, h.showDemoShop)
 		e.Any(RouteSandbox, echo.WrapHandler(http.StripPrefix(SandboxPrefix, sandbox)))
 	}
 }
 
 // The URLs of the shopper's steps, built from the token and query values.
+
+// stepPath is the path of the shopper's step serving c, built from its
+// route and its token, never from the path the request named; false on any
+// other page.
+func stepPath(c echo.Context, token string) (string, bool) {
+	base := "/c/" + url.PathEscape(token)
+	switch c.Path() {
+	case RouteCountry:
+		return base, true
+	case RouteBanks:
+		return base + "/banks", true
+	case RoutePay:
+		return base + "/pay", true
+	case RouteReturn:
+		return base + "/return", true
+	}
+	return "", false
+}
 
 func countryURL(token string, choose bool) templ.SafeURL {
 	u := "/c/" + url.PathEscape(token)

@@ -109,7 +109,7 @@ func (m *Merchant) AllowsReturn(u *url.URL) bool {
 }
 
 func isLocal(host string) bool {
-	if host == "localhost" {
+	if strings.EqualFold(host, "localhost") {
 		return true
 	}
 	ip := net.ParseIP(host)

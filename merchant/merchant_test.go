@@ -53,9 +53,11 @@ func TestAllowsReturn(t *testing.T) {
 	}
 	demo, _ := merchant.Demo("http://localhost:8080")
 	dm, _ := demo.Get(merchant.DemoID)
-	u, _ := url.Parse("http://localhost:8080/sandbox/shop/return")
-	if !dm.AllowsReturn(u) {
-		t.Error("the demo merchant cannot return to the app's own demo shop")
+	for _, raw := range []string{"http://localhost:8080/sandbox/shop/return", "http://LOCALHOST:8080/sandbox/shop/return"} {
+		u, _ := url.Parse(raw)
+		if !dm.AllowsReturn(u) {
+			t.Errorf("the demo merchant cannot return to the app's own demo shop at %s (host names ignore case)", raw)
+		}
 	}
 }
 

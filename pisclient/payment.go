@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -135,11 +136,30 @@ func (c *Client) PaymentStatus(ctx context.Context, merchantOrderID string) (*Pa
 	if err != nil {
 		return nil, err
 	}
-	ps.Status = st
 	if !st.Known() {
-		c.logOnce("status", string(st))
+		c.logOnce("status", strconv.Quote(string(st)))
 	}
+	if !plainStatus(st) {
+		// Kept as it came it could not travel in a signed link, a URL or
+		// a database column: it becomes one status that says so.
+		st = StatusUnrecognized
+	}
+	ps.Status = st
 	return ps, nil
+}
+
+// plainStatus reports whether a status is printable ASCII without spaces,
+// 64 characters at most, as every status the provider documents is.
+func plainStatus(s Status) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if r <= ' ' || r > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 var statusKeys = []string{"status", "payment_status", "paymentStatus", "state", "code", "error"}

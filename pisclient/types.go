@@ -89,6 +89,11 @@ const (
 	StatusCanceled   Status = "CANCELED"
 )
 
+// StatusUnrecognized stands for a status the provider sent with control
+// characters, spaces or other bytes no status has: shown as "processing",
+// like any status nobody documented.
+const StatusUnrecognized Status = "UNRECOGNIZED"
+
 // Known reports whether s is one of the documented statuses.
 func (s Status) Known() bool {
 	switch s {

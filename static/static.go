@@ -46,6 +46,11 @@ func Handler() http.Handler {
 	files := http.StripPrefix(Prefix, http.FileServerFS(files))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := strings.TrimPrefix(r.URL.Path, Prefix)
+		if _, ok := versions[name]; !ok {
+			// Only the files themselves: no listing of the folder.
+			http.NotFound(w, r)
+			return
+		}
 		if v := r.URL.Query().Get("v"); v != "" && v == versions[name] {
 			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
 		} else {
