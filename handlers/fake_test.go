@@ -9,7 +9,7 @@ import (
 
 // fakeProvider answers the banks list with one French bank per name (no
 // extraFields), every create with a link, and every status read with status.
-func fakeProvider(t *testing.T, status string, names []string) http.Handler {
+func fakeProvider(t testing.TB, status string, names []string) http.Handler {
 	t.Helper()
 	if names == nil {
 		names = []string{"Fake Bank"}

@@ -1,9 +1,13 @@
 package handlers_test
 
 import (
+	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/paybybank/checkout/pisclient"
 )
 
 // FuzzPayForm posts arbitrary bodies to the details form: the shopper gets
@@ -31,6 +35,41 @@ func FuzzPayForm(f *testing.F) {
 		res.Body.Close()
 		if res.StatusCode >= 500 && res.StatusCode != http.StatusServiceUnavailable && res.StatusCode != http.StatusBadGateway {
 			t.Fatalf("body %q: status %d", body, res.StatusCode)
+		}
+	})
+}
+
+// FuzzOrderIDPath asks the status API for arbitrary order ids, escaped once
+// as a merchant's HTTP library would: the id is read back exactly as it was
+// meant (an unknown order, 404) or refused as no order id (400), never a
+// server error and never another order.
+func FuzzOrderIDPath(f *testing.F) {
+	for _, seed := range []string{"A-1", "a%41b", "50%off", "2026/A 1", "%", "é/..", "x?y#z", "\x00", ""} {
+		f.Add(seed)
+	}
+	a := setup(f, options{upstream: fakeProvider(f, "COMPLETED", nil), burst: 1 << 20})
+	a.paidOnce("aAb")
+	f.Fuzz(func(t *testing.T, id string) {
+		if id == "" || id == "." || id == ".." {
+			return // no path segment to ask about
+		}
+		req, _ := http.NewRequest(http.MethodGet, a.url+"/api/v1/payments/"+url.PathEscape(id), nil)
+		req.Header.Set("Authorization", "Bearer "+shop1Token)
+		res, err := a.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body map[string]any
+		json.NewDecoder(res.Body).Decode(&body)
+		res.Body.Close()
+		status := res.StatusCode
+		switch {
+		case status == http.StatusOK && body["merchant_order_id"] != id:
+			t.Fatalf("asked for %q, got order %v", id, body["merchant_order_id"])
+		case status == http.StatusBadRequest && pisclient.CheckOrderID(id) == nil:
+			t.Fatalf("a valid order id %q refused", id)
+		case status != http.StatusOK && status != http.StatusNotFound && status != http.StatusBadRequest:
+			t.Fatalf("%q: status %d %v", id, status, body)
 		}
 	})
 }

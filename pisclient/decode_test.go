@@ -1,10 +1,17 @@
 package pisclient
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"io"
+	"log/slog"
+	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 var testBase, _ = url.Parse("https://pis.example/")
@@ -106,4 +113,43 @@ func TestFindStatus(t *testing.T) {
 	if _, err := findStatus([]byte(`{"id":"1"}`)); !errors.Is(err, ErrBadResponse) {
 		t.Errorf("no status: %v, want ErrBadResponse", err)
 	}
+}
+
+// roundTrip answers every request with one status code and body.
+type roundTrip struct {
+	code int
+	body []byte
+}
+
+func (rt roundTrip) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: rt.code, Body: io.NopCloser(bytes.NewReader(rt.body)), Header: http.Header{}, Request: r}, nil
+}
+
+// FuzzPaymentStatus feeds arbitrary status answers to the client: it never
+// panics, and a status it reports is plain enough to travel in a signed
+// link, a URL and a database column.
+func FuzzPaymentStatus(f *testing.F) {
+	for _, seed := range []string{`{"status":"COMPLETED"}`, `"NOT_FOUND"`, "NOT_FOUND", `{"data":{"state":"ON\u0000HOLD"}}`,
+		`{"code":"NOT_FOUND"}`, `{"status":"` + strings.Repeat("A", 100) + `"}`, `{"status":" \n "}`, `[]`, ``} {
+		f.Add(200, []byte(seed))
+	}
+	f.Add(404, []byte(`{}`))
+	f.Add(503, []byte(`{"code":"UNAVAILABLE"}`))
+	f.Fuzz(func(t *testing.T, code int, body []byte) {
+		if code < 100 || code > 599 {
+			return
+		}
+		c, err := New("https://pis.example", "key", WithHTTPClient(&http.Client{Transport: roundTrip{code, body}}),
+			WithRetry(1, time.Millisecond, time.Millisecond), WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, err := c.PaymentStatus(context.Background(), "shop1:A-1")
+		if err != nil {
+			return
+		}
+		if !plainStatus(ps.Status) {
+			t.Fatalf("%d %q: status %q is not plain", code, body, ps.Status)
+		}
+	})
 }
