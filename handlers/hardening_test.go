@@ -3,7 +3,6 @@ package handlers_test
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -76,7 +75,7 @@ func TestAnEmptyBanksListFromTheProviderNeverEmptiesThePage(t *testing.T) {
 }
 
 func TestAStatusWithControlCharactersShowsAsProcessing(t *testing.T) {
-	onBoth(t, func(t *testing.T, databaseURL string) {
+	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
 		a := setup(t, options{upstream: fakeProvider(t, "ON\x00HOLD\nFOR REVIEW", nil), ledger: ledgertest.Open(t, databaseURL)})
 		doc := page(t, a.get(a.paidOnce("A-1")+"/return"), http.StatusOK)
 		if got := text(doc, testid("status-heading")); got != "Your payment is being processed" {
@@ -199,5 +198,3 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
-
-var _ = httptest.NewRecorder

@@ -17,13 +17,6 @@ import (
 	"github.com/paybybank/checkout/pisclient/sandbox"
 )
 
-// onBoth runs a test on each ledger back end.
-func onBoth(t *testing.T, test func(t *testing.T, databaseURL string)) {
-	for name, newURL := range ledgertest.Backends() {
-		t.Run(name, func(t *testing.T) { test(t, newURL(t)) })
-	}
-}
-
 func TestThreeInstancesOneOrderOnePayment(t *testing.T) {
 	databaseURL := ledgertest.PostgresURL(t)
 	provider := sandbox.New(sandbox.Config{})
@@ -79,7 +72,7 @@ func TestThreeInstancesOneOrderOnePayment(t *testing.T) {
 }
 
 func TestARestartBetweenTwoSubmitsKeepsThePayment(t *testing.T) {
-	onBoth(t, func(t *testing.T, databaseURL string) {
+	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
 		provider := sandbox.New(sandbox.Config{})
 		before := setup(t, options{upstream: provider, ledger: ledgertest.Open(t, databaseURL)})
 		values := url.Values{"country": {"DE"}, "bank": {"deutsche-bank"}}
@@ -99,7 +92,7 @@ func TestARestartBetweenTwoSubmitsKeepsThePayment(t *testing.T) {
 }
 
 func TestAReusedOrderIDWithAnotherAmountIsRefused(t *testing.T) {
-	onBoth(t, func(t *testing.T, databaseURL string) {
+	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
 		a := setup(t, options{knobs: settleNow, ledger: ledgertest.Open(t, databaseURL)})
 		tenEuros := func(l *order.Link) { l.Amount = "10.00" }
 		checkout := a.enter("A-1", tenEuros)
@@ -170,7 +163,7 @@ func TestAfterACancelledPaymentTheShopperMayTryAgain(t *testing.T) {
 }
 
 func TestNothingPersonalIsStored(t *testing.T) {
-	onBoth(t, func(t *testing.T, databaseURL string) {
+	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
 		a := setup(t, options{ledger: ledgertest.Open(t, databaseURL)})
 		typed := map[string]string{"name": "Élise Martin", "iban": "FR7630006000011234567890189", "address_line1": "3 rue de la Paix",
 			"post_code": "75002", "city": "Paris", "psu_id": "ACME-4711", "email": "elise@example.com"}

@@ -11,13 +11,6 @@ import (
 	"github.com/paybybank/checkout/ledger/ledgertest"
 )
 
-// onBoth runs a test against a fresh ledger on each back end.
-func onBoth(t *testing.T, test func(t *testing.T, databaseURL string)) {
-	for name, newURL := range ledgertest.Backends() {
-		t.Run(name, func(t *testing.T) { test(t, newURL(t)) })
-	}
-}
-
 var ctx = context.Background()
 
 func order(id, amount string) ledger.Order {
@@ -30,7 +23,7 @@ func attempt(id string, seq int) ledger.Attempt {
 }
 
 func TestMigrationsRunFromEmptyAndAgain(t *testing.T) {
-	onBoth(t, func(t *testing.T, databaseURL string) {
+	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
 		first := ledgertest.Open(t, databaseURL)
 		v, err := first.SchemaVersion(ctx)
 		if err != nil || v < 1 {
@@ -45,7 +38,7 @@ func TestMigrationsRunFromEmptyAndAgain(t *testing.T) {
 }
 
 func TestAnOrderKeepsItsFirstAmount(t *testing.T) {
-	onBoth(t, func(t *testing.T, databaseURL string) {
+	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
 		l := ledgertest.Open(t, databaseURL)
 		if _, err := l.RecordOrder(ctx, order("A-1", "10.00")); err != nil {
 			t.Fatal(err)
@@ -69,7 +62,7 @@ func TestAnOrderKeepsItsFirstAmount(t *testing.T) {
 }
 
 func TestOneLiveAttemptPerOrderWhoeverRaces(t *testing.T) {
-	onBoth(t, func(t *testing.T, databaseURL string) {
+	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
 		l := ledgertest.Open(t, databaseURL)
 		// Three connections, as three instances would have.
 		others := []*ledger.Ledger{l, ledgertest.Open(t, databaseURL), ledgertest.Open(t, databaseURL)}
@@ -104,7 +97,7 @@ func TestOneLiveAttemptPerOrderWhoeverRaces(t *testing.T) {
 }
 
 func TestANewAttemptOnlyOnceTheLastCannotBePaid(t *testing.T) {
-	onBoth(t, func(t *testing.T, databaseURL string) {
+	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
 		l := ledgertest.Open(t, databaseURL)
 		l.RecordOrder(ctx, order("A-1", "49.90"))
 		first := attempt("A-1", 1)
@@ -140,7 +133,7 @@ func TestANewAttemptOnlyOnceTheLastCannotBePaid(t *testing.T) {
 }
 
 func TestTheSchemaRefusesAnAttemptWithoutItsOrder(t *testing.T) {
-	onBoth(t, func(t *testing.T, databaseURL string) {
+	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
 		l := ledgertest.Open(t, databaseURL)
 		if err := l.InsertAttempt(ctx, attempt("nobody", 1)); err == nil {
 			t.Error("an attempt of an unrecorded order was stored")

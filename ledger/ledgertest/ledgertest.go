@@ -75,6 +75,13 @@ func Backends() map[string]func(testing.TB) string {
 	return map[string]func(testing.TB) string{"sqlite": SQLiteURL, "postgres": PostgresURL}
 }
 
+// OnBoth runs a test once per back end, each on a fresh database.
+func OnBoth(t *testing.T, test func(t *testing.T, databaseURL string)) {
+	for name, newURL := range Backends() {
+		t.Run(name, func(t *testing.T) { test(t, newURL(t)) })
+	}
+}
+
 // Open connects a ledger to databaseURL and closes it when the test ends.
 func Open(t testing.TB, databaseURL string) *ledger.Ledger {
 	t.Helper()
