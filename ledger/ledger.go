@@ -9,6 +9,7 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -64,8 +65,11 @@ type Order struct {
 	Amount    string
 	Currency  string
 	ReturnURL string
-	Created   time.Time
-	Updated   time.Time
+	// Status is the provider's status of the order's payment as last
+	// recorded; NOT_FOUND before one began.
+	Status  string
+	Created time.Time
+	Updated time.Time
 }
 
 // Attempt is one payment at the provider for an order.
@@ -114,13 +118,16 @@ type Ledger struct {
 	now     func() time.Time
 	// Where says which database, without credentials, for logs.
 	Where string
+	// FirstCheck is how long after its creation an attempt is first read
+	// by the follower; the package's FirstCheck unless a test sets it.
+	FirstCheck time.Duration
 }
 
 // Connect opens the ledger named by a DATABASE_URL value and brings its
 // schema up to date: empty means the SQLite file DefaultPath, "sqlite:PATH"
 // another file, and postgres:// or postgresql:// a PostgreSQL database.
 func Connect(ctx context.Context, databaseURL string) (*Ledger, error) {
-	l := &Ledger{now: time.Now}
+	l := &Ledger{now: time.Now, FirstCheck: FirstCheck}
 	var err error
 	switch {
 	case databaseURL == "" || strings.HasPrefix(databaseURL, "sqlite:"):
@@ -196,8 +203,8 @@ func (l *Ledger) RecordOrder(ctx context.Context, o Order) (Order, error) {
 func (l *Ledger) order(ctx context.Context, merchantID, orderID string) (Order, error) {
 	o := Order{MerchantID: merchantID, OrderID: orderID}
 	var created, updated int64
-	err := l.db.QueryRowContext(ctx, `SELECT amount, currency, return_url, created_at, updated_at FROM orders
-		WHERE merchant_id = $1 AND order_id = $2`, merchantID, orderID).Scan(&o.Amount, &o.Currency, &o.ReturnURL, &created, &updated)
+	err := l.db.QueryRowContext(ctx, `SELECT amount, currency, return_url, status, created_at, updated_at FROM orders
+		WHERE merchant_id = $1 AND order_id = $2`, merchantID, orderID).Scan(&o.Amount, &o.Currency, &o.ReturnURL, &o.Status, &created, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return o, ErrNotFound
 	}
@@ -239,14 +246,16 @@ func scanAttempt(row interface{ Scan(...any) error }) (Attempt, error) {
 	return a, err
 }
 
-// InsertAttempt records a new attempt in state Creating. Of callers racing
-// on one order, on any instance, exactly one wins; the others get
-// ErrAttemptTaken and should wait for the winner's link.
+// InsertAttempt records a new attempt in state Creating, to be checked
+// first a few seconds on. Of callers racing on one order, on any instance,
+// exactly one wins; the others get ErrAttemptTaken and should wait for the
+// winner's link.
 func (l *Ledger) InsertAttempt(ctx context.Context, a Attempt) error {
-	now := l.now().UnixMilli()
-	_, err := l.db.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', '', $10, $10)`,
-		a.UpstreamID, a.MerchantID, a.OrderID, a.Seq, a.Amount, a.Currency, a.BankID, a.Country, Creating, now)
+	now := l.now()
+	_, err := l.db.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`, next_check_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', '', $10, $10, $11)`,
+		a.UpstreamID, a.MerchantID, a.OrderID, a.Seq, a.Amount, a.Currency, a.BankID, a.Country, Creating, now.UnixMilli(),
+		now.Add(l.FirstCheck).UnixMilli())
 	if l.uniqueViolation(err) {
 		return ErrAttemptTaken
 	}
@@ -262,29 +271,52 @@ type Change struct {
 
 // Move applies a change to an attempt if it is still in state from, and
 // reports whether it did: of two instances deciding about one attempt, only
-// the first moves it. The order's updated time follows.
+// the first moves it. When the provider's status changes (and the attempt
+// is one a shopper was sent to) the order's status follows and an event is
+// written in the same transaction: no change is lost or told twice.
 func (l *Ledger) Move(ctx context.Context, upstreamID string, from State, ch Change) (bool, error) {
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, err
 	}
 	defer tx.Rollback()
-	now := l.now().UnixMilli()
+	a, err := scanAttempt(tx.QueryRowContext(ctx, `SELECT `+attemptColumns+` FROM attempts WHERE upstream_id = $1`, upstreamID))
+	if errors.Is(err, sql.ErrNoRows) || err == nil && a.State != from {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	now := l.now()
+	// The status read is part of the condition: of two instances that read
+	// the same change, one records it.
 	res, err := tx.ExecContext(ctx, `UPDATE attempts SET
 			state = CASE WHEN $1 = '' THEN state ELSE $1 END,
 			link = CASE WHEN $2 = '' THEN link ELSE $2 END,
 			status = CASE WHEN $3 = '' THEN status ELSE $3 END,
 			updated_at = $4
-		WHERE upstream_id = $5 AND state = $6`,
-		string(ch.State), ch.Link, ch.Status, now, upstreamID, string(from))
+		WHERE upstream_id = $5 AND state = $6 AND status = $7`,
+		string(ch.State), ch.Link, ch.Status, now.UnixMilli(), upstreamID, string(from), a.Status)
 	if err != nil {
 		return false, err
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return false, err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE orders SET updated_at = $1
-		WHERE (merchant_id, order_id) = (SELECT merchant_id, order_id FROM attempts WHERE upstream_id = $2)`, now, upstreamID); err != nil {
+	var orderStatus string
+	if err := tx.QueryRowContext(ctx, `SELECT status FROM orders WHERE merchant_id = $1 AND order_id = $2`,
+		a.MerchantID, a.OrderID).Scan(&orderStatus); err != nil {
+		return false, err
+	}
+	state := cmp.Or(ch.State, a.State)
+	if ch.Status != "" && ch.Status != orderStatus && state != Orphaned && state != Refused {
+		// The order's status changed: one event, in this transaction.
+		a.Status, a.State = ch.Status, state
+		if err := l.addEvent(ctx, tx, a, now); err != nil {
+			return false, err
+		}
+	} else if _, err := tx.ExecContext(ctx, `UPDATE orders SET updated_at = $1 WHERE merchant_id = $2 AND order_id = $3`,
+		now.UnixMilli(), a.MerchantID, a.OrderID); err != nil {
 		return false, err
 	}
 	return true, tx.Commit()

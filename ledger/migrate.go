@@ -44,6 +44,40 @@ var migrations = []string{
 	CREATE UNIQUE INDEX attempts_one_live ON attempts (merchant_id, order_id)
 		WHERE state IN ('creating', 'open', 'unknown');
 	CREATE INDEX orders_updated ON orders (merchant_id, updated_at);`,
+
+	// 2: following attempts until final (leases), and the outbox of events
+	// to merchants with each delivery (DESIGN.md section 7).
+	`ALTER TABLE orders ADD COLUMN status TEXT NOT NULL DEFAULT 'NOT_FOUND';
+	ALTER TABLE attempts ADD COLUMN next_check_at BIGINT NOT NULL DEFAULT 0;
+	ALTER TABLE attempts ADD COLUMN lease_owner TEXT NOT NULL DEFAULT '';
+	ALTER TABLE attempts ADD COLUMN lease_until BIGINT NOT NULL DEFAULT 0;
+	CREATE INDEX attempts_due ON attempts (next_check_at) WHERE state IN ('open', 'unknown');
+	CREATE INDEX orders_by_status ON orders (merchant_id, status, updated_at);
+	CREATE TABLE events (
+		id          TEXT PRIMARY KEY,
+		merchant_id TEXT NOT NULL,
+		order_id    TEXT NOT NULL,
+		type        TEXT NOT NULL,
+		body        TEXT NOT NULL,
+		created_at  BIGINT NOT NULL,
+		delivery    TEXT NOT NULL DEFAULT 'pending' CHECK (delivery IN ('pending', 'delivered', 'failed')),
+		tries       INTEGER NOT NULL DEFAULT 0,
+		next_try_at BIGINT NOT NULL,
+		lease_owner TEXT NOT NULL DEFAULT '',
+		lease_until BIGINT NOT NULL DEFAULT 0,
+		FOREIGN KEY (merchant_id, order_id) REFERENCES orders (merchant_id, order_id)
+	);
+	CREATE INDEX events_due ON events (merchant_id, next_try_at) WHERE delivery = 'pending';
+	CREATE INDEX events_by_merchant ON events (merchant_id, created_at, id);
+	CREATE TABLE deliveries (
+		event_id    TEXT NOT NULL REFERENCES events (id),
+		try         INTEGER NOT NULL CHECK (try >= 1),
+		at          BIGINT NOT NULL,
+		code        INTEGER NOT NULL,
+		duration_ms BIGINT NOT NULL,
+		error       TEXT NOT NULL DEFAULT '',
+		PRIMARY KEY (event_id, try)
+	);`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

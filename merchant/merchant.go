@@ -46,6 +46,10 @@ type Merchant struct {
 	FrameAncestors []string                 `json:"frame_ancestors"`
 	Customization  *pisclient.Customization `json:"customization"`
 	IPVerification bool                     `json:"ip_verification"`
+	// WebhookURL receives every change of an order's status (DESIGN.md
+	// section 7), signed with WebhookSecret; none when empty.
+	WebhookURL    string `json:"webhook_url"`
+	WebhookSecret string `json:"webhook_secret"`
 }
 
 // UpstreamOrderID is the merchant_order_id of an order's first attempt at
@@ -169,6 +173,10 @@ const (
 	DemoID     = "demo"
 	DemoKID    = "demo"
 	DemoSecret = "demo-link-secret-published-for-local-development-only"
+	// DemoWebhookSecret signs the demo shop's webhooks; published too.
+	DemoWebhookSecret = "demo-webhook-secret-published-for-local-development-only"
+	// DemoWebhookPath is where the demo shop receives them, on the app.
+	DemoWebhookPath = "/sandbox/shop/webhook"
 )
 
 // Demo returns the directory of the development merchant. baseURL is the
@@ -186,6 +194,10 @@ func Demo(baseURL string) (*Directory, error) {
 		APIToken:      "demo-api-token-published-for-local-development-only",
 		ReturnOrigins: []string{Origin(u), "https://shop.example"},
 		Customization: &pisclient.Customization{Title: "Demo Shop"},
+	}
+	if u.Scheme == "https" || loopbackName(u.Hostname()) {
+		// The demo shop hears of its payments, as a merchant's server would.
+		m.WebhookURL, m.WebhookSecret = strings.TrimRight(baseURL, "/")+DemoWebhookPath, DemoWebhookSecret
 	}
 	return newDirectory([]*Merchant{m})
 }
@@ -274,5 +286,20 @@ func (m *Merchant) check() error {
 			return errs[0]
 		}
 	}
+	if m.WebhookURL != "" || m.WebhookSecret != "" {
+		u, err := url.Parse(m.WebhookURL)
+		switch {
+		case err != nil || u.Host == "" || u.User != nil || u.Fragment != "" ||
+			u.Scheme != "https" && !(u.Scheme == "http" && loopbackName(u.Hostname())):
+			return errors.New("webhook_url: an https URL (http only for localhost, 127.0.0.1 or [::1])")
+		case len(m.WebhookSecret) < MinSecretLength:
+			return fmt.Errorf("webhook_secret: required with webhook_url, at least %d characters", MinSecretLength)
+		}
+	}
 	return nil
+}
+
+// loopbackName reports the host names a webhook may reach over plain http.
+func loopbackName(host string) bool {
+	return strings.EqualFold(host, "localhost") || host == "127.0.0.1" || host == "::1"
 }

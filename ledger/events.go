@@ -1,0 +1,408 @@
+package ledger
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/paybybank/checkout/pisclient"
+)
+
+// FirstCheck is how long after its creation an attempt is first read from
+// the provider by default: the shopper is at the bank by then.
+const FirstCheck = 5 * time.Second
+
+// Never is a next check or try that never comes.
+var Never = time.UnixMilli(math.MaxInt64)
+
+// EventStatusChanged is the type of every event: an order's status changed.
+const EventStatusChanged = "payment.status_changed"
+
+// Delivery states of an event.
+const (
+	Pending   = "pending"
+	Delivered = "delivered"
+	Failed    = "failed"
+)
+
+// Event is one change of an order's status, as sent to the merchant.
+type Event struct {
+	ID         string
+	MerchantID string
+	OrderID    string
+	Type       string
+	// Body is the JSON the merchant receives, byte for byte (it is signed).
+	Body     []byte
+	Created  time.Time
+	Delivery string
+	Tries    int
+	NextTry  time.Time
+	// Deliveries are its tries, oldest first (filled by Events).
+	Deliveries []Delivery
+}
+
+// Delivery is one try at sending an event.
+type Delivery struct {
+	Try int
+	At  time.Time
+	// Code is the merchant's HTTP status; 0 when no answer came.
+	Code     int
+	Duration time.Duration
+	// Error says why no answer came, without secrets.
+	Error string
+}
+
+// EventBody is the JSON of an event (DESIGN.md section 7).
+type EventBody struct {
+	ID        string    `json:"id"`
+	Type      string    `json:"type"`
+	CreatedAt time.Time `json:"created_at"`
+	Data      EventData `json:"data"`
+}
+
+// EventData is what changed.
+type EventData struct {
+	MerchantOrderID string `json:"merchant_order_id"`
+	Status          string `json:"status"`
+	Paid            bool   `json:"paid"`
+	Final           bool   `json:"final"`
+	Amount          string `json:"amount"`
+	Currency        string `json:"currency"`
+	Attempt         int    `json:"attempt"`
+}
+
+// addEvent writes the event of attempt a's new status inside tx and makes it
+// the order's status.
+func (l *Ledger) addEvent(ctx context.Context, tx *sql.Tx, a Attempt, now time.Time) error {
+	var amount, currency string
+	if err := tx.QueryRowContext(ctx, `SELECT amount, currency FROM orders WHERE merchant_id = $1 AND order_id = $2`,
+		a.MerchantID, a.OrderID).Scan(&amount, &currency); err != nil {
+		return err
+	}
+	st := pisclient.Status(a.Status)
+	b := make([]byte, 12)
+	rand.Read(b)
+	body := EventBody{
+		ID: "evt_" + hex.EncodeToString(b), Type: EventStatusChanged, CreatedAt: now.UTC().Truncate(time.Millisecond),
+		Data: EventData{
+			MerchantOrderID: a.OrderID, Status: a.Status, Final: st.Final(),
+			Paid:   st.Paid() && a.Amount == amount && a.Currency == currency,
+			Amount: amount, Currency: currency, Attempt: a.Seq,
+		},
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO events (id, merchant_id, order_id, type, body, created_at, next_try_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $6)`, body.ID, a.MerchantID, a.OrderID, body.Type, string(raw), now.UnixMilli()); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE orders SET status = $1, updated_at = $2 WHERE merchant_id = $3 AND order_id = $4`,
+		a.Status, now.UnixMilli(), a.MerchantID, a.OrderID)
+	return err
+}
+
+// skipLocked makes PostgreSQL claims pass over rows another instance is
+// claiming; SQLite takes one writer at a time anyway.
+func (l *Ledger) skipLocked() string {
+	if l.dialect == postgres {
+		return " FOR UPDATE SKIP LOCKED"
+	}
+	return ""
+}
+
+// ClaimAttempts leases to owner, for lease, up to limit attempts whose next
+// check is due: while the lease holds no other instance reads them, and when
+// an instance dies its leases run out and another takes the attempts over.
+func (l *Ledger) ClaimAttempts(ctx context.Context, owner string, lease time.Duration, limit int) ([]Attempt, error) {
+	now := l.now().UnixMilli()
+	rows, err := l.db.QueryContext(ctx, `UPDATE attempts SET lease_owner = $1, lease_until = $2
+		WHERE upstream_id IN (SELECT upstream_id FROM attempts
+			WHERE state IN ('open', 'unknown') AND next_check_at <= $3 AND lease_until < $3
+			ORDER BY next_check_at LIMIT $4`+l.skipLocked()+`)
+		AND lease_until < $3
+		RETURNING `+attemptColumns, owner, now+lease.Milliseconds(), now, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var list []Attempt
+	for rows.Next() {
+		a, err := scanAttempt(rows)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, a)
+	}
+	return list, rows.Err()
+}
+
+// Checked ends owner's lease on an attempt and sets when it is read next.
+// It reports false when the lease was lost (it ran out and another instance
+// took the attempt).
+func (l *Ledger) Checked(ctx context.Context, upstreamID, owner string, next time.Time) (bool, error) {
+	res, err := l.db.ExecContext(ctx, `UPDATE attempts SET next_check_at = $1, lease_owner = '', lease_until = 0
+		WHERE upstream_id = $2 AND lease_owner = $3`, next.UnixMilli(), upstreamID, owner)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// ClaimEvents leases to owner, for lease, up to limit of a merchant's events
+// due for delivery, oldest first.
+func (l *Ledger) ClaimEvents(ctx context.Context, merchantID, owner string, lease time.Duration, limit int) ([]Event, error) {
+	now := l.now().UnixMilli()
+	rows, err := l.db.QueryContext(ctx, `UPDATE events SET lease_owner = $1, lease_until = $2
+		WHERE id IN (SELECT id FROM events
+			WHERE merchant_id = $3 AND delivery = 'pending' AND next_try_at <= $4 AND lease_until < $4
+			ORDER BY next_try_at, created_at, id LIMIT $5`+l.skipLocked()+`)
+		AND lease_until < $4
+		RETURNING `+eventColumns, owner, now+lease.Milliseconds(), merchantID, now, limit)
+	if err != nil {
+		return nil, err
+	}
+	list, err := scanEvents(rows)
+	if err != nil {
+		return nil, err
+	}
+	// RETURNING keeps no order: send the oldest first.
+	slices.SortFunc(list, func(a, b Event) int {
+		return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID))
+	})
+	return list, nil
+}
+
+const eventColumns = `id, merchant_id, order_id, type, body, created_at, delivery, tries, next_try_at`
+
+func scanEvents(rows *sql.Rows) ([]Event, error) {
+	defer rows.Close()
+	var list []Event
+	for rows.Next() {
+		var e Event
+		var body string
+		var created, next int64
+		if err := rows.Scan(&e.ID, &e.MerchantID, &e.OrderID, &e.Type, &body, &created, &e.Delivery, &e.Tries, &next); err != nil {
+			return nil, err
+		}
+		e.Body, e.Created, e.NextTry = []byte(body), time.UnixMilli(created), time.UnixMilli(next)
+		list = append(list, e)
+	}
+	return list, rows.Err()
+}
+
+// RecordDelivery records one try at an event under owner's lease, and what
+// follows: Delivered, Failed (given up), or Pending with the next try at next.
+func (l *Ledger) RecordDelivery(ctx context.Context, e Event, owner string, d Delivery, outcome string, next time.Time) error {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `UPDATE events SET tries = tries + 1, delivery = $1, next_try_at = $2, lease_owner = '', lease_until = 0
+		WHERE id = $3 AND lease_owner = $4`, outcome, next.UnixMilli(), e.ID, owner)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n != 1 {
+		return errors.New("ledger: the event's lease was lost")
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO deliveries (event_id, try, at, code, duration_ms, error)
+		VALUES ($1, (SELECT tries FROM events WHERE id = $1), $2, $3, $4, $5)`,
+		e.ID, d.At.UnixMilli(), d.Code, d.Duration.Milliseconds(), d.Error); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Cursor is where a listing goes on: the sort key of the last row given.
+type Cursor struct {
+	At time.Time
+	ID string
+}
+
+// String encodes the cursor for a URL; "" for none.
+func (c Cursor) String() string {
+	if c.ID == "" {
+		return ""
+	}
+	return fmt.Sprintf("%d.%s", c.At.UnixMilli(), hex.EncodeToString([]byte(c.ID)))
+}
+
+// ParseCursor reads a cursor written by String.
+func ParseCursor(s string) (Cursor, error) {
+	if s == "" {
+		return Cursor{}, nil
+	}
+	at, id, ok := strings.Cut(s, ".")
+	var ms int64
+	raw, err := hex.DecodeString(id)
+	if _, serr := fmt.Sscanf(at, "%d", &ms); !ok || err != nil || serr != nil || len(raw) == 0 {
+		return Cursor{}, errors.New("not a cursor this API gave")
+	}
+	return Cursor{At: time.UnixMilli(ms), ID: string(raw)}, nil
+}
+
+// Events lists a merchant's events created at or after since, oldest first,
+// after the cursor, with their deliveries.
+func (l *Ledger) Events(ctx context.Context, merchantID string, since time.Time, after Cursor, limit int) ([]Event, error) {
+	q := `SELECT ` + eventColumns + ` FROM events WHERE merchant_id = $1 AND created_at >= $2`
+	args := []any{merchantID, since.UnixMilli()}
+	if after.ID != "" {
+		q += ` AND (created_at, id) > ($3, $4)`
+		args = append(args, after.At.UnixMilli(), after.ID)
+	}
+	q += fmt.Sprintf(` ORDER BY created_at, id LIMIT %d`, limit)
+	rows, err := l.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	list, err := scanEvents(rows)
+	if err != nil {
+		return nil, err
+	}
+	for i := range list {
+		if list[i].Deliveries, err = l.deliveries(ctx, list[i].ID); err != nil {
+			return nil, err
+		}
+	}
+	return list, nil
+}
+
+// Event returns one of a merchant's events with its deliveries.
+func (l *Ledger) Event(ctx context.Context, merchantID, id string) (Event, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE merchant_id = $1 AND id = $2`, merchantID, id)
+	if err != nil {
+		return Event{}, err
+	}
+	list, err := scanEvents(rows)
+	if err != nil {
+		return Event{}, err
+	}
+	if len(list) == 0 {
+		return Event{}, ErrNotFound
+	}
+	list[0].Deliveries, err = l.deliveries(ctx, id)
+	return list[0], err
+}
+
+func (l *Ledger) deliveries(ctx context.Context, eventID string) ([]Delivery, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT try, at, code, duration_ms, error FROM deliveries WHERE event_id = $1 ORDER BY try`, eventID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var list []Delivery
+	for rows.Next() {
+		var d Delivery
+		var at, ms int64
+		if err := rows.Scan(&d.Try, &at, &d.Code, &ms, &d.Error); err != nil {
+			return nil, err
+		}
+		d.At, d.Duration = time.UnixMilli(at), time.Duration(ms)*time.Millisecond
+		list = append(list, d)
+	}
+	return list, rows.Err()
+}
+
+// Redeliver queues one of a merchant's events to be sent again now, whatever
+// became of it before.
+func (l *Ledger) Redeliver(ctx context.Context, merchantID, id string) error {
+	res, err := l.db.ExecContext(ctx, `UPDATE events SET delivery = 'pending', next_try_at = $1, lease_owner = '', lease_until = 0
+		WHERE merchant_id = $2 AND id = $3`, l.now().UnixMilli(), merchantID, id)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// Orders lists a merchant's orders, newest change first, after the cursor;
+// status and since filter when set.
+func (l *Ledger) Orders(ctx context.Context, merchantID, status string, since time.Time, after Cursor, limit int) ([]Order, error) {
+	q := `SELECT order_id, amount, currency, return_url, status, created_at, updated_at FROM orders WHERE merchant_id = $1 AND updated_at >= $2`
+	args := []any{merchantID, since.UnixMilli()}
+	if status != "" {
+		args = append(args, status)
+		q += fmt.Sprintf(` AND status = $%d`, len(args))
+	}
+	if after.ID != "" {
+		args = append(args, after.At.UnixMilli(), after.ID)
+		q += fmt.Sprintf(` AND (updated_at, order_id) < ($%d, $%d)`, len(args)-1, len(args))
+	}
+	q += fmt.Sprintf(` ORDER BY updated_at DESC, order_id DESC LIMIT %d`, limit)
+	rows, err := l.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var list []Order
+	for rows.Next() {
+		o := Order{MerchantID: merchantID}
+		var created, updated int64
+		if err := rows.Scan(&o.OrderID, &o.Amount, &o.Currency, &o.ReturnURL, &o.Status, &created, &updated); err != nil {
+			return nil, err
+		}
+		o.Created, o.Updated = time.UnixMilli(created), time.UnixMilli(updated)
+		list = append(list, o)
+	}
+	return list, rows.Err()
+}
+
+// Backlog is what waits, for metrics: attempts due for a check and how late
+// the latest-due is, and the age of the oldest event not yet delivered to
+// the given merchants.
+type Backlog struct {
+	DueAttempts       int
+	FollowLag         time.Duration
+	OldestUndelivered time.Duration
+}
+
+// Backlog measures what waits now.
+func (l *Ledger) Backlog(ctx context.Context, merchants []string) (Backlog, error) {
+	now := l.now().UnixMilli()
+	var b Backlog
+	var oldestDue, oldestEvent sql.NullInt64
+	if err := l.db.QueryRowContext(ctx, `SELECT COUNT(*), MIN(next_check_at) FROM attempts
+		WHERE state IN ('open', 'unknown') AND next_check_at <= $1`, now).Scan(&b.DueAttempts, &oldestDue); err != nil {
+		return b, err
+	}
+	if oldestDue.Valid {
+		b.FollowLag = time.Duration(now-oldestDue.Int64) * time.Millisecond
+	}
+	if len(merchants) > 0 {
+		q := `SELECT MIN(created_at) FROM events WHERE delivery = 'pending' AND merchant_id IN (`
+		args := make([]any, len(merchants))
+		for i, m := range merchants {
+			if i > 0 {
+				q += ", "
+			}
+			q += fmt.Sprintf("$%d", i+1)
+			args[i] = m
+		}
+		if err := l.db.QueryRowContext(ctx, q+`)`, args...).Scan(&oldestEvent); err != nil {
+			return b, err
+		}
+		if oldestEvent.Valid {
+			b.OldestUndelivered = time.Duration(now-oldestEvent.Int64) * time.Millisecond
+		}
+	}
+	return b, nil
+}

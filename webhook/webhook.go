@@ -1,0 +1,253 @@
+// Package webhook tells merchants' servers of every change of their orders'
+// status (DESIGN.md section 7): each event of the ledger is POSTed to the
+// merchant's webhook_url, signed with its webhook_secret, at least once, and
+// retried with growing, jittered pauses for three days. Each merchant has a
+// sender of its own, so a slow or failing endpoint delays nobody else.
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/merchant"
+)
+
+// Header carries the signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">.
+const Header = "Checkout-Signature"
+
+// Sign returns the Header value for body sent at t.
+func Sign(secret string, t time.Time, body []byte) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	return "t=" + ts + ",v1=" + mac(secret, ts, body)
+}
+
+func mac(secret, ts string, body []byte) string {
+	h := hmac.New(sha256.New, []byte(secret))
+	h.Write([]byte(ts))
+	h.Write([]byte("."))
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Verify checks a Header value against body, as a merchant's server should:
+// the signature matches (in constant time) and t is within tolerance of now.
+func Verify(secret, header string, body []byte, now time.Time, tolerance time.Duration) error {
+	var ts, sig string
+	for _, part := range strings.Split(header, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch k {
+		case "t":
+			ts = v
+		case "v1":
+			sig = v
+		}
+	}
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || sig == "" {
+		return errors.New("webhook: no t= and v1= in the signature header")
+	}
+	if !hmac.Equal([]byte(sig), []byte(mac(secret, ts, body))) {
+		return errors.New("webhook: the signature does not match")
+	}
+	if d := now.Sub(time.Unix(sec, 0)); d > tolerance || d < -tolerance {
+		return errors.New("webhook: the signature's time is too far from now")
+	}
+	return nil
+}
+
+// Limits of a delivery.
+const (
+	// Timeout bounds one POST, answer included.
+	Timeout = 10 * time.Second
+	// RetryFor is how long an event is retried before it is given up.
+	RetryFor = 72 * time.Hour
+	// maxAnswer is how much of an answer is read.
+	maxAnswer = 4 << 10
+)
+
+// ErrPrivateTarget refuses a webhook that resolves to this machine or a
+// private network outside sandbox mode: the app must not be a way in.
+var ErrPrivateTarget = errors.New("webhook: the address is on a private network")
+
+// NewClient is the HTTP client of deliveries: redirects are not followed
+// (a 3xx is a failed try), each POST ends after Timeout, and unless
+// allowPrivate the connection is refused when the name resolves to a
+// loopback, private, link-local or unspecified address.
+func NewClient(allowPrivate bool) *http.Client {
+	dialer := &net.Dialer{Timeout: 5 * time.Second}
+	if !allowPrivate {
+		dialer.Control = func(_, address string, _ syscall.RawConn) error {
+			host, _, _ := net.SplitHostPort(address)
+			ip := net.ParseIP(host)
+			if ip == nil || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified() || ip.IsMulticast() {
+				return ErrPrivateTarget
+			}
+			return nil
+		}
+	}
+	transport := &http.Transport{DialContext: dialer.DialContext, Proxy: nil, MaxIdleConnsPerHost: 2, IdleConnTimeout: 90 * time.Second,
+		TLSHandshakeTimeout: 5 * time.Second, ResponseHeaderTimeout: Timeout}
+	return &http.Client{
+		Transport:     transport,
+		Timeout:       Timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// backoff is the pause after a failed try: 10 s doubling to 6 hours, give
+// or take a fifth, so that merchants recovering together are not flooded.
+func backoff(tries int) time.Duration {
+	d := 10 * time.Second << min(tries-1, 11)
+	d = min(d, 6*time.Hour)
+	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+}
+
+// Dispatcher sends the events of the merchants that have a webhook_url.
+type Dispatcher struct {
+	Ledger    *ledger.Ledger
+	Merchants []*merchant.Merchant
+	// Owner names this instance in leases.
+	Owner  string
+	Client *http.Client
+	// Poll is the pause when a merchant has nothing due.
+	Poll time.Duration
+	// Backoff is the pause after a failed try (tries counts them); the
+	// default grows from 10 s to 6 hours with jitter.
+	Backoff func(tries int) time.Duration
+	// Delivered, when set, is told each try's outcome ("delivered",
+	// "retry", "failed") and how long after the event it happened.
+	Delivered func(outcome string, sinceEvent time.Duration)
+	Log       *slog.Logger
+	Now       func() time.Time
+}
+
+// DefaultPoll is a Dispatcher's Poll when unset.
+const DefaultPoll = time.Second
+
+// Run sends until ctx ends: one sender per merchant with a webhook.
+func (d *Dispatcher) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, m := range d.Merchants {
+		if m.WebhookURL == "" {
+			continue
+		}
+		wg.Go(func() { d.serve(ctx, m) })
+	}
+	wg.Wait()
+}
+
+func (d *Dispatcher) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
+}
+
+// serve sends one merchant's events, oldest first, one at a time.
+func (d *Dispatcher) serve(ctx context.Context, m *merchant.Merchant) {
+	const batch = 10
+	poll := d.Poll
+	if poll <= 0 {
+		poll = DefaultPoll
+	}
+	for ctx.Err() == nil {
+		// The lease covers the whole batch sent one by one.
+		events, err := d.Ledger.ClaimEvents(ctx, m.ID, d.Owner, batch*(Timeout+5*time.Second), batch)
+		if err != nil && ctx.Err() == nil {
+			d.Log.Warn("webhooks: claiming events", "merchant", m.ID, "err", err)
+		}
+		for _, e := range events {
+			d.send(ctx, m, e)
+		}
+		if len(events) == 0 {
+			t := time.NewTimer(poll)
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+			}
+			t.Stop()
+		}
+	}
+}
+
+// send makes one try at an event and records it.
+func (d *Dispatcher) send(ctx context.Context, m *merchant.Merchant, e ledger.Event) {
+	start := d.now()
+	delivery := ledger.Delivery{At: start}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.WebhookURL, bytes.NewReader(e.Body))
+	if err == nil {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("User-Agent", "pay-by-bank-checkout webhook")
+		req.Header.Set(Header, Sign(m.WebhookSecret, start, e.Body))
+		var res *http.Response
+		if res, err = d.Client.Do(req); err == nil {
+			io.Copy(io.Discard, io.LimitReader(res.Body, maxAnswer))
+			res.Body.Close()
+			delivery.Code = res.StatusCode
+		}
+	}
+	delivery.Duration = d.now().Sub(start)
+	if err != nil {
+		delivery.Error = describe(err)
+	}
+	outcome, next := ledger.Delivered, ledger.Never
+	if delivery.Code < 200 || delivery.Code > 299 {
+		pause := backoff
+		if d.Backoff != nil {
+			pause = d.Backoff
+		}
+		outcome, next = ledger.Pending, d.now().Add(pause(e.Tries+1))
+		if next.Sub(e.Created) > RetryFor {
+			outcome, next = ledger.Failed, ledger.Never
+		}
+	}
+	if err := d.Ledger.RecordDelivery(context.WithoutCancel(ctx), e, d.Owner, delivery, outcome, next); err != nil {
+		d.Log.Warn("webhooks: recording a delivery", "merchant", m.ID, "event", e.ID, "err", err)
+	}
+	if d.Delivered != nil {
+		name := outcome
+		if outcome == ledger.Pending {
+			name = "retry"
+		}
+		d.Delivered(name, d.now().Sub(e.Created))
+	}
+	if outcome != ledger.Delivered {
+		d.Log.Warn("webhooks: delivery failed", "merchant", m.ID, "event", e.ID, "code", delivery.Code, "err", delivery.Error, "outcome", outcome)
+	}
+}
+
+// describe says why no answer came, in words safe to store and show the
+// merchant: never the URL's query, which might hold a token.
+func describe(err error) string {
+	switch {
+	case errors.Is(err, ErrPrivateTarget):
+		return "refused: the address is on a private network"
+	case errors.Is(err, context.DeadlineExceeded), strings.Contains(err.Error(), "Client.Timeout"):
+		return fmt.Sprintf("no answer within %s", Timeout)
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return "the host name does not resolve"
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) {
+		return "could not connect: " + opErr.Err.Error()
+	}
+	return "no answer"
+}
