@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
+	"golang.org/x/time/rate"
+
+	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient/sandbox"
 )
 
@@ -32,7 +36,10 @@ type config struct {
 	// DatabaseURL names the payments ledger: empty for the SQLite file
 	// data/checkout.db, sqlite:PATH, or postgres://… (several instances).
 	DatabaseURL string
-	Knobs       sandbox.Knobs
+	// FollowRate bounds the follower's status reads per second, per
+	// instance (FOLLOW_RATE).
+	FollowRate rate.Limit
+	Knobs      sandbox.Knobs
 }
 
 // minKeyLength is the shortest SESSION_KEYS secret accepted.
@@ -108,6 +115,14 @@ func loadConfig(getenv func(string) string) (config, error) {
 	c.DatabaseURL = getenv("DATABASE_URL")
 	if err := checkDatabaseURL(c.DatabaseURL); err != nil {
 		return c, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	c.FollowRate = payment.DefaultFollowRate
+	if v := getenv("FOLLOW_RATE"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0.1 || f > 1000 {
+			return c, fmt.Errorf("FOLLOW_RATE: %q is not a number of status reads per second from 0.1 to 1000", v)
+		}
+		c.FollowRate = rate.Limit(f)
 	}
 	knobs, err := sandbox.KnobsFromEnv(getenv)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -36,6 +37,7 @@ import (
 	"github.com/paybybank/checkout/pisclient/sandbox"
 	"github.com/paybybank/checkout/static"
 	"github.com/paybybank/checkout/telemetry"
+	"github.com/paybybank/checkout/webhook"
 )
 
 func main() {
@@ -87,6 +89,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	var work sync.WaitGroup
+	for _, run := range a.workers {
+		work.Go(func() { run(workCtx) })
+	}
+	defer work.Wait()
+	defer stopWork()
 
 	provider := "provider " + cfg.PISBaseURL
 	if cfg.sandboxMode() {
@@ -128,6 +137,39 @@ type app struct {
 	banks     *banks.Cache
 	metrics   *telemetry.Metrics
 	ledger    *ledger.Ledger
+	orders    *payment.Service
+	// workers follow payments and send webhooks in the background.
+	workers []func(context.Context)
+}
+
+// newWorkers are the background work of an instance: the follower, which
+// reads open payments until they are final, and the webhook dispatcher.
+// Leases in the ledger let any number of instances run them together.
+func newWorkers(a *app, cfg config, log *slog.Logger) []func(context.Context) {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	rand.Read(b)
+	owner := fmt.Sprintf("%s-%d-%x", host, os.Getpid(), b)
+	var withWebhook []string
+	for _, m := range a.merchants.All() {
+		if m.WebhookURL != "" {
+			withWebhook = append(withWebhook, m.ID)
+		}
+	}
+	watch := a.metrics.WatchPayments(func() telemetry.Backlog {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		b, err := a.ledger.Backlog(ctx, withWebhook)
+		if err != nil {
+			log.Warn("measuring the backlog", "err", err)
+		}
+		return telemetry.Backlog{FollowLag: b.FollowLag, OldestUndelivered: b.OldestUndelivered}
+	})
+	follower := &payment.Follower{Service: a.orders, Merchant: a.merchants.Get, Owner: owner, Rate: cfg.FollowRate,
+		Checked: watch.Followed, Log: log}
+	dispatcher := &webhook.Dispatcher{Ledger: a.ledger, Merchants: a.merchants.All(), Owner: owner,
+		Client: webhook.NewClient(cfg.sandboxMode()), Delivered: watch.Delivered, Log: log}
+	return []func(context.Context){follower.Run, dispatcher.Run}
 }
 
 // newApp builds every dependency from the configuration. The caller closes
@@ -192,18 +234,20 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
 	}
 	log.Info("payments ledger ready", "database", a.ledger.Where)
+	a.orders = &payment.Service{
+		Ledger: a.ledger, Log: log,
+		ProviderFor: func(m *merchant.Merchant) payment.Provider { return providers.For(m) },
+	}
+	a.workers = newWorkers(a, cfg, log)
 	a.banks = banks.NewCache(client, cfg.InstitutionsTTL, cfg.sandboxMode(), log)
 	a.metrics.WatchCache(a.banks.Stats)
 
 	h := handlers.New(handlers.Config{
-		BaseURL:   cfg.BaseURL,
-		Merchants: a.merchants,
-		Sealer:    sealer,
-		Banks:     a.banks,
-		Orders: &payment.Service{
-			Ledger: a.ledger, Log: log,
-			ProviderFor: func(m *merchant.Merchant) payment.Provider { return providers.For(m) },
-		},
+		BaseURL:        cfg.BaseURL,
+		Merchants:      a.merchants,
+		Sealer:         sealer,
+		Banks:          a.banks,
+		Orders:         a.orders,
 		TrustedProxies: cfg.TrustedProxies,
 		Metrics:        a.metrics,
 		Sessions:       store,

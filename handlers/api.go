@@ -3,9 +3,11 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -261,4 +263,163 @@ func (h *Handler) showPaymentStatus(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, newPaymentJSON(v))
+}
+
+// Bounds of a listing.
+const (
+	defaultListLimit = 50
+	maxListLimit     = 200
+)
+
+// listParams reads limit, cursor and a time filter (RFC 3339) named
+// timeParam, with field-named errors.
+func listParams(c echo.Context, timeParam string) (limit int, after ledger.Cursor, since time.Time, err error) {
+	var fields []pisclient.FieldError
+	limit = defaultListLimit
+	if v := c.QueryParam("limit"); v != "" {
+		n, perr := strconv.Atoi(v)
+		if perr != nil || n < 1 || n > maxListLimit {
+			fields = append(fields, pisclient.FieldError{Field: "limit", Reason: pisclient.ReasonInvalid,
+				Message: fmt.Sprintf("limit must be 1 to %d", maxListLimit)})
+		}
+		limit = n
+	}
+	if after, err = ledger.ParseCursor(c.QueryParam("cursor")); err != nil {
+		fields = append(fields, pisclient.FieldError{Field: "cursor", Reason: pisclient.ReasonInvalid, Message: "cursor must be a next_cursor this API gave"})
+	}
+	if v := c.QueryParam(timeParam); v != "" {
+		if since, err = time.Parse(time.RFC3339, v); err != nil {
+			fields = append(fields, pisclient.FieldError{Field: timeParam, Reason: pisclient.ReasonInvalid, Message: timeParam + " must be a time like 2026-11-23T10:00:00Z"})
+		}
+	}
+	if len(fields) > 0 {
+		return 0, ledger.Cursor{}, time.Time{}, &apiError{status: http.StatusBadRequest, code: "validation_error", message: "the query breaks these rules", fields: fields}
+	}
+	return limit, after, since, nil
+}
+
+// orderJSON is one order in GET /api/v1/payments.
+type orderJSON struct {
+	MerchantOrderID string    `json:"merchant_order_id"`
+	Amount          string    `json:"amount"`
+	Currency        string    `json:"currency"`
+	Status          string    `json:"status"`
+	Paid            bool      `json:"paid"`
+	Final           bool      `json:"final"`
+	CreatedAt       time.Time `json:"created_at"`
+	UpdatedAt       time.Time `json:"updated_at"`
+}
+
+// listPayments lists the calling merchant's orders, newest change first, for
+// reconciliation: GET /api/v1/payments?status=&updated_since=&limit=&cursor=.
+// An order's status is its last recorded one (the follower keeps it fresh).
+func (h *Handler) listPayments(c echo.Context) error {
+	m, err := h.apiMerchant(c)
+	if err != nil {
+		return err
+	}
+	limit, after, since, err := listParams(c, "updated_since")
+	if err != nil {
+		return err
+	}
+	orders, err := h.Orders.Ledger.Orders(c.Request().Context(), m.ID, c.QueryParam("status"), since, after, limit)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Payments   []orderJSON `json:"payments"`
+		NextCursor string      `json:"next_cursor,omitempty"`
+	}{Payments: []orderJSON{}}
+	for _, o := range orders {
+		st := pisclient.Status(o.Status)
+		out.Payments = append(out.Payments, orderJSON{MerchantOrderID: o.OrderID, Amount: o.Amount, Currency: o.Currency,
+			Status: o.Status, Paid: st.Paid(), Final: st.Final(), CreatedAt: o.Created.UTC(), UpdatedAt: o.Updated.UTC()})
+	}
+	if len(orders) == limit {
+		last := orders[len(orders)-1]
+		out.NextCursor = ledger.Cursor{At: last.Updated, ID: last.OrderID}.String()
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// eventJSON is one event with its deliveries.
+type eventJSON struct {
+	ID         string          `json:"id"`
+	Type       string          `json:"type"`
+	CreatedAt  time.Time       `json:"created_at"`
+	Data       json.RawMessage `json:"data"`
+	Delivery   string          `json:"delivery"`
+	Deliveries []deliveryJSON  `json:"deliveries"`
+}
+
+type deliveryJSON struct {
+	Try        int       `json:"try"`
+	At         time.Time `json:"at"`
+	Code       int       `json:"code"`
+	DurationMS int64     `json:"duration_ms"`
+	Error      string    `json:"error,omitempty"`
+}
+
+func newEventJSON(e ledger.Event) eventJSON {
+	var body struct {
+		Data json.RawMessage `json:"data"`
+	}
+	json.Unmarshal(e.Body, &body)
+	out := eventJSON{ID: e.ID, Type: e.Type, CreatedAt: e.Created.UTC(), Data: body.Data, Delivery: e.Delivery, Deliveries: []deliveryJSON{}}
+	for _, d := range e.Deliveries {
+		out.Deliveries = append(out.Deliveries, deliveryJSON{Try: d.Try, At: d.At.UTC(), Code: d.Code, DurationMS: d.Duration.Milliseconds(), Error: d.Error})
+	}
+	return out
+}
+
+// listEvents lists the calling merchant's events, oldest first, with their
+// deliveries: GET /api/v1/events?since=&limit=&cursor=.
+func (h *Handler) listEvents(c echo.Context) error {
+	m, err := h.apiMerchant(c)
+	if err != nil {
+		return err
+	}
+	limit, after, since, err := listParams(c, "since")
+	if err != nil {
+		return err
+	}
+	events, err := h.Orders.Ledger.Events(c.Request().Context(), m.ID, since, after, limit)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Events     []eventJSON `json:"events"`
+		NextCursor string      `json:"next_cursor,omitempty"`
+	}{Events: []eventJSON{}}
+	for _, e := range events {
+		out.Events = append(out.Events, newEventJSON(e))
+	}
+	if len(events) == limit {
+		last := events[len(events)-1]
+		out.NextCursor = ledger.Cursor{At: last.Created, ID: last.ID}.String()
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// redeliverEvent queues one of the calling merchant's events to be sent
+// again now: POST /api/v1/events/{id}/redeliver.
+func (h *Handler) redeliverEvent(c echo.Context) error {
+	m, err := h.apiMerchant(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	id := c.Param("id")
+	err = h.Orders.Ledger.Redeliver(ctx, m.ID, id)
+	if errors.Is(err, ledger.ErrNotFound) {
+		return &apiError{status: http.StatusNotFound, code: "not_found", message: "no event with this id", err: err}
+	}
+	if err != nil {
+		return err
+	}
+	e, err := h.Orders.Ledger.Event(ctx, m.ID, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusAccepted, newEventJSON(e))
 }

@@ -1,13 +1,19 @@
 package handlers
 
 import (
+	"encoding/json"
+	"io"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/views"
+	"github.com/paybybank/checkout/webhook"
 )
 
 // showDemoShop is the demo merchant's return page, served in sandbox mode so
@@ -21,10 +27,78 @@ func (h *Handler) showDemoShop(c echo.Context) error {
 	}
 	forMerchant(c, m, nil)
 	secret, known := m.LinkKey(q.Get(order.ParamKID))
+	orderID := q.Get(order.ParamMerchantOrderID)
 	return render(c, http.StatusOK, views.DemoShop(views.DemoShopPage{
 		Page:     h.page(c, h.loc(c).T("demo.title")),
-		OrderID:  q.Get(order.ParamMerchantOrderID),
+		OrderID:  orderID,
 		Status:   q.Get(order.ParamStatus),
 		Verified: known && order.VerifyWayBack(secret, q),
+		Hooks:    h.demoHooks.of(orderID),
 	}))
+}
+
+// demoHooks keeps the last webhooks the demo shop received, in memory: it
+// is a demonstration, not a merchant's server.
+type demoHooks struct {
+	mu   sync.Mutex
+	list []receivedHook
+}
+
+type receivedHook struct {
+	orderID string
+	hook    views.DemoHook
+}
+
+// maxDemoHooks bounds what the demo shop remembers.
+const maxDemoHooks = 200
+
+func (d *demoHooks) add(orderID string, hook views.DemoHook) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.list) == maxDemoHooks {
+		d.list = d.list[1:]
+	}
+	d.list = append(d.list, receivedHook{orderID, hook})
+}
+
+// of returns the webhooks received for an order, oldest first.
+func (d *demoHooks) of(orderID string) []views.DemoHook {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []views.DemoHook
+	for _, r := range d.list {
+		if r.orderID == orderID {
+			out = append(out, r.hook)
+		}
+	}
+	return out
+}
+
+// receiveDemoWebhook is the demo shop's webhook endpoint, doing what a
+// merchant's server should: check the signature and the time, then act on
+// the event once by its id (here: remember it for the return page).
+func (h *Handler) receiveDemoWebhook(c echo.Context) error {
+	m, ok := h.Merchants.Get(merchant.DemoID)
+	if !ok {
+		return errNotFound
+	}
+	body, err := io.ReadAll(io.LimitReader(c.Request().Body, 64<<10))
+	if err != nil {
+		return err
+	}
+	verified := webhook.Verify(m.WebhookSecret, c.Request().Header.Get(webhook.Header), body, h.Now(), 5*time.Minute) == nil
+	var event ledger.EventBody
+	if err := json.Unmarshal(body, &event); err != nil || event.ID == "" {
+		return c.NoContent(http.StatusBadRequest)
+	}
+	for _, seen := range h.demoHooks.of(event.Data.MerchantOrderID) {
+		if seen.EventID == event.ID && seen.Verified {
+			return c.NoContent(http.StatusNoContent) // delivered again: already handled
+		}
+	}
+	h.demoHooks.add(event.Data.MerchantOrderID, views.DemoHook{EventID: event.ID, Status: event.Data.Status, Verified: verified})
+	if !verified {
+		return c.NoContent(http.StatusUnauthorized)
+	}
+	return c.NoContent(http.StatusNoContent)
 }

@@ -74,6 +74,8 @@ type Handler struct {
 	linkOrigins sync.Map
 	// proxyNotice says once that an untrusted proxy is in front.
 	proxyNotice sync.Once
+	// demoHooks are the webhooks the sandbox's demo shop received.
+	demoHooks demoHooks
 }
 
 // New returns a Handler.

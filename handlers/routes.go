@@ -8,24 +8,29 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
+
+	"github.com/paybybank/checkout/merchant"
 )
 
 // Route paths of DESIGN.md sections 2 and 4. Other programs rely on them.
 const (
-	RouteEntry      = "/checkout"
-	RouteCountry    = "/c/:token"
-	RouteBanks      = "/c/:token/banks"
-	RoutePay        = "/c/:token/pay"
-	RouteReturn     = "/c/:token/return"
-	RouteAPILinks   = "/api/v1/links"
-	RouteAPIPayment = "/api/v1/payments/*"
-	RouteHealth     = "/healthz"
-	RouteReady      = "/readyz"
-	RouteMetrics    = "/metrics"
-	RouteStatic     = "/static/*"
-	RouteDemoShop   = "/sandbox/shop/return"
-	RouteSandbox    = "/sandbox/*"
-	SandboxPrefix   = "/sandbox"
+	RouteEntry        = "/checkout"
+	RouteCountry      = "/c/:token"
+	RouteBanks        = "/c/:token/banks"
+	RoutePay          = "/c/:token/pay"
+	RouteReturn       = "/c/:token/return"
+	RouteAPILinks     = "/api/v1/links"
+	RouteAPIPayment   = "/api/v1/payments/*"
+	RouteAPIPayments  = "/api/v1/payments"
+	RouteAPIEvents    = "/api/v1/events"
+	RouteAPIRedeliver = "/api/v1/events/:id/redeliver"
+	RouteHealth       = "/healthz"
+	RouteReady        = "/readyz"
+	RouteMetrics      = "/metrics"
+	RouteStatic       = "/static/*"
+	RouteDemoShop     = "/sandbox/shop/return"
+	RouteSandbox      = "/sandbox/*"
+	SandboxPrefix     = "/sandbox"
 )
 
 // Routes registers every route of the app on e. sandbox is the provider
@@ -54,6 +59,9 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 	get(RouteReturn, h.showStatus, h.switchLanguage)
 	e.POST(RouteAPILinks, h.createLink)
 	get(RouteAPIPayment, h.showPaymentStatus)
+	get(RouteAPIPayments, h.listPayments)
+	get(RouteAPIEvents, h.listEvents)
+	e.POST(RouteAPIRedeliver, h.redeliverEvent)
 	get(RouteStudio, h.showStudio)
 	e.POST(RouteStudio, h.updateStudio)
 	get(RouteStudioCheck, h.studioCheck)
@@ -62,6 +70,7 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 	get(RouteStatic, echo.WrapHandler(static))
 	if sandbox != nil {
 		get(RouteDemoShop, h.showDemoShop)
+		e.POST(merchant.DemoWebhookPath, h.receiveDemoWebhook)
 		e.Any(RouteSandbox, echo.WrapHandler(http.StripPrefix(SandboxPrefix, sandbox)))
 	}
 }

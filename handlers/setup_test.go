@@ -62,7 +62,12 @@ type options struct {
 	// ledger is a payments ledger to share with other instances; a fresh
 	// SQLite file when nil.
 	ledger *ledger.Ledger
+	// webhook is shop1's webhook_url (signed with webhookSecret).
+	webhook string
 }
+
+// webhookSecret signs shop1's webhooks when options.webhook is set.
+const webhookSecret = "a-long-random-webhook-secret-of-shop1"
 
 // The merchants of every handler test: shop1 is mid-rotation (keys 2026-10
 // and 2026-11) and embeds the picker; shop2 is another shop on the same
@@ -117,7 +122,11 @@ func setup(t testing.TB, opts options) *app {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	a.cache = banks.NewCache(client, opts.ttl, false, log)
-	dir, err := merchant.Parse([]byte(merchantsFile))
+	file := merchantsFile
+	if opts.webhook != "" {
+		file = strings.Replace(file, `"id":"shop1",`, `"id":"shop1","webhook_url":"`+opts.webhook+`","webhook_secret":"`+webhookSecret+`",`, 1)
+	}
+	dir, err := merchant.Parse([]byte(file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,6 +143,9 @@ func setup(t testing.TB, opts options) *app {
 	if a.ledger == nil {
 		a.ledger = ledgertest.Open(t, ledgertest.SQLiteURL(t))
 	}
+	// Payments are due for their first check at once, so that followers
+	// started by tests need not wait.
+	a.ledger.FirstCheck = 0
 	a.orders = &payment.Service{Ledger: a.ledger, Log: log, CreateTimeout: cmp.Or(opts.timeout, 5*time.Second),
 		ProviderFor: func(*merchant.Merchant) payment.Provider { return client }}
 

@@ -123,3 +123,57 @@ func (m *Metrics) WatchCache(stats func() banks.Stats) {
 		counter("checkout_banks_cache_failures_total", "Banks list fetches that failed.", func(s banks.Stats) int64 { return s.Failures }),
 	)
 }
+
+// Payments are the metrics of following payments and telling merchants.
+type Payments struct {
+	followed   prometheus.Counter
+	deliveries *prometheus.CounterVec
+	latency    prometheus.Histogram
+}
+
+// Backlog is what waits, as WatchPayments reads it at each scrape.
+type Backlog struct {
+	FollowLag, OldestUndelivered time.Duration
+}
+
+// WatchPayments registers the follower's and the webhooks' metrics; backlog
+// is read at each scrape (it asks the ledger).
+func (m *Metrics) WatchPayments(backlog func() Backlog) *Payments {
+	p := &Payments{
+		followed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "checkout_attempts_followed_total",
+			Help: "Payment statuses read from the provider by the follower.",
+		}),
+		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "checkout_webhook_deliveries_total",
+			Help: "Tries at sending an event to a merchant, by outcome (delivered, retry, failed).",
+		}, []string{"outcome"}),
+		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "checkout_webhook_delivery_latency_seconds",
+			Help:    "Time from an order's status change to its event's delivery.",
+			Buckets: []float64{.01, .05, .1, .5, 1, 2.5, 5, 10, 30, 60, 300, 3600},
+		}),
+	}
+	m.registry.MustRegister(p.followed, p.deliveries, p.latency,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "checkout_follow_lag_seconds",
+			Help: "How late the most overdue status check of a payment is.",
+		}, func() float64 { return backlog().FollowLag.Seconds() }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "checkout_events_oldest_undelivered_seconds",
+			Help: "Age of the oldest event not yet delivered to a merchant's webhook.",
+		}, func() float64 { return backlog().OldestUndelivered.Seconds() }),
+	)
+	return p
+}
+
+// Followed counts one status read by the follower.
+func (p *Payments) Followed() { p.followed.Inc() }
+
+// Delivered counts one try at an event.
+func (p *Payments) Delivered(outcome string, sinceEvent time.Duration) {
+	p.deliveries.WithLabelValues(outcome).Inc()
+	if outcome == "delivered" {
+		p.latency.Observe(sinceEvent.Seconds())
+	}
+}

@@ -209,6 +209,15 @@ type DemoShopPage struct {
 	OrderID  string
 	Status   string
 	Verified bool
+	// Hooks are the webhooks the demo shop received for the order.
+	Hooks []DemoHook
+}
+
+// DemoHook is one webhook the demo shop received.
+type DemoHook struct {
+	EventID  string
+	Status   string
+	Verified bool
 }
 
 // Ratio is one WCAG contrast check of the studio.
