@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 )
@@ -332,4 +334,51 @@ func demoOrderLink(t *testing.T, base, id, lang string, change func(*order.Link)
 		t.Fatal(err)
 	}
 	return u
+}
+
+func TestTheDemoShopShowsTheWebhooksItReceived(t *testing.T) {
+	s := start(t, map[string]string{"SANDBOX_SETTLE_DELAY": "1ms"})
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := client.Get(s.demoLink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	checkout := s.base + res.Header.Get("Location")
+	res, err = client.PostForm(checkout+"/pay", url.Values{"country": {"DE"}, "bank": {"deutsche-bank"}})
+	if err != nil || res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("submit: %v %v", res, err)
+	}
+	res.Body.Close()
+	res, err = client.PostForm(res.Header.Get("Location"), url.Values{"action": {"approve"}})
+	if err != nil || res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("approve: %v %v", res, err)
+	}
+	res.Body.Close()
+	link, _ := url.Parse(s.demoLink)
+	shopPage := s.base + "/sandbox/shop/return?merchant_order_id=" + url.QueryEscape(link.Query().Get("order"))
+	// The shopper never goes back: the follower reads the payment (first
+	// after 5 s) and the dispatcher tells the demo shop.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res, err := http.Get(shopPage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := goquery.NewDocumentFromReader(res.Body)
+		res.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.Find(`[data-testid="shop-webhook-status"]`).Text() == "COMPLETED" {
+			if got := doc.Find(`[data-testid="shop-webhook-signature"]`).Text(); got != "verified" {
+				t.Errorf("the demo shop's webhook signature: %q", got)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no COMPLETED webhook at the demo shop after 30 s; the page says %q", doc.Find("main").Text())
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 }

@@ -241,3 +241,65 @@ func TestWhenTheInstanceHoldingALeaseDiesAnotherTakesOver(t *testing.T) {
 		t.Errorf("instance 2 read the payment %v after instance 1 claimed it, inside its lease", waited)
 	}
 }
+
+func TestMerchantsReconcileAndReplayThroughTheAPI(t *testing.T) {
+	shop := newShopServer(t)
+	a := setup(t, options{knobs: settleNow, webhook: shop.url})
+	a.payAndApprove("A-1")
+	if res := a.post(a.enter("A-2", nil)+"/pay", url.Values{"country": {"DE"}, "bank": {"deutsche-bank"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("submit A-2: %d", res.StatusCode)
+	}
+	a.startWorkers(t, "instance-1", nil, 0)
+	waitFor(t, "A-1's event", func() bool { return shop.handledCount() == 1 })
+
+	ids := func(body map[string]any) []string {
+		var out []string
+		list, _ := body["payments"].([]any)
+		for _, p := range list {
+			out = append(out, p.(map[string]any)["merchant_order_id"].(string))
+		}
+		return out
+	}
+	status, body, _ := a.apiCall(http.MethodGet, "/api/v1/payments?status=COMPLETED", shop1Token, "")
+	if status != http.StatusOK || fmt.Sprint(ids(body)) != "[A-1]" || !strings.Contains(mustJSON(body), `"paid":true`) {
+		t.Errorf("completed payments: %d %v", status, body)
+	}
+	// Two pages of one, newest change first, then none after.
+	_, first, _ := a.apiCall(http.MethodGet, "/api/v1/payments?limit=1", shop1Token, "")
+	cursor, _ := first["next_cursor"].(string)
+	_, second, _ := a.apiCall(http.MethodGet, "/api/v1/payments?limit=1&cursor="+url.QueryEscape(cursor), shop1Token, "")
+	if got := append(ids(first), ids(second)...); len(got) != 2 || got[0] == got[1] {
+		t.Errorf("pages %v then %v", ids(first), ids(second))
+	}
+	if status, body, _ := a.apiCall(http.MethodGet, "/api/v1/payments?updated_since=2999-01-01T00:00:00Z", shop1Token, ""); status != http.StatusOK || len(ids(body)) != 0 {
+		t.Errorf("updated since the future: %d %v", status, body)
+	}
+	if status, body, _ := a.apiCall(http.MethodGet, "/api/v1/payments?limit=0", shop1Token, ""); status != http.StatusBadRequest || !strings.Contains(mustJSON(body), `"field":"limit"`) {
+		t.Errorf("limit=0: %d %v", status, body)
+	}
+	if _, body, _ := a.apiCall(http.MethodGet, "/api/v1/payments", shop2Token, ""); len(ids(body)) != 0 {
+		t.Errorf("shop2 sees %v", ids(body))
+	}
+
+	// Replaying an event sends it again, to its own merchant only.
+	_, events, _ := a.apiCall(http.MethodGet, "/api/v1/events", shop1Token, "")
+	list, _ := events["events"].([]any)
+	if len(list) != 1 {
+		t.Fatalf("events %v", events)
+	}
+	id := list[0].(map[string]any)["id"].(string)
+	if status, _, _ := a.apiCall(http.MethodPost, "/api/v1/events/"+id+"/redeliver", shop2Token, ""); status != http.StatusNotFound {
+		t.Errorf("shop2 replaying shop1's event: %d", status)
+	}
+	if status, _, _ := a.apiCall(http.MethodPost, "/api/v1/events/"+id+"/redeliver", shop1Token, ""); status != http.StatusAccepted {
+		t.Errorf("replay: %d", status)
+	}
+	waitFor(t, "the replay", func() bool {
+		shop.mu.Lock()
+		defer shop.mu.Unlock()
+		return len(shop.received) == 2
+	})
+	if shop.handledCount() != 1 {
+		t.Error("the merchant handled a replayed event twice")
+	}
+}

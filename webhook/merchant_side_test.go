@@ -1,0 +1,99 @@
+package webhook_test
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paybybank/checkout/webhook"
+)
+
+// verifyWebhook is the README's Go check for merchants, word for word: it
+// is written from the documented format, not with this package.
+func verifyWebhook(secret, header string, body []byte) bool {
+	var ts, sig string
+	for _, part := range strings.Split(header, ",") {
+		if v, ok := strings.CutPrefix(part, "t="); ok {
+			ts = v
+		} else if v, ok := strings.CutPrefix(part, "v1="); ok {
+			sig = v
+		}
+	}
+	t, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || time.Since(time.Unix(t, 0)).Abs() > 5*time.Minute {
+		return false
+	}
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(ts + "." + string(body)))
+	want := hex.EncodeToString(mac.Sum(nil))
+	return hmac.Equal([]byte(want), []byte(sig))
+}
+
+// opensslOneLiner is the README's shell check; it prints the v1 signature.
+const opensslOneLiner = `printf '%s.%s' "$TS" "$BODY" | openssl dgst -sha256 -hmac "$SECRET" -hex | sed 's/^.* //'`
+
+const secret = "a-long-random-webhook-secret-of-shop1"
+
+func TestTheREADMEsWebhookChecks(t *testing.T) {
+	body := []byte(`{"id":"evt_1","type":"payment.status_changed","created_at":"2026-11-23T10:00:00Z","data":{"merchant_order_id":"Größe M & co","status":"COMPLETED","paid":true,"final":true,"amount":"49.90","currency":"EUR","attempt":1}}`)
+	now := time.Now()
+	header := webhook.Sign(secret, now, body)
+	if !verifyWebhook(secret, header, body) {
+		t.Errorf("the README's Go function refuses a genuine webhook: %s", header)
+	}
+	if verifyWebhook(secret, header, []byte(strings.Replace(string(body), "49.90", "4990", 1))) {
+		t.Error("the README's Go function accepts a changed body")
+	}
+	if verifyWebhook(secret, webhook.Sign(secret, now.Add(-time.Hour), body), body) {
+		t.Error("the README's Go function accepts an hour-old signature (a replay)")
+	}
+	if err := webhook.Verify(secret, header, body, now, 5*time.Minute); err != nil {
+		t.Errorf("Verify: %v", err)
+	}
+
+	if _, err := exec.LookPath("openssl"); err != nil {
+		t.Skip("openssl not installed: the shell one-liner is not checked")
+	}
+	ts, sig, _ := strings.Cut(strings.TrimPrefix(header, "t="), ",v1=")
+	cmd := exec.Command("bash", "-c", opensslOneLiner)
+	cmd.Env = []string{"TS=" + ts, "BODY=" + string(body), "SECRET=" + secret, "PATH=/usr/bin:/bin"}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(out)); got != sig {
+		t.Errorf("the README's openssl line prints %q, want %q", got, sig)
+	}
+}
+
+func TestWebhooksReachNoPrivateNetworkOutsideSandboxMode(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	defer srv.Close()
+	_, err := webhook.NewClient(false).Post(srv.URL, "application/json", strings.NewReader("{}"))
+	if !errors.Is(err, webhook.ErrPrivateTarget) {
+		t.Errorf("a loopback target outside sandbox mode: %v, want ErrPrivateTarget", err)
+	}
+	res, err := webhook.NewClient(true).Post(srv.URL, "application/json", strings.NewReader("{}"))
+	if err != nil || res.StatusCode != http.StatusNoContent {
+		t.Errorf("in sandbox mode: %v", err)
+	}
+}
+
+func TestWebhooksFollowNoRedirect(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://169.254.169.254/latest/meta-data", http.StatusFound)
+	}))
+	defer srv.Close()
+	res, err := webhook.NewClient(true).Post(srv.URL, "application/json", strings.NewReader("{}"))
+	if err != nil || res.StatusCode != http.StatusFound {
+		t.Errorf("a redirect: %v %v, want the 302 itself (a failed try)", res, err)
+	}
+}
