@@ -27,7 +27,7 @@ import (
 // answers with the codes it is given (then 204), and handles each event
 // once by its id, as the README tells merchants to.
 type shopServer struct {
-	t     *testing.T
+	t     testing.TB
 	url   string
 	mu    sync.Mutex
 	codes []int
@@ -35,10 +35,12 @@ type shopServer struct {
 	// events acted on, once each.
 	received []string
 	handled  map[string]ledger.EventBody
+	// took is, per event handled, how long after its creation it arrived.
+	took map[string]time.Duration
 }
 
-func newShopServer(t *testing.T, codes ...int) *shopServer {
-	s := &shopServer{t: t, codes: codes, handled: map[string]ledger.EventBody{}}
+func newShopServer(t testing.TB, codes ...int) *shopServer {
+	s := &shopServer{t: t, codes: codes, handled: map[string]ledger.EventBody{}, took: map[string]time.Duration{}}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		if err := webhook.Verify(webhookSecret, r.Header.Get(webhook.Header), body, time.Now(), 5*time.Minute); err != nil {
@@ -61,6 +63,7 @@ func newShopServer(t *testing.T, codes ...int) *shopServer {
 		}
 		if _, seen := s.handled[e.ID]; !seen {
 			s.handled[e.ID] = e
+			s.took[e.ID] = time.Since(e.CreatedAt)
 		}
 		w.WriteHeader(http.StatusNoContent)
 	}))
@@ -70,7 +73,7 @@ func newShopServer(t *testing.T, codes ...int) *shopServer {
 }
 
 // waitFor polls until done holds, for up to 20 s.
-func waitFor(t *testing.T, what string, done func() bool) {
+func waitFor(t testing.TB, what string, done func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for !done() {
@@ -89,7 +92,7 @@ func (s *shopServer) handledCount() int {
 
 // startWorkers runs the follower and the webhook dispatcher of an instance
 // at test pace until the test ends; owner names the instance.
-func (a *app) startWorkers(t *testing.T, owner string, provider payment.Provider, lease time.Duration) *payment.Follower {
+func (a *app) startWorkers(t testing.TB, owner string, provider payment.Provider, lease time.Duration) *payment.Follower {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	svc := a.orders
 	if provider != nil {
