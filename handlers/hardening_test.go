@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -197,4 +198,36 @@ func TestAnAmountWithLeadingZerosReachesTheProviderInItsPlainForm(t *testing.T) 
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// lockedBuffer is a log sink safe for the server's goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestOperatorsAreToldOnceOfAProxyTheyDidNotTrust(t *testing.T) {
+	logs := &lockedBuffer{}
+	a := setup(t, options{logTo: logs})
+	for range 3 {
+		a.do(http.MethodGet, a.url+"/healthz", nil, http.Header{"X-Forwarded-For": {"203.0.113.7"}})
+	}
+	if n := strings.Count(logs.String(), "TRUSTED_PROXIES does not name"); n != 1 {
+		t.Errorf("the untrusted proxy was named %d times in the log, want once:\n%s", n, logs.String())
+	}
+	if !strings.Contains(logs.String(), "proxy=127.0.0.1") {
+		t.Error("the log does not name the proxy's address")
+	}
 }

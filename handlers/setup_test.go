@@ -64,6 +64,8 @@ type options struct {
 	ledger *ledger.Ledger
 	// webhook is shop1's webhook_url (signed with webhookSecret).
 	webhook string
+	// logTo receives the app's log; discarded when nil.
+	logTo io.Writer
 }
 
 // webhookSecret signs shop1's webhooks when options.webhook is set.
@@ -120,7 +122,7 @@ func setup(t testing.TB, opts options) *app {
 	if opts.ttl == 0 {
 		opts.ttl = time.Minute
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := slog.New(slog.NewTextHandler(cmp.Or[io.Writer](opts.logTo, io.Discard), nil))
 	a.cache = banks.NewCache(client, opts.ttl, false, log)
 	file := merchantsFile
 	if opts.webhook != "" {
