@@ -179,23 +179,10 @@ func badJSON(err error) *apiError {
 }
 
 // paymentJSON is the answer of GET /api/v1/payments/{merchant_order_id}:
-// the order as the ledger has it.
+// the order as the ledger has it, with every payment made for it.
 type paymentJSON struct {
-	MerchantOrderID string `json:"merchant_order_id"`
-	Amount          string `json:"amount"`
-	Currency        string `json:"currency"`
-	// Status is the provider's status of the order's payment as it came
-	// (DESIGN.md section 3), NOT_FOUND before one was begun, UNKNOWN while
-	// it cannot be read.
-	Status string `json:"status"`
-	// Paid is true only when a payment of the order's own amount is
-	// COMPLETED: the moment to ship.
-	Paid bool `json:"paid"`
-	// Final is true when the status can no longer change.
-	Final     bool          `json:"final"`
-	CreatedAt time.Time     `json:"created_at"`
-	UpdatedAt time.Time     `json:"updated_at"`
-	Attempts  []attemptJSON `json:"attempts"`
+	orderJSON
+	Attempts []attemptJSON `json:"attempts"`
 }
 
 // attemptJSON is one payment made for the order, at one bank.
@@ -214,11 +201,11 @@ const statusUnknown = "UNKNOWN"
 // newPaymentJSON writes an order's view for the API. Attempts that never
 // reached a shopper (orphaned, refused) are not the merchant's concern.
 func newPaymentJSON(v payment.View) paymentJSON {
-	out := paymentJSON{
+	out := paymentJSON{orderJSON: orderJSON{
 		MerchantOrderID: v.Order.OrderID, Amount: v.Order.Amount, Currency: v.Order.Currency,
 		Status: string(v.Status), Paid: v.Paid, Final: v.Final(),
-		CreatedAt: v.Order.Created.UTC(), UpdatedAt: v.Order.Updated.UTC(), Attempts: []attemptJSON{},
-	}
+		CreatedAt: v.Order.Created.UTC(), UpdatedAt: v.Order.Updated.UTC(),
+	}, Attempts: []attemptJSON{}}
 	if !v.Known {
 		out.Status = statusUnknown
 	}
@@ -298,16 +285,22 @@ func listParams(c echo.Context, timeParam string) (limit int, after ledger.Curso
 	return limit, after, since, nil
 }
 
-// orderJSON is one order in GET /api/v1/payments.
+// orderJSON is an order as the API shows it.
 type orderJSON struct {
-	MerchantOrderID string    `json:"merchant_order_id"`
-	Amount          string    `json:"amount"`
-	Currency        string    `json:"currency"`
-	Status          string    `json:"status"`
-	Paid            bool      `json:"paid"`
-	Final           bool      `json:"final"`
-	CreatedAt       time.Time `json:"created_at"`
-	UpdatedAt       time.Time `json:"updated_at"`
+	MerchantOrderID string `json:"merchant_order_id"`
+	Amount          string `json:"amount"`
+	Currency        string `json:"currency"`
+	// Status is the provider's status of the order's payment as it came
+	// (DESIGN.md section 3), NOT_FOUND before one was begun, UNKNOWN while
+	// it cannot be read.
+	Status string `json:"status"`
+	// Paid is true only when a payment of the order's own amount is
+	// COMPLETED: the moment to ship.
+	Paid bool `json:"paid"`
+	// Final is true when the status can no longer change.
+	Final     bool      `json:"final"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // listPayments lists the calling merchant's orders, newest change first, for
