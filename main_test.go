@@ -243,6 +243,10 @@ func TestMetricsShowRequestsUpstreamAndCache(t *testing.T) {
 		"checkout_banks_cache_fetches_total 1",
 		"checkout_banks_cache_misses_total 1",
 		"checkout_banks_cache_stale_total 0",
+		"checkout_attempts_followed_total 0",
+		"checkout_follow_lag_seconds 0",
+		"checkout_events_oldest_undelivered_seconds 0",
+		"checkout_webhook_delivery_latency_seconds_count 0",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("/metrics lacks %q in\n%s", want, grepLines(text, "checkout_"))
