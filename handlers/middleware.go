@@ -34,9 +34,10 @@ const (
 	addressShare = 50
 )
 
-// guard puts the app-wide protections in front of every route: security
-// headers, a request deadline and a body limit; and on POSTs and the API a
-// per-address rate limit and a refusal of cross-site requests.
+// guard puts the app-wide protections in front of every route: request ids,
+// security headers, a request deadline and a body limit; and on POSTs and
+// the API rate limits (per address, then per checkout or token) and a
+// refusal of cross-site requests.
 func (h *Handler) guard(e *echo.Echo) {
 	e.Use(requestID)
 	e.Use(h.securityHeaders)
@@ -114,7 +115,7 @@ func limitKey(c echo.Context) string {
 func (h *Handler) tooMany(c echo.Context, _ string, err error) error {
 	c.Response().Header().Set("Retry-After", "2")
 	if c.Path() == RoutePay && c.Request().Method == http.MethodPost {
-		if page := h.showPayAgain(c, http.StatusTooManyRequests, "error.tooMany.text"); page == nil {
+		if err := h.showPayAgain(c, http.StatusTooManyRequests, "error.tooMany.text"); err == nil {
 			return nil
 		}
 	}
