@@ -205,3 +205,14 @@ func TestReadyIsFalseWhenTheLedgerIsUnreachable(t *testing.T) {
 		t.Errorf("ready with the ledger gone: %d, want 503", res.StatusCode)
 	}
 }
+
+func TestWhenTheLedgerFailsMidPaymentTheShopperIsNotToldNothingWasCharged(t *testing.T) {
+	a := setup(t, options{})
+	checkout := a.enter("A-1", nil)
+	page(t, a.get(checkout+"/pay?country=DE&bank=deutsche-bank"), http.StatusOK)
+	a.ledger.Close()
+	doc := page(t, a.post(checkout+"/pay", url.Values{"country": {"DE"}, "bank": {"deutsche-bank"}}), http.StatusServiceUnavailable)
+	if problem := text(doc, testid("problem")); strings.Contains(problem, "Nothing was charged") || !strings.Contains(problem, "cannot tell yet") {
+		t.Errorf("problem %q", problem)
+	}
+}

@@ -390,7 +390,11 @@ func (h *Handler) createPayment(c echo.Context) error {
 		h.log(c).Warn("create payment: outcome not known yet", "merchant", co.merchant.ID, "err", err)
 		return h.renderPay(c, http.StatusServiceUnavailable, co, bank, f, "problem.noAnswer")
 	case !errors.As(err, &refused):
-		return fmt.Errorf("paying order %q: %w", co.order.ID, err)
+		// Something of ours failed (the ledger, say), perhaps after the
+		// provider acted: what was made is not known, so the shopper is not
+		// told that nothing was charged.
+		h.log(c).Error("paying an order failed", "merchant", co.merchant.ID, "err", err)
+		return h.renderPay(c, http.StatusServiceUnavailable, co, bank, f, "problem.noAnswer")
 	case errors.As(err, &ve), errors.Is(err, pisclient.ErrUnauthorized):
 		return fmt.Errorf("creating a payment: %w", err)
 	case errors.Is(err, pisclient.ErrRateLimited), errors.Is(err, pisclient.ErrUnavailable):
