@@ -4,7 +4,6 @@
 //
 //	go run .                 serve (sandbox provider, demo merchant)
 //	go run . link -order A-1 -amount 49.90 -return-url https://shop.example/done
-//	go run . load -url http://localhost:8080 -c 64 -d 20s
 package main
 
 import (
@@ -59,11 +58,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if len(args) > 0 && args[0] == "link" {
 		return makeLink(args[1:], cfg, stdout)
 	}
-	if len(args) > 0 && args[0] == "load" {
-		return runLoad(ctx, args[1:], stdout)
-	}
 	if len(args) > 0 {
-		return fmt.Errorf("unknown command %q (commands: link, load)", args[0])
+		return fmt.Errorf("unknown command %q (commands: link; the load generator is go run ./cmd/load)", args[0])
 	}
 	log := slog.New(telemetry.Masking(slog.NewJSONHandler(stderr, nil)))
 

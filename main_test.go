@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -307,11 +308,13 @@ func grepLines(text, prefix string) string {
 
 func TestLoadCommandReportsTheRun(t *testing.T) {
 	s := start(t, nil)
-	var out strings.Builder
-	if err := run(context.Background(), []string{"load", "-url", s.base, "-c", "4", "-d", "500ms"}, env(nil), &out, io.Discard); err != nil {
-		t.Fatal(err)
+	// The load generator is a program of its own (cmd/load), run as the
+	// README says.
+	out, err := exec.Command("go", "run", "./cmd/load", "-url", s.base, "-c", "4", "-d", "500ms").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
 	}
-	report := out.String()
+	report := string(out)
 	for _, want := range []string{"0 failed", "requests/s", "p99", "provider institutions calls during the run: 1", "page weight, gzip: HTML"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("the report lacks %q:\n%s", want, report)

@@ -1,3 +1,9 @@
+// Command load drives a running checkout (in sandbox mode, with the demo
+// merchant) with many shoppers loading one bank list at once, and prints
+// throughput, latency, the provider calls the run caused and the page's
+// compressed weight.
+//
+//	go run ./cmd/load -url http://localhost:8080 -c 64 -d 20s
 package main
 
 import (
@@ -10,21 +16,30 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 )
 
-// runLoad is the `load` command: it drives a running app (in sandbox mode,
-// with the demo merchant) with many shoppers loading the bank list at once,
-// and prints throughput, latency, the provider calls the run caused and the
-// page's compressed weight.
-func runLoad(ctx context.Context, args []string, stdout io.Writer) error {
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+}
+
+// run is the command, with its surroundings passed in.
+func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	base := fs.String("url", "http://localhost:8080", "the running app's BASE_URL")
