@@ -1,0 +1,139 @@
+package views_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/a-h/templ"
+
+	"github.com/paybybank/checkout/i18n"
+	"github.com/paybybank/checkout/views"
+)
+
+// evil is upstream or shopper text that must stay text.
+const evil = `<script>alert(1)</script><img src=x onerror=alert(2)>`
+
+// render renders a component in English into a document.
+func render(t *testing.T, c templ.Component) *goquery.Document {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := c.Render(i18n.With(context.Background(), i18n.New("en")), &buf); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "<script>alert") || strings.Contains(buf.String(), "<img src=x") {
+		t.Fatalf("upstream text became markup:\n%s", buf.String())
+	}
+	doc, err := goquery.NewDocumentFromReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func TestBankItemShowsTheBankAsText(t *testing.T) {
+	doc := render(t, views.BankItem(views.BankRow{ID: "b1", Name: "Bank " + evil, URL: "/c/t/pay?bank=b1", LastUsed: true, LogoURL: "https://logo.example/b1.svg"}))
+	a := doc.Find(`[data-testid="bank"]`)
+	if a.AttrOr("href", "") != "/c/t/pay?bank=b1" || a.AttrOr("data-id", "") != "b1" {
+		t.Errorf("bank link %v", a.Nodes)
+	}
+	if got := doc.Find(`[data-testid="bank-name"]`).Text(); got != "Bank "+evil {
+		t.Errorf("name %q", got)
+	}
+	if doc.Find("img").AttrOr("alt", "x") != "" || doc.Find(".badge").Text() == "" {
+		t.Error("the logo is not decorative or the last-used mark is missing")
+	}
+}
+
+func TestOrderSummaryShowsMerchantAmountAndOrder(t *testing.T) {
+	doc := render(t, views.OrderSummary(views.Summary{Merchant: "Shop " + evil, Amount: "€49.90", OrderID: "A-1 " + evil}))
+	summary := doc.Find(`[data-testid="summary"]`)
+	if summary.Length() != 1 || doc.Find(`[data-testid="amount"]`).Text() != "€49.90" {
+		t.Fatal("no summary with the amount")
+	}
+	if text := summary.Text(); !strings.Contains(text, "Shop "+evil) || !strings.Contains(text, "A-1 "+evil) {
+		t.Errorf("summary %q", text)
+	}
+}
+
+func TestErrorSummaryLinksToEachField(t *testing.T) {
+	doc := render(t, views.ErrorSummary([]views.FieldError{{ID: "iban", Message: "Check the IBAN " + evil}, {ID: "name", Message: "Type your name"}}))
+	box := doc.Find(`[data-testid="error-summary"]`)
+	if box.AttrOr("role", "") != "alert" {
+		t.Error("the summary is not announced")
+	}
+	links := box.Find("a")
+	if links.Length() != 2 || links.First().AttrOr("href", "") != "#iban" || links.First().Text() != "Check the IBAN "+evil {
+		t.Errorf("links %d, first %q → %q", links.Length(), links.First().Text(), links.First().AttrOr("href", ""))
+	}
+}
+
+func TestFieldInputTiesLabelHintAndErrorToTheInput(t *testing.T) {
+	doc := render(t, views.FieldInput(views.Field{Kind: views.KindText, Name: "iban", ID: "iban", Label: "IBAN", Hint: "Like DE89…",
+		Value: evil, Autocomplete: "off", MaxLength: 42, Required: true, Uppercase: true, Error: "Check it"}))
+	input := doc.Find("input#iban")
+	if doc.Find(`[data-testid="field-iban"]`).Length() != 1 || doc.Find(`label[for="iban"]`).Text() != "IBAN" {
+		t.Fatal("no labelled field")
+	}
+	if input.AttrOr("value", "") != evil || input.AttrOr("aria-invalid", "") != "true" || input.AttrOr("maxlength", "") != "42" {
+		t.Errorf("input %v", input.Nodes[0].Attr)
+	}
+	for _, id := range strings.Fields(input.AttrOr("aria-describedby", "")) {
+		if doc.Find("#"+id).Length() != 1 {
+			t.Errorf("aria-describedby names %q, which is not on the page", id)
+		}
+	}
+	if input.AttrOr("aria-describedby", "") == "" {
+		t.Error("the hint and error are not tied to the input")
+	}
+}
+
+func TestFieldInputRadioAndSelect(t *testing.T) {
+	doc := render(t, views.FieldInput(views.Field{Kind: views.KindRadio, Name: "login_type", ID: "login_type", Label: "Login",
+		Options: []views.Option{{Value: "personal", Label: "Personal", Selected: true}, {Value: "business", Label: "Business " + evil}}}))
+	if doc.Find("fieldset legend").Text() != "Login" || doc.Find(`input[type="radio"][checked]`).AttrOr("value", "") != "personal" {
+		t.Error("radio group")
+	}
+	doc = render(t, views.FieldInput(views.Field{Kind: views.KindSelect, Name: "payer_country", ID: "payer_country", Label: "Country",
+		Options: []views.Option{{Value: "BE", Label: "Belgium"}, {Value: "FR", Label: "France", Selected: true}}}))
+	if doc.Find("select#payer_country option[selected]").AttrOr("value", "") != "FR" || doc.Find("select option").Length() != 3 {
+		t.Error("select with an empty choice and FR chosen")
+	}
+}
+
+func TestStatusShowsItsKindAndTheWaysOn(t *testing.T) {
+	doc := render(t, views.Status(views.StatusPage{Kind: views.StatusCanceled, Heading: "Payment cancelled", Message: evil,
+		WayBackURL: "https://shop.example/done?sig=x", TryAgainURL: "/c/t/banks?country=DE", Summary: views.Summary{Merchant: "Shop"}}))
+	status := doc.Find(`[data-testid="status"]`)
+	if status.AttrOr("data-kind", "") != views.StatusCanceled || status.AttrOr("data-refresh", "") != "" {
+		t.Errorf("status %v", status.Nodes[0].Attr)
+	}
+	if doc.Find(`[data-testid="status-message"]`).Text() != evil {
+		t.Error("message")
+	}
+	if doc.Find(`[data-testid="try-again"]`).AttrOr("href", "") != "/c/t/banks?country=DE" ||
+		doc.Find(`[data-testid="way-back"]`).AttrOr("target", "") != "_top" {
+		t.Error("the ways on")
+	}
+	pending := render(t, views.Status(views.StatusPage{Kind: views.StatusPending, Heading: "Waiting", Refresh: 5, RefreshURL: "/c/t/return?n=1"}))
+	if pending.Find(`[data-testid="status"]`).AttrOr("data-next", "") != "/c/t/return?n=1" || pending.Find(`[data-testid="try-again"]`).Length() != 0 {
+		t.Error("a pending status checks again and offers no retry")
+	}
+}
+
+func TestDemoShopListsItsWebhooks(t *testing.T) {
+	doc := render(t, views.DemoShop(views.DemoShopPage{OrderID: evil, Status: "COMPLETED", Verified: true,
+		Hooks: []views.DemoHook{{EventID: "evt_1", Status: "COMPLETED", Verified: true}, {EventID: evil, Status: "X", Verified: false}}}))
+	if doc.Find(`[data-testid="shop-order"]`).Text() != evil || doc.Find(`[data-testid="shop-signature"]`).Text() != "verified" {
+		t.Error("the way back's summary")
+	}
+	rows := doc.Find(`[data-testid="shop-webhook"]`)
+	if rows.Length() != 2 || rows.Eq(1).Find(`[data-testid="shop-webhook-signature"]`).Text() != "NOT valid: do not trust this status" {
+		t.Errorf("%d webhook rows", rows.Length())
+	}
+	if render(t, views.DemoShop(views.DemoShopPage{})).Find(`[data-testid="shop-no-webhooks"]`).Length() != 1 {
+		t.Error("no word when nothing arrived")
+	}
+}
