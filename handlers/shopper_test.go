@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/paybybank/checkout/order"
+	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/pisclient/sandbox"
 )
 
@@ -198,7 +199,7 @@ func TestOneClickSummaryWhenTheBankNeedsNothing(t *testing.T) {
 	if !ok || got.InstitutionID != "deutsche-bank" || got.InstitutionCountryCode != "DE" || got.Payer != nil || got.Amount != "49.90" {
 		t.Errorf("provider received %+v", got)
 	}
-	if got.Customization == nil || *got.Customization != *a.shop.Customization {
+	if got.Customization == nil || pisclient.Customization(*got.Customization) != *a.shop.Customization {
 		t.Errorf("provider received customization %+v, want the merchant's %+v", got.Customization, a.shop.Customization)
 	}
 	if !strings.HasPrefix(got.ReturnURL, a.url+"/c/") || !strings.HasSuffix(got.ReturnURL, "/return") {

@@ -6,11 +6,8 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"unicode"
-
-	"github.com/paybybank/checkout/theme"
 )
 
 // checkoutPage is the provider's hosted checkout as the sandbox plays it. It
@@ -80,16 +77,16 @@ func (s *Sandbox) showCheckout(w http.ResponseWriter, r *http.Request) {
 		Amount: p.req.Amount, Currency: p.req.Currency, OrderID: p.req.MerchantOrderID,
 		Bank: p.bankName,
 	}
-	if st := s.statusOf(p); st.Final() || st.Accepted() {
-		v.Status = string(st)
+	if st := s.statusOf(p); st == statusAccepted || st == statusCompleted || st == statusCanceled {
+		v.Status = st
 	}
 	req := p.req
 	s.mu.Unlock()
 
-	th := theme.New(req.Customization, "Pay by bank")
-	v.Title, v.Logo, v.LogoHeight = th.Title, th.LogoURL, strconv.Itoa(th.LogoHeight)
+	th := newHostedTheme(req.Customization, "Pay by bank")
+	v.Title, v.Logo, v.LogoHeight = th.Title, th.Logo, th.LogoHeight
 	v.Bg, v.Primary, v.OnPrimary = th.Bg, th.Primary, th.OnPrimary
-	v.Radius, v.Shadow = theme.Radii[th.Radius], theme.Shadows[th.Shadow]
+	v.Radius, v.Shadow = th.Radius, th.Shadow
 	if pr := req.Payer; pr != nil {
 		for _, f := range []prefilled{
 			{"name", pr.Name}, {"iban", pr.IBAN}, {"bic", pr.BIC}, {"psuId", pr.PSUID},
@@ -119,7 +116,7 @@ func (s *Sandbox) finishCheckout(w http.ResponseWriter, r *http.Request) {
 	if p.openedAt.IsZero() {
 		p.openedAt = s.now()
 	}
-	if st := s.statusOf(p); st.Pending() {
+	if st := s.statusOf(p); st == statusNotFound || st == statusInProgress {
 		switch r.FormValue("action") {
 		case "approve":
 			p.approvedAt = s.now()

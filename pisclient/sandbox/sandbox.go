@@ -10,7 +10,6 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -21,8 +20,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/paybybank/checkout/pisclient"
 )
 
 // DefaultAPIKey is the only x-api-key the sandbox accepts unless configured otherwise.
@@ -127,7 +124,7 @@ type Sandbox struct {
 
 // payment is one created payment and where it stands.
 type payment struct {
-	req        pisclient.PaymentRequest
+	req        PaymentRequest
 	bankName   string
 	token      string
 	openedAt   time.Time
@@ -193,12 +190,12 @@ func (s *Sandbox) Stats() Stats {
 
 // Received returns the creation request stored for an order, as the provider
 // saw it, so tests can check what the app sent.
-func (s *Sandbox) Received(merchantOrderID string) (pisclient.PaymentRequest, bool) {
+func (s *Sandbox) Received(merchantOrderID string) (PaymentRequest, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, ok := s.payments[merchantOrderID]
 	if !ok {
-		return pisclient.PaymentRequest{}, false
+		return PaymentRequest{}, false
 	}
 	return p.req, true
 }
@@ -327,20 +324,13 @@ func (s *Sandbox) createPayment(r *http.Request) apiAnswer {
 	s.mu.Lock()
 	s.stats.CreateCalls++
 	s.mu.Unlock()
-	var req pisclient.PaymentRequest
+	var req PaymentRequest
 	dec := json.NewDecoder(io.LimitReader(r.Body, maxCreateBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
 		return apiAnswer{http.StatusBadRequest, apiError{Code: "BAD_REQUEST", Message: "body is not a valid payment request: " + err.Error()}}
 	}
-	var fields []fieldError
-	if err := req.Validate(); err != nil {
-		var ve *pisclient.ValidationError
-		errors.As(err, &ve)
-		for _, f := range ve.Fields {
-			fields = append(fields, fieldError{f.Field, f.Reason, f.Message})
-		}
-	}
+	fields := validate(req)
 	bankName := ""
 	if req.InstitutionID != "" {
 		b, ok := findBank(req.InstitutionID, req.InstitutionCountryCode)
@@ -379,7 +369,7 @@ func (s *Sandbox) paymentStatus(r *http.Request) apiAnswer {
 	}
 	return apiAnswer{http.StatusOK, map[string]string{
 		"merchant_order_id": id,
-		"status":            string(s.statusOf(p)),
+		"status":            s.statusOf(p),
 		"payment_amount":    p.req.Amount,
 		"payment_currency":  p.req.Currency,
 	}}
@@ -387,21 +377,21 @@ func (s *Sandbox) paymentStatus(r *http.Request) apiAnswer {
 
 // statusOf moves a payment through DESIGN.md section 3 as time passes.
 // Callers hold s.mu.
-func (s *Sandbox) statusOf(p *payment) pisclient.Status {
+func (s *Sandbox) statusOf(p *payment) string {
 	now := s.now()
 	switch {
 	case p.rejected:
-		return pisclient.StatusCanceled
+		return statusCanceled
 	case !p.approvedAt.IsZero() && now.Sub(p.approvedAt) >= s.knobs.SettleDelay:
-		return pisclient.StatusCompleted
+		return statusCompleted
 	case !p.approvedAt.IsZero():
-		return pisclient.StatusAccepted
+		return statusAccepted
 	case !p.openedAt.IsZero() && now.Sub(p.openedAt) > abandonAfter:
-		return pisclient.StatusCanceled
+		return statusCanceled
 	case !p.openedAt.IsZero():
-		return pisclient.StatusInProgress
+		return statusInProgress
 	}
-	return pisclient.StatusNotFound
+	return statusNotFound
 }
 
 func findBank(id, country string) (bank, bool) {
