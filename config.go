@@ -13,6 +13,7 @@ import (
 
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient/sandbox"
+	"github.com/paybybank/checkout/rules"
 )
 
 // config is the environment of DESIGN.md section 4, read once.
@@ -64,12 +65,12 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return c, fmt.Errorf("ADDR: %q is not host:port, like :8080", c.Addr)
 	}
 	if c.BaseURL != "" {
-		if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if _, ok := rules.WebURL(c.BaseURL); !ok {
 			return c, fmt.Errorf("BASE_URL: %q is not an http(s) URL like https://pay.example.com", c.BaseURL)
 		}
 	}
 	if c.PISBaseURL != "" {
-		if u, err := url.Parse(c.PISBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if _, ok := rules.WebURL(c.PISBaseURL); !ok {
 			return c, fmt.Errorf("PIS_BASE_URL: %q is not an http(s) URL", c.PISBaseURL)
 		}
 		if c.MerchantsFile == "" {

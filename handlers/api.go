@@ -18,6 +18,7 @@ import (
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/rules"
 )
 
 // apiError is an error of the merchants' API, answered as JSON:
@@ -26,7 +27,7 @@ type apiError struct {
 	status  int
 	code    string
 	message string
-	fields  []pisclient.FieldError
+	fields  []rules.FieldError
 	err     error
 }
 
@@ -109,7 +110,7 @@ func (h *Handler) createLink(c echo.Context) error {
 		return badJSON(err)
 	}
 	if req.Currency == "" {
-		req.Currency = pisclient.Currency
+		req.Currency = rules.Currency
 	}
 	ttl := DefaultLinkTTL
 	switch {
@@ -124,13 +125,13 @@ func (h *Handler) createLink(c echo.Context) error {
 		ID: req.Order, Amount: req.Amount, Currency: req.Currency, ReturnURL: req.ReturnURL,
 		Email: req.Email, Country: req.Country, Bank: req.Bank, Lang: req.Lang, KID: m.NewestKID(),
 	}, TTL: ttl}
-	var fields []pisclient.FieldError
-	var ve *pisclient.ValidationError
+	var fields []rules.FieldError
+	var ve *rules.ValidationError
 	if err := l.Check(m); errors.As(err, &ve) {
 		fields = ve.Fields
 	}
 	if ttl < time.Minute || ttl > MaxLinkTTL {
-		fields = append(fields, pisclient.FieldError{Field: "expires_in", Reason: pisclient.ReasonInvalid,
+		fields = append(fields, rules.FieldError{Field: "expires_in", Reason: rules.ReasonInvalid,
 			Message: "expires_in must be 60 to 2592000 seconds"})
 	}
 	if len(fields) > 0 {
@@ -144,7 +145,7 @@ func (h *Handler) createLink(c echo.Context) error {
 		}
 		return &apiError{status: http.StatusConflict, code: "order_changed",
 			message: "this order id is already recorded with another amount or currency; use a new order id", err: err,
-			fields: []pisclient.FieldError{{Field: field, Reason: "conflict",
+			fields: []rules.FieldError{{Field: field, Reason: "conflict",
 				Message: "order " + l.ID + " was recorded for " + recorded.Amount + " " + recorded.Currency}}}
 	}
 	if err != nil {
@@ -168,12 +169,12 @@ func badJSON(err error) *apiError {
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) && typeErr.Field != "" {
 		e.code, e.message = "validation_error", "a field has the wrong type"
-		e.fields = []pisclient.FieldError{{Field: typeErr.Field, Reason: pisclient.ReasonInvalid, Message: typeErr.Field + " must be a " + typeErr.Type.String()}}
+		e.fields = []rules.FieldError{{Field: typeErr.Field, Reason: rules.ReasonInvalid, Message: typeErr.Field + " must be a " + typeErr.Type.String()}}
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		name = strings.Trim(name, `"`)
 		e.code, e.message = "validation_error", "an unknown field"
-		e.fields = []pisclient.FieldError{{Field: name, Reason: pisclient.ReasonNotAllowed, Message: "unknown field " + name}}
+		e.fields = []rules.FieldError{{Field: name, Reason: rules.ReasonNotAllowed, Message: "unknown field " + name}}
 	}
 	return e
 }
@@ -238,9 +239,9 @@ func (h *Handler) showPaymentStatus(c echo.Context) error {
 	// decoded already and sometimes not.
 	raw := strings.TrimPrefix(c.Request().URL.EscapedPath(), strings.TrimSuffix(RouteAPIPayment, "*"))
 	id, err := url.PathUnescape(raw)
-	if err != nil || pisclient.CheckOrderID(id) != nil {
+	if err != nil || rules.CheckOrderID(id) != nil {
 		return &apiError{status: http.StatusBadRequest, code: "validation_error", message: "not an order id",
-			fields: []pisclient.FieldError{{Field: "merchant_order_id", Reason: pisclient.ReasonInvalid, Message: "not an order id"}}}
+			fields: []rules.FieldError{{Field: "merchant_order_id", Reason: rules.ReasonInvalid, Message: "not an order id"}}}
 	}
 	v, err := h.Orders.Status(c.Request().Context(), m, id)
 	if errors.Is(err, payment.ErrNotFound) {
@@ -261,22 +262,22 @@ const (
 // listParams reads limit, cursor and a time filter (RFC 3339) named
 // timeParam, with field-named errors.
 func listParams(c echo.Context, timeParam string) (limit int, after ledger.Cursor, since time.Time, err error) {
-	var fields []pisclient.FieldError
+	var fields []rules.FieldError
 	limit = defaultListLimit
 	if v := c.QueryParam("limit"); v != "" {
 		n, perr := strconv.Atoi(v)
 		if perr != nil || n < 1 || n > maxListLimit {
-			fields = append(fields, pisclient.FieldError{Field: "limit", Reason: pisclient.ReasonInvalid,
+			fields = append(fields, rules.FieldError{Field: "limit", Reason: rules.ReasonInvalid,
 				Message: fmt.Sprintf("limit must be 1 to %d", maxListLimit)})
 		}
 		limit = n
 	}
 	if after, err = ledger.ParseCursor(c.QueryParam("cursor")); err != nil {
-		fields = append(fields, pisclient.FieldError{Field: "cursor", Reason: pisclient.ReasonInvalid, Message: "cursor must be a next_cursor this API gave"})
+		fields = append(fields, rules.FieldError{Field: "cursor", Reason: rules.ReasonInvalid, Message: "cursor must be a next_cursor this API gave"})
 	}
 	if v := c.QueryParam(timeParam); v != "" {
 		if since, err = time.Parse(time.RFC3339, v); err != nil {
-			fields = append(fields, pisclient.FieldError{Field: timeParam, Reason: pisclient.ReasonInvalid, Message: timeParam + " must be a time like 2026-11-23T10:00:00Z"})
+			fields = append(fields, rules.FieldError{Field: timeParam, Reason: rules.ReasonInvalid, Message: timeParam + " must be a time like 2026-11-23T10:00:00Z"})
 		}
 	}
 	if len(fields) > 0 {

@@ -13,7 +13,7 @@ import (
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/payment"
-	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/rules"
 	"github.com/paybybank/checkout/views"
 )
 
@@ -22,7 +22,7 @@ import (
 func (h *Handler) enter(c echo.Context) error {
 	o, m, err := order.FromLink(c.QueryParams(), h.Merchants, h.Now())
 	forMerchant(c, m, nil)
-	var ve *pisclient.ValidationError
+	var ve *rules.ValidationError
 	switch {
 	case errors.Is(err, order.ErrLinkExpired):
 		return &pageError{status: http.StatusForbidden, key: "error.linkExpired", err: err}
@@ -59,25 +59,25 @@ func (h *Handler) enter(c echo.Context) error {
 const ParamPreviewTheme = "theme"
 
 // previewTheme reads the draft of a preview link.
-func (h *Handler) previewTheme(raw string) (*pisclient.Customization, error) {
+func (h *Handler) previewTheme(raw string) (*rules.Customization, error) {
 	if !h.Sandbox {
 		return nil, errors.New("preview themes work in sandbox mode only")
 	}
-	var c pisclient.Customization
+	var c rules.Customization
 	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
 		return nil, err
 	}
 	if errs := c.Check(); len(errs) > 0 {
-		return nil, &pisclient.ValidationError{Fields: errs}
+		return nil, &rules.ValidationError{Fields: errs}
 	}
 	return &c, nil
 }
 
 // customization is the theme sent to the provider: a preview's draft, or
 // the merchant's own.
-func (co checkout) customization() *pisclient.Customization {
+func (co checkout) customization() *rules.Customization {
 	if co.order.Theme != nil {
 		return co.order.Theme
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/rules"
 )
 
 // FuzzPayForm posts arbitrary bodies to the details form: the shopper gets
@@ -66,7 +66,7 @@ func FuzzOrderIDPath(f *testing.F) {
 		switch {
 		case status == http.StatusOK && body["merchant_order_id"] != id:
 			t.Fatalf("asked for %q, got order %v", id, body["merchant_order_id"])
-		case status == http.StatusBadRequest && pisclient.CheckOrderID(id) == nil:
+		case status == http.StatusBadRequest && rules.CheckOrderID(id) == nil:
 			t.Fatalf("a valid order id %q refused", id)
 		case status != http.StatusOK && status != http.StatusNotFound && status != http.StatusBadRequest:
 			t.Fatalf("%q: status %d %v", id, status, body)

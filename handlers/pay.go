@@ -13,6 +13,7 @@ import (
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/rules"
 	"github.com/paybybank/checkout/views"
 )
 
@@ -39,8 +40,9 @@ const (
 	loginBusiness = "business"
 )
 
-// maxFieldLength bounds what a shopper can type into any box.
-const maxFieldLength = 140
+// maxFieldLength bounds what a shopper can type into any box: the rule the
+// provider request is checked by.
+const maxFieldLength = rules.MaxTextLength
 
 // form is the details form: the fields the bank asks for and what the
 // shopper typed.
@@ -170,7 +172,7 @@ func (f *form) payer() *pisclient.Payer {
 	}
 	v := f.values
 	p := &pisclient.Payer{
-		Name: v[formName], BIC: strings.ToUpper(v[formBIC]), IBAN: pisclient.NormalizeIBAN(v[formIBAN]),
+		Name: v[formName], BIC: strings.ToUpper(v[formBIC]), IBAN: rules.NormalizeIBAN(v[formIBAN]),
 		City: v[formCity], PostCode: v[formPostCode],
 	}
 	if f.has(formPayerCountry) && v[formPayerCountry] != "" {
@@ -226,7 +228,7 @@ var payerFields = map[string]string{
 
 // addErrors puts the rule broken by each field beside it, in words for a
 // shopper. It reports whether every error found a field.
-func (f *form) addErrors(fields []pisclient.FieldError) bool {
+func (f *form) addErrors(fields []rules.FieldError) bool {
 	all := true
 	for _, fe := range fields {
 		name, ok := payerFields[fe.Field]
@@ -247,15 +249,15 @@ func (f *form) addErrors(fields []pisclient.FieldError) bool {
 // shopperMessage says what is wrong with a field and how to put it right.
 func shopperMessage(l *i18n.Localizer, name, label, reason string) string {
 	switch {
-	case name == formIBAN && reason == pisclient.ReasonChecksum:
+	case name == formIBAN && reason == rules.ReasonChecksum:
 		return l.T("invalid.ibanChecksum")
-	case name == formIBAN && reason == pisclient.ReasonLength:
+	case name == formIBAN && reason == rules.ReasonLength:
 		return l.T("invalid.ibanLength")
 	case name == formIBAN:
 		return l.T("invalid.iban")
 	case name == formBIC:
 		return l.T("invalid.bic")
-	case reason == pisclient.ReasonTooLong:
+	case reason == rules.ReasonTooLong:
 		return l.T("invalid.tooLong", label, maxFieldLength)
 	}
 	return l.T("invalid.character", label)
@@ -361,7 +363,7 @@ func (h *Handler) createPayment(c echo.Context) error {
 		req.ClientIP = c.RealIP()
 		req.CustomerFullName = f.fullName()
 	}
-	var ve *pisclient.ValidationError
+	var ve *rules.ValidationError
 	if err := req.Validate(); errors.As(err, &ve) {
 		if !f.addErrors(ve.Fields) {
 			return fmt.Errorf("order %q breaks the provider's rules: %w", co.order.ID, err)

@@ -16,7 +16,7 @@ import (
 
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/merchant"
-	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/rules"
 	"github.com/paybybank/checkout/theme"
 	"github.com/paybybank/checkout/views"
 )
@@ -56,12 +56,12 @@ const ctxLook = "look"
 // designer's draft in a sandbox preview).
 type look struct {
 	name   string
-	custom *pisclient.Customization
+	custom *rules.Customization
 }
 
 // forMerchant makes the page being served m's: framable by m's
 // frame_ancestors and in m's look, or custom's when set.
-func forMerchant(c echo.Context, m *merchant.Merchant, custom *pisclient.Customization) {
+func forMerchant(c echo.Context, m *merchant.Merchant, custom *rules.Customization) {
 	if m == nil {
 		return
 	}

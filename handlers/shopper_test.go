@@ -2,7 +2,6 @@ package handlers_test
 
 import (
 	"fmt"
-	"github.com/PuerkitoBio/goquery"
 	"net/http"
 	"net/url"
 	"strings"
@@ -10,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/paybybank/checkout/order"
-	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/pisclient/sandbox"
+	"github.com/paybybank/checkout/rules"
 )
 
 func TestEntryRefusesBadLinksWithAClearPage(t *testing.T) {
@@ -199,7 +200,7 @@ func TestOneClickSummaryWhenTheBankNeedsNothing(t *testing.T) {
 	if !ok || got.InstitutionID != "deutsche-bank" || got.InstitutionCountryCode != "DE" || got.Payer != nil || got.Amount != "49.90" {
 		t.Errorf("provider received %+v", got)
 	}
-	if got.Customization == nil || pisclient.Customization(*got.Customization) != *a.shop.Customization {
+	if got.Customization == nil || rules.Customization(*got.Customization) != *a.shop.Customization {
 		t.Errorf("provider received customization %+v, want the merchant's %+v", got.Customization, a.shop.Customization)
 	}
 	if !strings.HasPrefix(got.ReturnURL, a.url+"/c/") || !strings.HasSuffix(got.ReturnURL, "/return") {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
-	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/rules"
 	"github.com/paybybank/checkout/theme"
 	"github.com/paybybank/checkout/views"
 )
@@ -34,7 +34,7 @@ const sessionStudioDraft = "studio_draft"
 var studioFields = []struct{ name, label, hint string }{
 	{"title", "Title", "Shown in the header and on the provider's page."},
 	{"logoUrl", "Logo URL", "An absolute URL; https outside the sandbox."},
-	{"logoHeight", "Logo height", fmt.Sprintf("Pixels, %d to %d, like 40px.", pisclient.MinLogoHeight, pisclient.MaxLogoHeight)},
+	{"logoHeight", "Logo height", fmt.Sprintf("Pixels, %d to %d, like 40px.", rules.MinLogoHeight, rules.MaxLogoHeight)},
 	{"primaryColor", "Primary colour", "Buttons, links, focus ring, selection. Like #0B5FFF."},
 	{"bgColor", "Background colour", "The page behind the card. Like #F4F5F7."},
 	{"spacing", "Spacing", ""},
@@ -63,8 +63,8 @@ func (h *Handler) guardStudio(c echo.Context) error {
 
 // draft is a studio form: the merchant it starts from and the customization.
 type draft struct {
-	Merchant string                  `json:"merchant"`
-	Custom   pisclient.Customization `json:"custom"`
+	Merchant string              `json:"merchant"`
+	Custom   rules.Customization `json:"custom"`
 }
 
 func readDraft(c echo.Context) draft {
@@ -75,7 +75,7 @@ func readDraft(c echo.Context) draft {
 		}
 		return v
 	}
-	return draft{Merchant: get("merchant"), Custom: pisclient.Customization{
+	return draft{Merchant: get("merchant"), Custom: rules.Customization{
 		Title: get("title"), LogoURL: get("logoUrl"), LogoHeight: get("logoHeight"),
 		PrimaryColor: get("primaryColor"), BgColor: get("bgColor"),
 		Spacing: get("spacing"), Radius: get("radius"), ModalShadow: get("modalShadow"),
@@ -96,10 +96,10 @@ func (h *Handler) fromMerchant(id string) draft {
 }
 
 // check validates a draft as start-up would for a merchant's configuration.
-func (h *Handler) check(d draft) []pisclient.FieldError {
+func (h *Handler) check(d draft) []rules.FieldError {
 	errs := d.Custom.Check()
 	if !h.Sandbox && d.Custom.LogoURL != "" && !strings.HasPrefix(d.Custom.LogoURL, "https://") {
-		errs = append(errs, pisclient.FieldError{Field: "customization.logoUrl", Reason: pisclient.ReasonInvalid, Message: "must be an https URL outside sandbox mode"})
+		errs = append(errs, rules.FieldError{Field: "customization.logoUrl", Reason: rules.ReasonInvalid, Message: "must be an https URL outside sandbox mode"})
 	}
 	return errs
 }
@@ -193,7 +193,7 @@ func (h *Handler) renderStudio(c echo.Context, status int, d draft) error {
 		"primaryColor": d.Custom.PrimaryColor, "bgColor": d.Custom.BgColor,
 		"spacing": d.Custom.Spacing, "radius": d.Custom.Radius, "modalShadow": d.Custom.ModalShadow,
 	}
-	enums := map[string][]string{"spacing": pisclient.SpacingValues, "radius": pisclient.RadiusValues, "modalShadow": pisclient.ShadowValues}
+	enums := map[string][]string{"spacing": rules.SpacingValues, "radius": rules.RadiusValues, "modalShadow": rules.ShadowValues}
 	for _, f := range studioFields {
 		field := views.Field{Kind: views.KindText, Name: f.name, ID: f.name, Label: f.label, Hint: f.hint,
 			Value: values[f.name], Error: byField[f.name], Autocomplete: "off", MaxLength: 300}
@@ -274,7 +274,7 @@ func (h *Handler) studio(d draft) views.StudioPage {
 }
 
 // compactCustomization drops empty fields, which mean "the provider's default".
-func compactCustomization(c pisclient.Customization) map[string]string {
+func compactCustomization(c rules.Customization) map[string]string {
 	out := map[string]string{}
 	raw, _ := json.Marshal(c)
 	json.Unmarshal(raw, &out)
@@ -295,7 +295,7 @@ func (h *Handler) previewLink(d draft, custom map[string]string) (string, error)
 	raw, _ := json.Marshal(custom)
 	now := h.Now()
 	l := order.Link{Order: order.Order{
-		ID: fmt.Sprintf("PREVIEW-%d", now.UnixNano()), Amount: "49.90", Currency: pisclient.Currency,
+		ID: fmt.Sprintf("PREVIEW-%d", now.UnixNano()), Amount: "49.90", Currency: rules.Currency,
 		ReturnURL: returnURL, KID: m.NewestKID(),
 	}, TTL: time.Hour, Extra: url.Values{ParamPreviewTheme: {string(raw)}}}
 	return l.URL(h.BaseURL, m, now)

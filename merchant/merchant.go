@@ -17,7 +17,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/rules"
 )
 
 // MinSecretLength is the shortest link key or API token accepted: shorter
@@ -43,9 +43,9 @@ type Merchant struct {
 	// ReturnOrigins are the origins a return_url may point to.
 	ReturnOrigins []string `json:"return_origins"`
 	// FrameAncestors are the origins that may embed the picker.
-	FrameAncestors []string                 `json:"frame_ancestors"`
-	Customization  *pisclient.Customization `json:"customization"`
-	IPVerification bool                     `json:"ip_verification"`
+	FrameAncestors []string             `json:"frame_ancestors"`
+	Customization  *rules.Customization `json:"customization"`
+	IPVerification bool                 `json:"ip_verification"`
 	// WebhookURL receives every change of an order's status (DESIGN.md
 	// section 7), signed with WebhookSecret; none when empty.
 	WebhookURL    string `json:"webhook_url"`
@@ -193,7 +193,7 @@ func Demo(baseURL string) (*Directory, error) {
 		LinkKeys:      map[string]string{DemoKID: DemoSecret},
 		APIToken:      "demo-api-token-published-for-local-development-only",
 		ReturnOrigins: []string{Origin(u), "https://shop.example"},
-		Customization: &pisclient.Customization{Title: "Demo Shop"},
+		Customization: &rules.Customization{Title: "Demo Shop"},
 	}
 	if u.Scheme == "https" || loopbackName(u.Hostname()) {
 		// The demo shop hears of its payments, as a merchant's server would.
@@ -274,8 +274,8 @@ func (m *Merchant) check() error {
 		origins []string
 	}{{"return_origins", m.ReturnOrigins}, {"frame_ancestors", m.FrameAncestors}} {
 		for i, o := range field.origins {
-			u, err := url.Parse(o)
-			if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Path != "" || u.RawQuery != "" {
+			u, ok := rules.WebURL(o)
+			if !ok || u.Path != "" || u.RawQuery != "" {
 				return fmt.Errorf("%s[%d]: %q is not an origin like https://shop.example", field.name, i, o)
 			}
 			field.origins[i] = Origin(u)

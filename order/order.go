@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/paybybank/checkout/merchant"
-	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/rules"
 )
 
 // Order is what a signed link asks for: one payment of one merchant.
@@ -28,7 +28,7 @@ type Order struct {
 	KID string `json:"k"`
 	// Theme is a designer's draft customization carried by a sandbox preview
 	// link (the studio's); nil means the merchant's own.
-	Theme *pisclient.Customization `json:"t,omitempty"`
+	Theme *rules.Customization `json:"t,omitempty"`
 	// Expires ends the sealed token's life (unix seconds).
 	Expires int64 `json:"x"`
 }
@@ -66,7 +66,7 @@ type Link struct {
 }
 
 // FromLink checks a /checkout link and returns the order it carries. It
-// returns ErrLinkInvalid, ErrLinkExpired, or a *pisclient.ValidationError
+// returns ErrLinkInvalid, ErrLinkExpired, or a *rules.ValidationError
 // naming the link parameters that break the order rules. With the last two
 // the signature held, so the merchant is returned too.
 func FromLink(q url.Values, merchants *merchant.Directory, now time.Time) (Order, *merchant.Merchant, error) {
@@ -106,43 +106,43 @@ func FromLink(q url.Values, merchants *merchant.Directory, now time.Time) (Order
 // Check applies the order rules of DESIGN.md section 6 to o, naming the link
 // parameters that break them.
 func (o Order) Check(m *merchant.Merchant) error {
-	var errs []pisclient.FieldError
-	add := func(param string, fe *pisclient.FieldError) {
+	var errs []rules.FieldError
+	add := func(param string, fe *rules.FieldError) {
 		if fe != nil {
 			fe.Field = param
 			errs = append(errs, *fe)
 		}
 	}
-	if fe := pisclient.CheckOrderID(o.ID); fe != nil {
+	if fe := rules.CheckOrderID(o.ID); fe != nil {
 		add(ParamOrder, fe)
-	} else if fe := pisclient.CheckOrderID(m.LongestAttemptID(o.ID)); fe != nil {
-		fe.Message = fmt.Sprintf("order id is too long: with the merchant id and an attempt number (6 characters) it must fit in %d characters", pisclient.MaxOrderIDLength)
+	} else if fe := rules.CheckOrderID(m.LongestAttemptID(o.ID)); fe != nil {
+		fe.Message = fmt.Sprintf("order id is too long: with the merchant id and an attempt number (6 characters) it must fit in %d characters", rules.MaxOrderIDLength)
 		add(ParamOrder, fe)
 	}
-	_, fe := pisclient.ParseAmount(o.Amount)
+	_, fe := rules.ParseAmount(o.Amount)
 	add(ParamAmount, fe)
-	if o.Currency != pisclient.Currency {
-		add(ParamCurrency, &pisclient.FieldError{Reason: pisclient.ReasonUnsupported, Message: "only EUR is supported"})
+	if o.Currency != rules.Currency {
+		add(ParamCurrency, &rules.FieldError{Reason: rules.ReasonUnsupported, Message: "only EUR is supported"})
 	}
-	if fe := pisclient.CheckWebURL(ParamReturnURL, o.ReturnURL); fe != nil {
+	if fe := rules.CheckWebURL(ParamReturnURL, o.ReturnURL); fe != nil {
 		add(ParamReturnURL, fe)
 	} else if u, _ := url.Parse(o.ReturnURL); !m.AllowsReturn(u) {
-		add(ParamReturnURL, &pisclient.FieldError{Reason: pisclient.ReasonNotAllowed, Message: "return_url is not on the merchant's list of return origins"})
+		add(ParamReturnURL, &rules.FieldError{Reason: rules.ReasonNotAllowed, Message: "return_url is not on the merchant's list of return origins"})
 	}
 	if o.Email != "" {
-		add(ParamEmail, pisclient.CheckEmail(ParamEmail, o.Email))
+		add(ParamEmail, rules.CheckEmail(ParamEmail, o.Email))
 	}
 	if o.Country != "" {
-		add(ParamCountry, pisclient.CheckCountryCode(ParamCountry, o.Country))
+		add(ParamCountry, rules.CheckCountryCode(ParamCountry, o.Country))
 	}
 	if o.Bank != "" && o.Country == "" {
-		add(ParamBank, &pisclient.FieldError{Reason: pisclient.ReasonPaired, Message: "bank needs country: a bank id names a bank in one country"})
+		add(ParamBank, &rules.FieldError{Reason: rules.ReasonPaired, Message: "bank needs country: a bank id names a bank in one country"})
 	}
 	if len(o.Lang) > 35 {
-		add(ParamLang, &pisclient.FieldError{Reason: pisclient.ReasonTooLong, Message: "lang is not a language tag"})
+		add(ParamLang, &rules.FieldError{Reason: rules.ReasonTooLong, Message: "lang is not a language tag"})
 	}
 	if len(errs) > 0 {
-		return &pisclient.ValidationError{Fields: errs}
+		return &rules.ValidationError{Fields: errs}
 	}
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
-	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/rules"
 )
 
 type vector struct {
@@ -147,7 +147,7 @@ func TestFromLink(t *testing.T) {
 			o, got, err := order.FromLink(tt.query(), d, tt.at)
 			switch {
 			case tt.field != "":
-				var ve *pisclient.ValidationError
+				var ve *rules.ValidationError
 				if !errors.As(err, &ve) {
 					t.Fatalf("err = %v, want a validation error on %s", err, tt.field)
 				}

@@ -15,6 +15,7 @@ import (
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/rules"
 )
 
 // Provider creates payments and reads their status at the provider.
@@ -93,9 +94,9 @@ type Order struct {
 // Record records an order the first time it is seen. The same order id with
 // another amount or currency gives ErrOrderChanged.
 func (s *Service) Record(ctx context.Context, o Order) (ledger.Order, error) {
-	amount, fe := pisclient.ParseAmount(o.Amount)
+	amount, fe := rules.ParseAmount(o.Amount)
 	if fe != nil {
-		return ledger.Order{}, &pisclient.ValidationError{Fields: []pisclient.FieldError{*fe}}
+		return ledger.Order{}, &rules.ValidationError{Fields: []rules.FieldError{*fe}}
 	}
 	return s.Ledger.RecordOrder(ctx, ledger.Order{
 		MerchantID: o.Merchant.ID, OrderID: o.ID, Amount: amount.StringFixed(2),
@@ -220,7 +221,7 @@ func (s *Service) create(ctx context.Context, provider Provider, a ledger.Attemp
 	// provider did must not be forgotten.
 	wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer wcancel()
-	var ve *pisclient.ValidationError
+	var ve *rules.ValidationError
 	switch {
 	case err == nil:
 		a.State, a.Link = ledger.Open, p.Link

@@ -22,6 +22,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/paybybank/checkout/rules"
 )
 
 // Client calls the provider. It is safe for concurrent use.
@@ -58,8 +60,8 @@ func WithLogger(l *slog.Logger) Option { return func(c *Client) { c.log = l } }
 
 // New returns a client for the provider at baseURL, sending apiKey as x-api-key.
 func New(baseURL, apiKey string, opts ...Option) (*Client, error) {
-	u, err := url.Parse(strings.TrimRight(baseURL, "/"))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	u, ok := rules.WebURL(strings.TrimRight(baseURL, "/"))
+	if !ok {
 		return nil, fmt.Errorf("pisclient: base URL %q is not an absolute http(s) URL", baseURL)
 	}
 	if apiKey == "" {

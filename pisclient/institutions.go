@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/paybybank/checkout/rules"
 )
 
 // Institutions lists every bank entry (PIS-API.md 4.1). Entries are kept per
@@ -79,7 +81,7 @@ func decodeInstitutions(body []byte, base *url.URL) (list []Institution, skipped
 			skipped++
 			continue
 		}
-		if CheckBIC("bic", in.BIC) != nil {
+		if rules.CheckBIC("bic", in.BIC) != nil {
 			in.BIC = ""
 		}
 		logo := e.LogoLink
@@ -121,7 +123,10 @@ func webURL(base *url.URL, ref string) string {
 		return ""
 	}
 	u, err := base.Parse(ref)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if err != nil {
+		return ""
+	}
+	if _, ok := rules.WebURL(u.String()); !ok {
 		return ""
 	}
 	return u.String()

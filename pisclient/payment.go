@@ -11,11 +11,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/paybybank/checkout/rules"
 )
 
 // CreatePayment initiates a payment (PIS-API.md 4.2) and returns the link the
 // shopper is sent to. The request is validated first (2.2 to 2.4, section 8):
-// a *ValidationError means nothing was sent.
+// a *rules.ValidationError means nothing was sent.
 //
 // The call is never retried: a second try could create a second payment. When
 // the request went out and no answer came back, the error matches
@@ -106,8 +108,8 @@ func linkIn(obj map[string]any, depth int) string {
 // A payment link is where the shopper's browser goes: nothing relative or
 // of another scheme is followed.
 func absoluteWebURL(s string) string {
-	u, err := url.Parse(strings.TrimSpace(s))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	u, ok := rules.WebURL(strings.TrimSpace(s))
+	if !ok {
 		return ""
 	}
 	return u.String()
@@ -117,8 +119,8 @@ func absoluteWebURL(s string) string {
 // 4.3). NOT_FOUND, whether sent as HTTP 404 or inside a 200 body, is a status,
 // not an error. A status this client does not know is kept verbatim and logged once.
 func (c *Client) PaymentStatus(ctx context.Context, merchantOrderID string) (*PaymentStatus, error) {
-	if fe := CheckOrderID(merchantOrderID); fe != nil {
-		return nil, &ValidationError{Fields: []FieldError{*fe}}
+	if fe := rules.CheckOrderID(merchantOrderID); fe != nil {
+		return nil, &rules.ValidationError{Fields: []rules.FieldError{*fe}}
 	}
 	res, err := c.get(ctx, "/api/v2/pis/payment/"+url.PathEscape(merchantOrderID))
 	if err != nil {

@@ -1,5 +1,7 @@
 package pisclient
 
+import "github.com/paybybank/checkout/rules"
+
 // Institution is one entry of the banks list (PIS-API.md 2.1). A bank present
 // in several countries comes once per country: (ID, CountryCode) names an entry.
 type Institution struct {
@@ -29,17 +31,17 @@ func (i Institution) Key() Key { return Key{i.ID, i.CountryCode} }
 
 // PaymentRequest is the body of PIS-API.md 4.2, fields as in 2.2.
 type PaymentRequest struct {
-	MerchantOrderID        string         `json:"merchant_order_id"`
-	Amount                 string         `json:"payment_amount"`
-	Currency               string         `json:"payment_currency"`
-	ReturnURL              string         `json:"return_url"`
-	CustomerEmail          string         `json:"customer_email,omitempty"`
-	InstitutionID          string         `json:"institution_id,omitempty"`
-	InstitutionCountryCode string         `json:"institution_country_code,omitempty"`
-	Payer                  *Payer         `json:"payer,omitempty"`
-	ClientIP               string         `json:"client_ip,omitempty"`
-	CustomerFullName       string         `json:"customer_full_name,omitempty"`
-	Customization          *Customization `json:"customization,omitempty"`
+	MerchantOrderID        string               `json:"merchant_order_id"`
+	Amount                 string               `json:"payment_amount"`
+	Currency               string               `json:"payment_currency"`
+	ReturnURL              string               `json:"return_url"`
+	CustomerEmail          string               `json:"customer_email,omitempty"`
+	InstitutionID          string               `json:"institution_id,omitempty"`
+	InstitutionCountryCode string               `json:"institution_country_code,omitempty"`
+	Payer                  *Payer               `json:"payer,omitempty"`
+	ClientIP               string               `json:"client_ip,omitempty"`
+	CustomerFullName       string               `json:"customer_full_name,omitempty"`
+	Customization          *rules.Customization `json:"customization,omitempty"`
 }
 
 // Payer is the payer object of PIS-API.md 2.3.
@@ -56,18 +58,6 @@ type Payer struct {
 	AddressLines   []string `json:"addressLines,omitempty"`
 	PSUID          string   `json:"psuId,omitempty"`
 	PSUCorporateID string   `json:"psuCorporateId,omitempty"`
-}
-
-// Customization is the checkout page theme of PIS-API.md 2.4.
-type Customization struct {
-	Title        string `json:"title,omitempty"`
-	LogoURL      string `json:"logoUrl,omitempty"`
-	LogoHeight   string `json:"logoHeight,omitempty"`
-	PrimaryColor string `json:"primaryColor,omitempty"`
-	BgColor      string `json:"bgColor,omitempty"`
-	Spacing      string `json:"spacing,omitempty"`
-	Radius       string `json:"radius,omitempty"`
-	ModalShadow  string `json:"modalShadow,omitempty"`
 }
 
 // Payment is what creation returns: the link the shopper is sent to.

@@ -1,240 +1,13 @@
 package pisclient
 
 import (
-	"fmt"
 	"maps"
-	"math/big"
 	"net"
-	"net/mail"
-	"net/url"
-	"regexp"
 	"slices"
-	"strings"
-	"unicode"
 	"unicode/utf8"
 
-	"github.com/shopspring/decimal"
+	"github.com/paybybank/checkout/rules"
 )
-
-// Limits of PIS-API.md section 8. They live here once: the client, the sandbox
-// and the shopper's form all read them.
-var (
-	MinAmount = decimal.NewFromInt(1)
-	MaxAmount = decimal.NewFromInt(15000)
-)
-
-const (
-	// MaxOrderIDLength is the longest merchant_order_id the provider accepts, in characters.
-	MaxOrderIDLength = 256
-	// Currency is the only payment_currency the provider supports.
-	Currency = "EUR"
-)
-
-// Reasons a field is refused. A form maps them to words in the shopper's
-// language; Message carries an English sentence for logs and API callers.
-const (
-	ReasonRequired    = "required"
-	ReasonInvalid     = "invalid"
-	ReasonTooLong     = "too_long"
-	ReasonTooSmall    = "too_small"
-	ReasonTooLarge    = "too_large"
-	ReasonDecimals    = "too_many_decimals"
-	ReasonUnsupported = "unsupported"
-	ReasonChecksum    = "checksum"
-	ReasonLength      = "length"
-	ReasonPaired      = "paired"
-	ReasonNotAllowed  = "not_allowed"
-)
-
-// FieldError says which field of a request is wrong and why. Field is the JSON
-// path of PIS-API.md 2.2 to 2.4 ("payment_amount", "payer.iban").
-type FieldError struct {
-	Field   string
-	Reason  string
-	Message string
-}
-
-func (e FieldError) Error() string { return e.Field + ": " + e.Message }
-
-// ValidationError lists every field of a request that breaks the provider's rules.
-// It is returned before any network call, so nothing was sent.
-type ValidationError struct {
-	Fields []FieldError
-}
-
-func (e *ValidationError) Error() string {
-	parts := make([]string, len(e.Fields))
-	for i, f := range e.Fields {
-		parts[i] = f.Error()
-	}
-	return "pisclient: invalid payment request: " + strings.Join(parts, "; ")
-}
-
-// Field returns the first error for the named field, if any.
-func (e *ValidationError) Field(name string) (FieldError, bool) {
-	for _, f := range e.Fields {
-		if f.Field == name {
-			return f, true
-		}
-	}
-	return FieldError{}, false
-}
-
-var amountPattern = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
-
-// ParseAmount reads a payment_amount as PIS-API.md 2.2 and section 8 define it:
-// a plain decimal string from 1 to 15000 with at most two fractional digits.
-// Exponents, signs, spaces and decimal commas are refused rather than guessed at.
-func ParseAmount(s string) (decimal.Decimal, *FieldError) {
-	const field = "payment_amount"
-	if s == "" {
-		return decimal.Decimal{}, &FieldError{field, ReasonRequired, "amount is required"}
-	}
-	if !amountPattern.MatchString(s) {
-		return decimal.Decimal{}, &FieldError{field, ReasonInvalid, "amount must be digits with an optional point and decimals, like 49.90"}
-	}
-	d, err := decimal.NewFromString(s)
-	if err != nil {
-		return decimal.Decimal{}, &FieldError{field, ReasonInvalid, "amount is not a number"}
-	}
-	if i := strings.IndexByte(s, '.'); i >= 0 && len(s)-i-1 > 2 {
-		return decimal.Decimal{}, &FieldError{field, ReasonDecimals, "amount has more than 2 decimals"}
-	}
-	if d.LessThan(MinAmount) {
-		return decimal.Decimal{}, &FieldError{field, ReasonTooSmall, "amount must be at least 1"}
-	}
-	if d.GreaterThan(MaxAmount) {
-		return decimal.Decimal{}, &FieldError{field, ReasonTooLarge, "amount must be at most 15000"}
-	}
-	return d, nil
-}
-
-// CheckOrderID applies the merchant_order_id rule: 1 to 256 characters of
-// printable UTF-8 (it becomes a URL path segment of PIS-API.md 4.3).
-func CheckOrderID(id string) *FieldError {
-	const field = "merchant_order_id"
-	switch {
-	case id == "":
-		return &FieldError{field, ReasonRequired, "order id is required"}
-	case !utf8.ValidString(id) || strings.ContainsFunc(id, unicode.IsControl):
-		return &FieldError{field, ReasonInvalid, "order id holds a control character or invalid UTF-8"}
-	case utf8.RuneCountInString(id) > MaxOrderIDLength:
-		return &FieldError{field, ReasonTooLong, fmt.Sprintf("order id is longer than %d characters", MaxOrderIDLength)}
-	}
-	return nil
-}
-
-// CheckEmail accepts exactly the addresses net/mail parses to themselves: no
-// display names, no comments, no surrounding space.
-func CheckEmail(field, s string) *FieldError {
-	a, err := mail.ParseAddress(s)
-	if err != nil || a.Address != s {
-		return &FieldError{field, ReasonInvalid, "e-mail address is not valid"}
-	}
-	return nil
-}
-
-// CheckWebURL accepts an absolute http or https URL with a host.
-func CheckWebURL(field, s string) *FieldError {
-	if s == "" {
-		return &FieldError{field, ReasonRequired, "URL is required"}
-	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return &FieldError{field, ReasonInvalid, "must be an absolute http(s) URL"}
-	}
-	return nil
-}
-
-var countryPattern = regexp.MustCompile(`^[A-Z]{2}$`)
-
-// CheckCountryCode accepts a two-letter upper-case country code (ISO 3166-1 alpha-2 form).
-func CheckCountryCode(field, s string) *FieldError {
-	if !countryPattern.MatchString(s) {
-		return &FieldError{field, ReasonInvalid, "must be a two-letter country code like DE"}
-	}
-	return nil
-}
-
-// ibanLengths is the IBAN length of each SEPA country (ISO 13616 registry).
-var ibanLengths = map[string]int{
-	"AD": 24, "AT": 20, "BE": 16, "BG": 22, "CH": 21, "CY": 28, "CZ": 24, "DE": 22,
-	"DK": 18, "EE": 20, "ES": 24, "FI": 18, "FR": 27, "GB": 22, "GI": 23, "GR": 27,
-	"HR": 21, "HU": 28, "IE": 22, "IS": 26, "IT": 27, "LI": 21, "LT": 20, "LU": 20,
-	"LV": 21, "MC": 27, "MT": 31, "NL": 18, "NO": 15, "PL": 28, "PT": 25, "RO": 24,
-	"SE": 24, "SI": 19, "SK": 24, "SM": 27, "VA": 22,
-}
-
-var ibanPattern = regexp.MustCompile(`^[A-Z]{2}[0-9]{2}[A-Z0-9]+$`)
-
-// NormalizeIBAN removes the spaces people type and upper-cases the rest.
-func NormalizeIBAN(s string) string {
-	return strings.ToUpper(strings.Join(strings.Fields(s), ""))
-}
-
-// CheckIBAN verifies an IBAN (already normalized): a SEPA country, that
-// country's length and the ISO 7064 mod-97 checksum.
-func CheckIBAN(field, iban string) *FieldError {
-	if !ibanPattern.MatchString(iban) {
-		return &FieldError{field, ReasonInvalid, "IBAN must start with a country code and two check digits"}
-	}
-	want, ok := ibanLengths[iban[:2]]
-	if !ok {
-		return &FieldError{field, ReasonUnsupported, "IBAN country is not in SEPA"}
-	}
-	if len(iban) != want {
-		return &FieldError{field, ReasonLength, fmt.Sprintf("an IBAN from %s has %d characters", iban[:2], want)}
-	}
-	var digits strings.Builder
-	for _, r := range iban[4:] + iban[:4] {
-		if r >= 'A' && r <= 'Z' {
-			fmt.Fprintf(&digits, "%d", r-'A'+10)
-		} else {
-			digits.WriteRune(r)
-		}
-	}
-	n, _ := new(big.Int).SetString(digits.String(), 10)
-	if new(big.Int).Mod(n, big.NewInt(97)).Int64() != 1 {
-		return &FieldError{field, ReasonChecksum, "IBAN check digits do not match: please check for a typo"}
-	}
-	return nil
-}
-
-var bicPattern = regexp.MustCompile(`^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$`)
-
-// CheckBIC verifies the ISO 9362 form: bank, country, location and an optional branch.
-func CheckBIC(field, bic string) *FieldError {
-	if !bicPattern.MatchString(bic) {
-		return &FieldError{field, ReasonInvalid, "BIC must have 8 or 11 letters and digits, like DEUTDEFF"}
-	}
-	return nil
-}
-
-var colourPattern = regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`)
-
-// CheckColour accepts the #RRGGBB form of PIS-API.md 2.4.
-func CheckColour(field, s string) *FieldError {
-	if !colourPattern.MatchString(s) {
-		return &FieldError{field, ReasonInvalid, "colour must be #RRGGBB"}
-	}
-	return nil
-}
-
-// Allowed values of the customization enums (PIS-API.md 2.4).
-var (
-	SpacingValues = []string{"sm", "md", "lg"}
-	RadiusValues  = []string{"none", "sm", "md", "lg"}
-	ShadowValues  = []string{"none", "sm", "md", "lg"}
-)
-
-func checkEnum(field, s string, allowed []string) *FieldError {
-	for _, a := range allowed {
-		if s == a {
-			return nil
-		}
-	}
-	return &FieldError{field, ReasonInvalid, "must be one of " + strings.Join(allowed, ", ")}
-}
 
 // ExtraField names of PIS-API.md 2.1: the payer fields a bank may ask for.
 const (
@@ -255,54 +28,50 @@ var KnownExtraFields = []string{
 	FieldCountry, FieldCity, FieldPostCode, FieldAddressLines,
 }
 
-// maxTextLength bounds free-text payer fields; the spec names no limit, so the
-// bound is generous and only stops abuse.
-const maxTextLength = 140
-
 // Validate checks a payment request against PIS-API.md 2.2 to 2.4 and section 8.
-// It returns a *ValidationError listing every broken rule, or nil.
+// It returns a *rules.ValidationError listing every broken rule, or nil.
 func (r *PaymentRequest) Validate() error {
-	var errs []FieldError
-	add := func(fe *FieldError) {
+	var errs []rules.FieldError
+	add := func(fe *rules.FieldError) {
 		if fe != nil {
 			errs = append(errs, *fe)
 		}
 	}
-	add(CheckOrderID(r.MerchantOrderID))
-	_, fe := ParseAmount(r.Amount)
+	add(rules.CheckOrderID(r.MerchantOrderID))
+	_, fe := rules.ParseAmount(r.Amount)
 	add(fe)
 	switch r.Currency {
-	case Currency:
+	case rules.Currency:
 	case "":
-		add(&FieldError{"payment_currency", ReasonRequired, "currency is required"})
+		add(&rules.FieldError{Field: "payment_currency", Reason: rules.ReasonRequired, Message: "currency is required"})
 	default:
-		add(&FieldError{"payment_currency", ReasonUnsupported, "only EUR is supported"})
+		add(&rules.FieldError{Field: "payment_currency", Reason: rules.ReasonUnsupported, Message: "only EUR is supported"})
 	}
-	add(CheckWebURL("return_url", r.ReturnURL))
+	add(rules.CheckWebURL("return_url", r.ReturnURL))
 	if r.CustomerEmail != "" {
-		add(CheckEmail("customer_email", r.CustomerEmail))
+		add(rules.CheckEmail("customer_email", r.CustomerEmail))
 	}
 	switch {
 	case r.InstitutionID == "" && r.InstitutionCountryCode != "":
-		add(&FieldError{"institution_id", ReasonPaired, "institution_id and institution_country_code go together"})
+		add(&rules.FieldError{Field: "institution_id", Reason: rules.ReasonPaired, Message: "institution_id and institution_country_code go together"})
 	case r.InstitutionID != "" && r.InstitutionCountryCode == "":
-		add(&FieldError{"institution_country_code", ReasonPaired, "institution_id and institution_country_code go together"})
+		add(&rules.FieldError{Field: "institution_country_code", Reason: rules.ReasonPaired, Message: "institution_id and institution_country_code go together"})
 	case r.InstitutionCountryCode != "":
-		add(CheckCountryCode("institution_country_code", r.InstitutionCountryCode))
+		add(rules.CheckCountryCode("institution_country_code", r.InstitutionCountryCode))
 	}
 	if r.Payer != nil {
 		if r.InstitutionID == "" {
-			add(&FieldError{"payer", ReasonNotAllowed, "payer needs institution_id"})
+			add(&rules.FieldError{Field: "payer", Reason: rules.ReasonNotAllowed, Message: "payer needs institution_id"})
 		}
 		for _, fe := range r.Payer.check() {
 			add(&fe)
 		}
 	}
 	if r.ClientIP != "" && net.ParseIP(r.ClientIP) == nil {
-		add(&FieldError{"client_ip", ReasonInvalid, "client_ip is not an IP address"})
+		add(&rules.FieldError{Field: "client_ip", Reason: rules.ReasonInvalid, Message: "client_ip is not an IP address"})
 	}
-	if utf8.RuneCountInString(r.CustomerFullName) > maxTextLength {
-		add(&FieldError{"customer_full_name", ReasonTooLong, "name is too long"})
+	if utf8.RuneCountInString(r.CustomerFullName) > rules.MaxTextLength {
+		add(&rules.FieldError{Field: "customer_full_name", Reason: rules.ReasonTooLong, Message: "name is too long"})
 	}
 	if r.Customization != nil {
 		for _, fe := range r.Customization.Check() {
@@ -310,26 +79,26 @@ func (r *PaymentRequest) Validate() error {
 		}
 	}
 	if len(errs) > 0 {
-		return &ValidationError{Fields: errs}
+		return &rules.ValidationError{Fields: errs}
 	}
 	return nil
 }
 
-func (p *Payer) check() []FieldError {
-	var errs []FieldError
-	add := func(fe *FieldError) {
+func (p *Payer) check() []rules.FieldError {
+	var errs []rules.FieldError
+	add := func(fe *rules.FieldError) {
 		if fe != nil {
 			errs = append(errs, *fe)
 		}
 	}
 	if p.IBAN != "" {
-		add(CheckIBAN("payer.iban", p.IBAN))
+		add(rules.CheckIBAN("payer.iban", p.IBAN))
 	}
 	if p.BIC != "" {
-		add(CheckBIC("payer.bic", p.BIC))
+		add(rules.CheckBIC("payer.bic", p.BIC))
 	}
 	if p.CountryCode != "" {
-		add(CheckCountryCode("payer.countryCode", p.CountryCode))
+		add(rules.CheckCountryCode("payer.countryCode", p.CountryCode))
 	}
 	texts := map[string]string{
 		"payer.name": p.Name, "payer.country": p.Country, "payer.city": p.City,
@@ -338,74 +107,10 @@ func (p *Payer) check() []FieldError {
 		"payer.psuCorporateId": p.PSUCorporateID,
 	}
 	for _, name := range slices.Sorted(maps.Keys(texts)) {
-		add(checkText(name, texts[name]))
+		add(rules.CheckText(name, texts[name]))
 	}
 	for _, line := range p.AddressLines {
-		add(checkText("payer.addressLines", line))
-	}
-	return errs
-}
-
-func checkText(field, s string) *FieldError {
-	switch {
-	case !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl):
-		return &FieldError{field, ReasonInvalid, "holds a control character"}
-	case utf8.RuneCountInString(s) > maxTextLength:
-		return &FieldError{field, ReasonTooLong, fmt.Sprintf("is longer than %d characters", maxTextLength)}
-	}
-	return nil
-}
-
-// Customization bounds that PIS-API.md 2.4 leaves open.
-const (
-	MaxTitleLength = 80
-	MinLogoHeight  = 16
-	MaxLogoHeight  = 200
-)
-
-var logoHeightPattern = regexp.MustCompile(`^([0-9]{1,3})(px)?$`)
-
-// Check validates a customization against PIS-API.md 2.4. Empty fields mean
-// "the provider's default" and pass.
-func (c *Customization) Check() []FieldError {
-	var errs []FieldError
-	add := func(fe *FieldError) {
-		if fe != nil {
-			errs = append(errs, *fe)
-		}
-	}
-	if utf8.RuneCountInString(c.Title) > MaxTitleLength {
-		add(&FieldError{"customization.title", ReasonTooLong, fmt.Sprintf("title is longer than %d characters", MaxTitleLength)})
-	} else {
-		add(checkText("customization.title", c.Title))
-	}
-	if c.LogoURL != "" {
-		add(CheckWebURL("customization.logoUrl", c.LogoURL))
-	}
-	if c.LogoHeight != "" {
-		m := logoHeightPattern.FindStringSubmatch(c.LogoHeight)
-		n := 0
-		if m != nil {
-			fmt.Sscan(m[1], &n)
-		}
-		if m == nil || n < MinLogoHeight || n > MaxLogoHeight {
-			add(&FieldError{"customization.logoHeight", ReasonInvalid, fmt.Sprintf("logo height must be %d to %d pixels, like 40px", MinLogoHeight, MaxLogoHeight)})
-		}
-	}
-	if c.PrimaryColor != "" {
-		add(CheckColour("customization.primaryColor", c.PrimaryColor))
-	}
-	if c.BgColor != "" {
-		add(CheckColour("customization.bgColor", c.BgColor))
-	}
-	if c.Spacing != "" {
-		add(checkEnum("customization.spacing", c.Spacing, SpacingValues))
-	}
-	if c.Radius != "" {
-		add(checkEnum("customization.radius", c.Radius, RadiusValues))
-	}
-	if c.ModalShadow != "" {
-		add(checkEnum("customization.modalShadow", c.ModalShadow, ShadowValues))
+		add(rules.CheckText("payer.addressLines", line))
 	}
 	return errs
 }

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/rules"
 )
 
 // The look with no customization.
@@ -70,17 +70,17 @@ var hexColour = regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`)
 // New resolves c (nil for none) over the defaults. fallbackTitle names the
 // page when c has no title: the merchant's name. Values that break the rules
 // are ignored, so a page always renders; configuration is checked at start.
-func New(c *pisclient.Customization, fallbackTitle string) Theme {
+func New(c *rules.Customization, fallbackTitle string) Theme {
 	t := Theme{Title: fallbackTitle, LogoHeight: 40, Primary: DefaultPrimary, Bg: DefaultBg,
 		Spacing: DefaultSpacing, Radius: DefaultRadius, Shadow: DefaultShadow}
 	if c != nil {
 		if c.Title != "" {
 			t.Title = c.Title
 		}
-		if pisclient.CheckWebURL("logoUrl", c.LogoURL) == nil {
+		if rules.CheckWebURL("logoUrl", c.LogoURL) == nil {
 			t.LogoURL = c.LogoURL
 		}
-		if n, err := strconv.Atoi(strings.TrimSuffix(c.LogoHeight, "px")); err == nil && n >= pisclient.MinLogoHeight && n <= pisclient.MaxLogoHeight {
+		if n, err := strconv.Atoi(strings.TrimSuffix(c.LogoHeight, "px")); err == nil && n >= rules.MinLogoHeight && n <= rules.MaxLogoHeight {
 			t.LogoHeight = n
 		}
 		if hexColour.MatchString(c.PrimaryColor) {

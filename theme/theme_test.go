@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/rules"
 	"github.com/paybybank/checkout/theme"
 )
 
@@ -45,7 +45,7 @@ func TestTextOnPicksTheBetterOfBlackAndWhite(t *testing.T) {
 }
 
 func TestNewResolvesACustomization(t *testing.T) {
-	th := theme.New(&pisclient.Customization{Title: "Shop", PrimaryColor: "#ffd400", BgColor: "#111111",
+	th := theme.New(&rules.Customization{Title: "Shop", PrimaryColor: "#ffd400", BgColor: "#111111",
 		Radius: "lg", ModalShadow: "none", Spacing: "sm", LogoHeight: "48px", LogoURL: "https://shop.example/logo.svg"}, "fallback")
 	want := theme.Theme{Title: "Shop", LogoURL: "https://shop.example/logo.svg", LogoHeight: 48, Primary: "#FFD400",
 		OnPrimary: theme.Black, Accent: theme.CardInk, Bg: "#111111", Ink: theme.White, Spacing: "sm", Radius: "lg", Shadow: "none"}
@@ -58,11 +58,11 @@ func TestNewResolvesACustomization(t *testing.T) {
 			t.Errorf("CSS %q lacks %q", css, part)
 		}
 	}
-	if blue := theme.New(&pisclient.Customization{PrimaryColor: "#0B5FFF"}, ""); blue.Accent != "#0B5FFF" {
+	if blue := theme.New(&rules.Customization{PrimaryColor: "#0B5FFF"}, ""); blue.Accent != "#0B5FFF" {
 		t.Errorf("a readable primary is not the accent: %s", blue.Accent)
 	}
 	// Broken values never reach CSS: the defaults stand in.
-	broken := theme.New(&pisclient.Customization{PrimaryColor: "red;}body{display:none", Radius: "huge", LogoURL: "javascript:alert(1)"}, "Shop")
+	broken := theme.New(&rules.Customization{PrimaryColor: "red;}body{display:none", Radius: "huge", LogoURL: "javascript:alert(1)"}, "Shop")
 	if broken.Primary != theme.DefaultPrimary || broken.Radius != theme.DefaultRadius || broken.LogoURL != "" || broken.Title != "Shop" {
 		t.Errorf("broken customization resolved to %+v", broken)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/rules"
 )
 
 func TestCatalogueCoversWhatTestsNeed(t *testing.T) {
@@ -33,7 +34,7 @@ func TestCatalogueCoversWhatTestsNeed(t *testing.T) {
 		if b.Logo {
 			logoKeys[b.LogoKey] = true
 		}
-		if pisclient.CheckBIC("bic", b.BIC) != nil || pisclient.CheckCountryCode("cc", b.Country) != nil {
+		if rules.CheckBIC("bic", b.BIC) != nil || rules.CheckCountryCode("cc", b.Country) != nil {
 			t.Errorf("%s/%s: BIC %q or country is malformed", b.ID, b.Country, b.BIC)
 		}
 	}

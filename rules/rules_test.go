@@ -1,0 +1,133 @@
+package rules
+
+import (
+	"testing"
+)
+
+func TestParseAmount(t *testing.T) {
+	tests := []struct {
+		in     string
+		reason string // "" means accepted
+	}{
+		{"1", ""},
+		{"1.5", ""},
+		{"49.90", ""},
+		{"15000", ""},
+		{"15000.00", ""},
+		{"0.99", ReasonTooSmall},
+		{"0", ReasonTooSmall},
+		{"15000.01", ReasonTooLarge},
+		{"1.234", ReasonDecimals},
+		{"1e3", ReasonInvalid},
+		{"-5", ReasonInvalid},
+		{"+5", ReasonInvalid},
+		{" 10", ReasonInvalid},
+		{"10 ", ReasonInvalid},
+		{"10,00", ReasonInvalid},
+		{"1.", ReasonInvalid},
+		{".5", ReasonInvalid},
+		{"NaN", ReasonInvalid},
+		{"", ReasonRequired},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			d, fe := ParseAmount(tt.in)
+			if tt.reason == "" {
+				if fe != nil {
+					t.Fatalf("ParseAmount(%q) refused: %v", tt.in, fe)
+				}
+				if d.LessThan(MinAmount) || d.GreaterThan(MaxAmount) {
+					t.Fatalf("ParseAmount(%q) = %s, outside the limits", tt.in, d)
+				}
+				return
+			}
+			if fe == nil {
+				t.Fatalf("ParseAmount(%q) accepted %s, want %s", tt.in, d, tt.reason)
+			}
+			if fe.Reason != tt.reason || fe.Field != "payment_amount" {
+				t.Fatalf("ParseAmount(%q) = %s/%s, want payment_amount/%s", tt.in, fe.Field, fe.Reason, tt.reason)
+			}
+		})
+	}
+}
+
+func FuzzParseAmount(f *testing.F) {
+	for _, s := range []string{"1", "1.5", "15000.00", "0.99", "15000.01", "1.234", "1e3", "-5", " 10", "10,00", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, fe := ParseAmount(s)
+		if fe != nil {
+			return
+		}
+		if d.LessThan(MinAmount) || d.GreaterThan(MaxAmount) {
+			t.Fatalf("accepted %q = %s outside 1..15000", s, d)
+		}
+		if d.Exponent() < -2 && !d.Equal(d.Round(2)) {
+			t.Fatalf("accepted %q with more than 2 decimals", s)
+		}
+		for _, r := range s {
+			if (r < '0' || r > '9') && r != '.' {
+				t.Fatalf("accepted %q holding %q", s, r)
+			}
+		}
+	})
+}
+
+func TestCheckIBAN(t *testing.T) {
+	tests := []struct {
+		in, reason string
+	}{
+		{"DE89370400440532013000", ""},
+		{"NL91ABNA0417164300", ""},
+		{"FR1420041010050500013M02606", ""},
+		{"MT84MALT011000012345MTLCAST001S", ""},
+		{"DE89370400440532013001", ReasonChecksum},
+		{"DE8937040044053201300", ReasonLength},
+		{"US12345678901234567890", ReasonUnsupported},
+		{"de89370400440532013000", ReasonInvalid},
+		{"DE89 3704", ReasonInvalid},
+	}
+	for _, tt := range tests {
+		fe := CheckIBAN("iban", tt.in)
+		switch {
+		case tt.reason == "" && fe != nil:
+			t.Errorf("CheckIBAN(%q) = %v, want valid", tt.in, fe)
+		case tt.reason != "" && (fe == nil || fe.Reason != tt.reason):
+			t.Errorf("CheckIBAN(%q) = %v, want %s", tt.in, fe, tt.reason)
+		}
+	}
+	if got := NormalizeIBAN(" de89 3704 0044 0532 0130 00 "); got != "DE89370400440532013000" {
+		t.Errorf("NormalizeIBAN = %q", got)
+	}
+}
+
+func TestCheckBIC(t *testing.T) {
+	for in, ok := range map[string]bool{
+		"DEUTDEFF": true, "COBADEFFXXX": true, "NDEAFIHH": true, "GENODEM1GLS": true,
+		"DEUTDEF": false, "DEUTDEFFX": false, "deutdeff": false, "1EUTDEFF": false, "DEUT DEFF": false,
+	} {
+		if got := CheckBIC("bic", in) == nil; got != ok {
+			t.Errorf("CheckBIC(%q) valid = %v, want %v", in, got, ok)
+		}
+	}
+}
+
+// FuzzIBANAndBIC: no input panics, and whatever passes has the shape the
+// provider expects.
+func FuzzIBANAndBIC(f *testing.F) {
+	for _, s := range []string{"DE89 3704 0044 0532 0130 00", "FR7630006000011234567890189", "DEUTDEFF", "DEUTDEFF500", "", "ZZ00", "de89370400440532013000"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if CheckIBAN("iban", s) == nil {
+			n := NormalizeIBAN(s)
+			if len(n) < 15 || len(n) > 34 || n[0] < 'A' || n[0] > 'Z' {
+				t.Fatalf("CheckIBAN accepted %q (%q)", s, n)
+			}
+		}
+		if CheckBIC("bic", s) == nil && len(s) != 8 && len(s) != 11 {
+			t.Fatalf("CheckBIC accepted %q", s)
+		}
+	})
+}
