@@ -25,7 +25,7 @@ func (h *Handler) showDemoShop(c echo.Context) error {
 	if !ok {
 		return errNotFound
 	}
-	forMerchant(c, m, nil)
+	requestOf(c).forMerchant(m, nil)
 	secret, known := m.LinkKey(q.Get(order.ParamKID))
 	orderID := q.Get(order.ParamMerchantOrderID)
 	return render(c, http.StatusOK, views.DemoShop(views.DemoShopPage{

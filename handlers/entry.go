@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -21,7 +20,7 @@ import (
 // first step, carrying the order in a sealed token (DESIGN.md section 2.1).
 func (h *Handler) enter(c echo.Context) error {
 	o, m, err := order.FromLink(c.QueryParams(), h.Merchants, h.Now())
-	forMerchant(c, m, nil)
+	requestOf(c).forMerchant(m, nil)
 	var ve *rules.ValidationError
 	switch {
 	case errors.Is(err, order.ErrLinkExpired):
@@ -104,28 +103,14 @@ type checkout struct {
 	merchant *merchant.Merchant
 }
 
-// open reads the sealed order of /c/{token}.
+// open is the sealed order of the /c/{token} step being served, opened by
+// describe.
 func (h *Handler) open(c echo.Context) (checkout, error) {
-	token := c.Param("token")
-	if unescaped, err := url.PathUnescape(token); err == nil {
-		token = unescaped
+	r := requestOf(c)
+	if r.checkout == nil {
+		return checkout{}, r.checkoutErr
 	}
-	o, err := h.Sealer.Open(token, h.Now())
-	switch {
-	case errors.Is(err, order.ErrTokenExpired):
-		return checkout{}, &pageError{status: http.StatusGone, key: "error.checkoutExpired", err: err}
-	case err != nil:
-		return checkout{}, &pageError{status: http.StatusNotFound, key: "error.checkoutInvalid", err: err}
-	}
-	if lang, ok := i18n.Base(o.Lang); ok {
-		setLanguage(c, lang)
-	}
-	m, ok := h.Merchants.Get(o.Merchant)
-	forMerchant(c, m, o.Theme)
-	if !ok {
-		return checkout{}, &pageError{status: http.StatusNotFound, key: "error.shopGone", err: errors.New("merchant gone: " + o.Merchant)}
-	}
-	return checkout{token: token, order: o, merchant: m}, nil
+	return *r.checkout, nil
 }
 
 // summary is the order as the shopper reads it, in their language.

@@ -11,9 +11,6 @@ import (
 	"github.com/paybybank/checkout/views"
 )
 
-// ctxLocalizer holds the language of the request being served.
-const ctxLocalizer = "localizer"
-
 // sessionLang remembers the language a shopper chose, for their next
 // checkout; a convenience, like every session value.
 const sessionLang = "lang"
@@ -21,40 +18,8 @@ const sessionLang = "lang"
 // paramLang is the language switcher's query parameter.
 const paramLang = "lang"
 
-// chooseLanguage sets the language of a request before a merchant's link
-// says more: the shopper's earlier choice (session), else their browser's
-// (Accept-Language), else English. open() then prefers the checkout's own
-// language: the link's lang, or what the shopper switched to.
-func (h *Handler) chooseLanguage(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		lang, ok := i18n.Base(c.QueryParam(paramLang))
-		switch {
-		case ok && c.Path() == RouteEntry:
-			// The merchant's link: this checkout's language, not the shopper's choice.
-		case ok:
-			h.remember(c, sessionLang, lang)
-		default:
-			lang = h.sessionValue(c, sessionLang)
-			if _, ok := i18n.Base(lang); !ok {
-				lang = i18n.Negotiate(c.Request().Header.Get("Accept-Language"))
-			}
-		}
-		setLanguage(c, lang)
-		return next(c)
-	}
-}
-
-func setLanguage(c echo.Context, lang string) {
-	c.Set(ctxLocalizer, i18n.New(lang))
-}
-
-// localizer is the language of the request.
-func localizer(c echo.Context) *i18n.Localizer {
-	if l, ok := c.Get(ctxLocalizer).(*i18n.Localizer); ok {
-		return l
-	}
-	return i18n.New("en")
-}
+// localizer is the language of the request (chosen by describe).
+func localizer(c echo.Context) *i18n.Localizer { return requestOf(c).lang }
 
 func (h *Handler) loc(c echo.Context) *i18n.Localizer { return localizer(c) }
 
@@ -67,11 +32,11 @@ func (h *Handler) switchLanguage(next echo.HandlerFunc) echo.HandlerFunc {
 		if !ok || c.Request().Method != http.MethodGet {
 			return next(c)
 		}
-		old := c.Param("token")
-		o, err := h.Sealer.Open(old, h.Now())
-		if err != nil {
+		co := requestOf(c).checkout
+		if co == nil {
 			return next(c)
 		}
+		o := co.order
 		o.Lang = lang
 		token, err := h.Sealer.Seal(o, h.Now())
 		if err != nil {

@@ -40,8 +40,8 @@ const (
 // refusal of cross-site requests.
 func (h *Handler) guard(e *echo.Echo) {
 	e.Use(requestID)
+	e.Use(h.describe)
 	e.Use(h.securityHeaders)
-	e.Use(h.formTargets)
 	e.Use(middleware.ContextTimeout(RequestTimeout))
 	e.Use(middleware.BodyLimit(MaxBody))
 	// Reading pages is free; POSTs and the API are limited.

@@ -15,7 +15,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/paybybank/checkout/i18n"
-	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/rules"
 	"github.com/paybybank/checkout/theme"
 	"github.com/paybybank/checkout/views"
@@ -45,13 +44,6 @@ func newNonce() string {
 	return base64.StdEncoding.EncodeToString(b)
 }
 
-// ctxFrameAncestors holds the origins that may frame the page being served:
-// the merchant's frame_ancestors, once the merchant is known.
-const ctxFrameAncestors = "frame_ancestors"
-
-// ctxLook holds how the page being served looks: whose it is and its theme.
-const ctxLook = "look"
-
 // look is a merchant's name and theme (the merchant's customization, or a
 // designer's draft in a sandbox preview).
 type look struct {
@@ -59,55 +51,18 @@ type look struct {
 	custom *rules.Customization
 }
 
-// forMerchant makes the page being served m's: framable by m's
-// frame_ancestors and in m's look, or custom's when set.
-func forMerchant(c echo.Context, m *merchant.Merchant, custom *rules.Customization) {
-	if m == nil {
-		return
-	}
-	c.Set(ctxFrameAncestors, m.FrameAncestors)
-	if custom == nil {
-		custom = m.Customization
-	}
-	c.Set(ctxLook, look{name: m.Name, custom: custom})
-}
-
-// ctxFormAction holds where the page's forms may lead: our own origin and
-// the provider's (the details form's answer is a redirect to it).
-const ctxFormAction = "form_action"
-
 // contentSecurityPolicy allows our own styles and scripts, logos over https
 // (the provider's), forms to us and the provider only, and framing by the
 // merchant's allowed origins only (DESIGN.md section 6); a page with no
 // known merchant cannot be framed.
 func contentSecurityPolicy(c echo.Context, nonce string) string {
+	r := requestOf(c)
 	ancestors := "'none'"
-	if origins, _ := c.Get(ctxFrameAncestors).([]string); len(origins) > 0 {
-		ancestors = strings.Join(origins, " ")
+	if r.merchant != nil && len(r.merchant.FrameAncestors) > 0 {
+		ancestors = strings.Join(r.merchant.FrameAncestors, " ")
 	}
-	formAction, _ := c.Get(ctxFormAction).(string)
-	if formAction == "" {
-		formAction = "'self'"
-	}
+	formAction := r.formAction
 	return "default-src 'self'; style-src 'self' 'nonce-" + nonce + "'; img-src 'self' https: data:; object-src 'none'; base-uri 'none'; form-action " + formAction + "; frame-ancestors " + ancestors
-}
-
-// formTargets sets the form-action sources of the page being served.
-func (h *Handler) formTargets(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		sources := []string{"'self'"}
-		if h.ProviderOrigin != "" {
-			sources = append(sources, h.ProviderOrigin)
-		}
-		h.linkOrigins.Range(func(origin, _ any) bool {
-			if origin != h.ProviderOrigin {
-				sources = append(sources, origin.(string))
-			}
-			return true
-		})
-		c.Set(ctxFormAction, strings.Join(sources, " "))
-		return next(c)
-	}
 }
 
 // sawPaymentLink remembers the origin of a payment link the provider gave,
@@ -233,9 +188,9 @@ func (h *Handler) handleAPIError(err error, c echo.Context) {
 // page is the layout model of the page being served, in its merchant's look
 // (forMerchant), or the app's own when no merchant is known.
 func (h *Handler) page(c echo.Context, title string) views.Page {
-	l, ok := c.Get(ctxLook).(look)
-	if !ok {
-		l = look{name: h.loc(c).T("app.name")}
+	l := look{name: h.loc(c).T("app.name")}
+	if r := requestOf(c); r.merchant != nil {
+		l = look{name: r.merchant.Name, custom: r.custom}
 	}
 	p := pageFor(title, l, h.Assets)
 	p.Switch = languageSwitch(c)

@@ -50,7 +50,6 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 		e.HEAD(path, handler, m...)
 	}
 	e.Use(h.logRequests)
-	e.Use(h.chooseLanguage)
 	get(RouteEntry, h.enter)
 	get(RouteCountry, h.showCountries, h.switchLanguage)
 	get(RouteBanks, h.showBanks, h.switchLanguage)
