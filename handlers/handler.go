@@ -76,6 +76,8 @@ type Handler struct {
 	proxyNotice sync.Once
 	// demoHooks are the webhooks the sandbox's demo shop received.
 	demoHooks demoHooks
+	// audiences says who reads each route's answers; filled by Routes.
+	audiences map[string]audience
 }
 
 // New returns a Handler.

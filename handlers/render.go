@@ -5,8 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"errors"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -113,77 +111,6 @@ var (
 	errNotFound = &pageError{status: http.StatusNotFound, key: "error.notFound"}
 	errInternal = &pageError{status: http.StatusInternalServerError, key: "error.internal"}
 )
-
-// handleError is the app's one error handler: it maps an error to a status
-// and a page, logs server faults at Error and the shopper's at Warn, and never
-// shows internal error text.
-func (h *Handler) handleError(err error, c echo.Context) {
-	if c.Response().Committed {
-		return
-	}
-	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
-		h.handleAPIError(err, c)
-		return
-	}
-	pe := errInternal
-	var he *echo.HTTPError
-	switch {
-	case errors.As(err, &pe):
-	case errors.As(err, &he):
-		pe = &pageError{status: he.Code, key: "error.request"}
-		if he.Code == http.StatusNotFound {
-			pe = errNotFound
-		}
-	}
-	level := slog.LevelWarn
-	if pe.status >= 500 {
-		level = slog.LevelError
-	}
-	h.log(c).Log(c.Request().Context(), level, "request failed",
-		"status", pe.status, "method", c.Request().Method, "route", c.Path(), "err", err)
-	heading, message := pe.texts(h.loc(c))
-	page := views.ErrorPage{
-		Page:     h.page(c, heading),
-		Status:   pe.status,
-		Heading:  heading,
-		Message:  message,
-		RetryURL: pe.retryURL,
-	}
-	if c.Request().Method == http.MethodHead {
-		c.NoContent(pe.status)
-		return
-	}
-	if err := render(c, pe.status, views.Error(page)); err != nil {
-		h.log(c).Error("error page failed", "err", err)
-	}
-}
-
-// handleAPIError answers an error of the merchants' API as JSON.
-func (h *Handler) handleAPIError(err error, c echo.Context) {
-	ae := &apiError{status: http.StatusInternalServerError, code: "internal_error", message: "something went wrong on our side"}
-	var he *echo.HTTPError
-	var pe *pageError
-	switch {
-	case errors.As(err, &ae):
-	case errors.As(err, &pe):
-		_, message := pe.texts(i18n.New("en"))
-		ae = &apiError{status: pe.status, code: strings.TrimPrefix(pe.key, "error."), message: message}
-	case errors.As(err, &he):
-		ae = &apiError{status: he.Code, code: strings.ToLower(strings.ReplaceAll(http.StatusText(he.Code), " ", "_")), message: http.StatusText(he.Code)}
-	}
-	level := slog.LevelWarn
-	if ae.status >= 500 {
-		level = slog.LevelError
-	}
-	h.log(c).Log(c.Request().Context(), level, "api request failed",
-		"status", ae.status, "method", c.Request().Method, "route", c.Path(), "err", err)
-	if ae.status == http.StatusUnauthorized {
-		c.Response().Header().Set(echo.HeaderWWWAuthenticate, "Bearer")
-	}
-	if err := c.JSON(ae.status, ae.body()); err != nil {
-		h.log(c).Error("api error answer failed", "err", err)
-	}
-}
 
 // page is the layout model of the page being served, in its merchant's look
 // (forMerchant), or the app's own when no merchant is known.

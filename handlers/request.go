@@ -32,6 +32,8 @@ type request struct {
 	custom *rules.Customization
 	// formAction lists where the page's forms may lead (CSP form-action).
 	formAction string
+	// audience is who reads the route's answers.
+	audience audience
 }
 
 // ctxRequest is the one key under which the request's description lives.
@@ -62,7 +64,7 @@ func (r *request) forMerchant(m *merchant.Merchant, custom *rules.Customization)
 // its language, its merchant and look, and where its forms may lead.
 func (h *Handler) describe(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		r := &request{formAction: h.formTargets()}
+		r := &request{formAction: h.formTargets(), audience: h.audiences[c.Path()]}
 		var checkoutLang string
 		if token, ok := stepToken(c); ok {
 			co, err := h.openToken(token)

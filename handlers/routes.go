@@ -33,45 +33,72 @@ const (
 	SandboxPrefix     = "/sandbox"
 )
 
-// Routes registers every route of the app on e. sandbox is the provider
-// stand-in, mounted under /sandbox in sandbox mode; nil otherwise.
+// Routes registers every route of the app on e, each for its audience.
+// sandbox is the provider stand-in, mounted under /sandbox in sandbox mode;
+// nil otherwise.
 func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler) {
 	e.HTTPErrorHandler = h.handleError
 	e.IPExtractor = ipExtractor(h.TrustedProxies)
+	h.audiences = map[string]audience{}
+	people := router{e: e, h: h, audience: forPeople}
+	programs := router{e: e, h: h, audience: forPrograms}
 	if h.Metrics != nil {
 		e.Use(h.Metrics.Middleware)
-		e.GET(RouteMetrics, echo.WrapHandler(h.Metrics.Handler()))
-		e.HEAD(RouteMetrics, echo.WrapHandler(h.Metrics.Handler()))
+		programs.get(RouteMetrics, echo.WrapHandler(h.Metrics.Handler()))
 	}
 	h.guard(e)
-	// Every GET route answers HEAD too: load balancers check with it.
-	get := func(path string, handler echo.HandlerFunc, m ...echo.MiddlewareFunc) {
-		e.GET(path, handler, m...)
-		e.HEAD(path, handler, m...)
-	}
 	e.Use(h.logRequests)
-	get(RouteEntry, h.enter)
-	get(RouteCountry, h.showCountries, h.switchLanguage)
-	get(RouteBanks, h.showBanks, h.switchLanguage)
-	get(RoutePay, h.showPay, h.switchLanguage)
-	e.POST(RoutePay, h.createPayment)
-	get(RouteReturn, h.showStatus, h.switchLanguage)
-	e.POST(RouteAPILinks, h.createLink)
-	get(RouteAPIPayment, h.showPaymentStatus)
-	get(RouteAPIPayments, h.listPayments)
-	get(RouteAPIEvents, h.listEvents)
-	e.POST(RouteAPIRedeliver, h.redeliverEvent)
-	get(RouteStudio, h.showStudio)
-	e.POST(RouteStudio, h.updateStudio)
-	get(RouteStudioCheck, h.studioCheck)
-	get(RouteHealth, h.health)
-	get(RouteReady, h.ready)
-	get(RouteStatic, echo.WrapHandler(static))
+
+	// Shoppers: the steps of DESIGN.md section 2.
+	people.get(RouteEntry, h.enter)
+	people.get(RouteCountry, h.showCountries, h.switchLanguage)
+	people.get(RouteBanks, h.showBanks, h.switchLanguage)
+	people.get(RoutePay, h.showPay, h.switchLanguage)
+	people.post(RoutePay, h.createPayment)
+	people.get(RouteReturn, h.showStatus, h.switchLanguage)
+	people.get(RouteStatic, echo.WrapHandler(static))
+
+	// Merchants' servers: the API.
+	programs.post(RouteAPILinks, h.createLink)
+	programs.get(RouteAPIPayment, h.showPaymentStatus)
+	programs.get(RouteAPIPayments, h.listPayments)
+	programs.get(RouteAPIEvents, h.listEvents)
+	programs.post(RouteAPIRedeliver, h.redeliverEvent)
+
+	// Designers: the studio.
+	people.get(RouteStudio, h.showStudio)
+	people.post(RouteStudio, h.updateStudio)
+	people.get(RouteStudioCheck, h.studioCheck)
+
+	// Operators: health.
+	programs.get(RouteHealth, h.health)
+	programs.get(RouteReady, h.ready)
+
+	// Sandbox mode: the demo shop and the provider stand-in.
 	if sandbox != nil {
-		get(RouteDemoShop, h.showDemoShop)
-		e.POST(merchant.DemoWebhookPath, h.receiveDemoWebhook)
+		people.get(RouteDemoShop, h.showDemoShop)
+		programs.post(merchant.DemoWebhookPath, h.receiveDemoWebhook)
 		e.Any(RouteSandbox, echo.WrapHandler(http.StripPrefix(SandboxPrefix, sandbox)))
 	}
+}
+
+// router registers routes for one audience. Every GET route answers HEAD
+// too: load balancers check with it.
+type router struct {
+	e        *echo.Echo
+	h        *Handler
+	audience audience
+}
+
+func (r router) get(path string, handler echo.HandlerFunc, m ...echo.MiddlewareFunc) {
+	r.h.audiences[path] = r.audience
+	r.e.GET(path, handler, m...)
+	r.e.HEAD(path, handler, m...)
+}
+
+func (r router) post(path string, handler echo.HandlerFunc, m ...echo.MiddlewareFunc) {
+	r.h.audiences[path] = r.audience
+	r.e.POST(path, handler, m...)
 }
 
 // The URLs of the shopper's steps, built from the token and query values.
