@@ -135,8 +135,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 
 // withListener fills in what depends on the port actually bound.
 func (c config) withListener(addr net.Addr) config {
+	_, port, _ := net.SplitHostPort(addr.String())
+	return c.withPort(port)
+}
+
+// withPort gives BASE_URL its default, http://localhost:<port>, when unset.
+func (c config) withPort(port string) config {
 	if c.BaseURL == "" {
-		_, port, _ := net.SplitHostPort(addr.String())
 		c.BaseURL = "http://localhost:" + port
 	}
 	return c

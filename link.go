@@ -35,10 +35,8 @@ func makeLink(args []string, cfg config, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if cfg.BaseURL == "" {
-		_, port, _ := net.SplitHostPort(cfg.Addr)
-		cfg.BaseURL = "http://localhost:" + port
-	}
+	_, port, _ := net.SplitHostPort(cfg.Addr)
+	cfg = cfg.withPort(port)
 	var dir *merchant.Directory
 	var err error
 	if cfg.MerchantsFile != "" {
@@ -75,15 +73,8 @@ func makeLink(args []string, cfg config, stdout io.Writer) error {
 
 // demoLink is the ready link printed at start in sandbox mode: a new order
 // each start, paid to the demo shop.
-func demoLink(cfg config, demo *merchant.Merchant) (string, error) {
+func demoLink(cfg config) (string, error) {
 	b := make([]byte, 4)
 	rand.Read(b)
-	l := order.Link{
-		Order: order.Order{
-			ID: "DEMO-" + hex.EncodeToString(b), Amount: "49.90", Currency: "EUR",
-			ReturnURL: cfg.BaseURL + handlers.RouteDemoShop, KID: demo.NewestKID(),
-		},
-		TTL: 24 * time.Hour,
-	}
-	return l.URL(cfg.BaseURL, demo, time.Now())
+	return order.DemoLink(cfg.BaseURL, order.Order{ID: "DEMO-" + hex.EncodeToString(b), Amount: "49.90"}, 24*time.Hour, time.Now(), nil)
 }

@@ -99,8 +99,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	fmt.Fprintf(stdout, "Pay by bank checkout on %s (listening on %s), using %s\n", cfg.BaseURL, ln.Addr(), provider)
 	if cfg.sandboxMode() {
-		if demo, ok := a.merchants.Get(merchant.DemoID); ok {
-			link, err := demoLink(cfg, demo)
+		if _, ok := a.merchants.Get(merchant.DemoID); ok {
+			link, err := demoLink(cfg)
 			if err != nil {
 				return err
 			}

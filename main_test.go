@@ -326,17 +326,7 @@ func TestLoadCommandReportsTheRun(t *testing.T) {
 // paid back to the demo shop; change edits the order before signing.
 func demoOrderLink(t *testing.T, base, id, lang string, change func(*order.Link)) string {
 	t.Helper()
-	dir, err := merchant.Demo(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	demo, _ := dir.Get(merchant.DemoID)
-	l := order.Link{Order: order.Order{ID: id, Amount: "1249.90", Currency: "EUR",
-		ReturnURL: base + "/sandbox/shop/return", KID: merchant.DemoKID, Lang: lang}, TTL: time.Hour}
-	if change != nil {
-		change(&l)
-	}
-	u, err := l.URL(base, demo, time.Now())
+	u, err := order.DemoLink(base, order.Order{ID: id, Amount: "1249.90", Lang: lang}, time.Hour, time.Now(), change)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ const (
 	RouteReady        = "/readyz"
 	RouteMetrics      = "/metrics"
 	RouteStatic       = "/static/*"
-	RouteDemoShop     = "/sandbox/shop/return"
+	RouteDemoShop     = merchant.DemoShopPath
 	RouteSandbox      = "/sandbox/*"
 	SandboxPrefix     = "/sandbox"
 )

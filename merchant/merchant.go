@@ -177,6 +177,8 @@ const (
 	DemoWebhookSecret = "demo-webhook-secret-published-for-local-development-only"
 	// DemoWebhookPath is where the demo shop receives them, on the app.
 	DemoWebhookPath = "/sandbox/shop/webhook"
+	// DemoShopPath is the demo shop's return page, on the app.
+	DemoShopPath = "/sandbox/shop/return"
 )
 
 // Demo returns the directory of the development merchant. baseURL is the

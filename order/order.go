@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/paybybank/checkout/merchant"
@@ -230,4 +231,25 @@ func VerifyWayBack(secret string, q url.Values) bool {
 		signed[name] = q[name]
 	}
 	return Verify(secret, signed)
+}
+
+// DemoLink is the link of an order of the demo merchant (sandbox mode) on the
+// app at baseURL, paid back to the demo shop and signed with the demo key;
+// o gives the order id and amount (EUR when no currency), change, when set,
+// edits the link before it is signed.
+func DemoLink(baseURL string, o Order, ttl time.Duration, now time.Time, change func(*Link)) (string, error) {
+	dir, err := merchant.Demo(baseURL)
+	if err != nil {
+		return "", err
+	}
+	demo, _ := dir.Get(merchant.DemoID)
+	if o.Currency == "" {
+		o.Currency = rules.Currency
+	}
+	o.ReturnURL, o.KID = strings.TrimRight(baseURL, "/")+merchant.DemoShopPath, demo.NewestKID()
+	l := Link{Order: o, TTL: ttl}
+	if change != nil {
+		change(&l)
+	}
+	return l.URL(baseURL, demo, now)
 }

@@ -25,7 +25,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 )
 
@@ -124,14 +123,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 
 // checkoutOf opens a fresh demo checkout on the app and returns its address.
 func checkoutOf(client *http.Client, base string) (string, error) {
-	dir, err := merchant.Demo(base)
-	if err != nil {
-		return "", err
-	}
-	demo, _ := dir.Get(merchant.DemoID)
-	l := order.Link{Order: order.Order{ID: "LOAD-" + strconv.FormatInt(time.Now().UnixNano(), 36), Amount: "49.90",
-		Currency: "EUR", ReturnURL: base + "/sandbox/shop/return", KID: merchant.DemoKID}, TTL: time.Hour}
-	link, err := l.URL(base, demo, time.Now())
+	link, err := order.DemoLink(base, order.Order{ID: "LOAD-" + strconv.FormatInt(time.Now().UnixNano(), 36), Amount: "49.90"},
+		time.Hour, time.Now(), nil)
 	if err != nil {
 		return "", err
 	}
