@@ -1,0 +1,46 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestArrowsPointDown checks the layering the README draws: each package may
+// use those below it, never one above it.
+func TestArrowsPointDown(t *testing.T) {
+	const module = "github.com/paybybank/checkout/"
+	allowed := map[string][]string{
+		"rules":             {},
+		"i18n":              {},
+		"pisclient/sandbox": {},
+		"views":             {"i18n"},
+		"theme":             {"rules"},
+		"merchant":          {"rules"},
+		"pisclient":         {"rules"},
+		"order":             {"rules", "merchant"},
+		"banks":             {"rules", "pisclient"},
+		"ledger":            {"rules", "pisclient"},
+		"payment":           {"rules", "pisclient", "ledger", "merchant"},
+		"webhook":           {"rules", "pisclient", "ledger", "merchant"},
+	}
+	for pkg, below := range allowed {
+		out, err := exec.Command("go", "list", "-deps", "./"+pkg).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", pkg, err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			name, ours := strings.CutPrefix(dep, module)
+			if !ours || name == pkg {
+				continue
+			}
+			ok := false
+			for _, b := range below {
+				ok = ok || name == b
+			}
+			if !ok {
+				t.Errorf("%s imports %s, which is not below it", pkg, name)
+			}
+		}
+	}
+}
