@@ -61,17 +61,28 @@ type checkoutView struct {
 	Prefilled                 []prefilled
 }
 
-// showCheckout opens a payment: NOT_FOUND becomes IN_PROGRESS.
-func (s *Sandbox) showCheckout(w http.ResponseWriter, r *http.Request) {
+// openPayment finds the payment of the link's token and marks it opened
+// (NOT_FOUND becomes IN_PROGRESS). It returns with s.mu held, or answers 404
+// and returns false with it released.
+func (s *Sandbox) openPayment(w http.ResponseWriter, r *http.Request) (*payment, bool) {
 	s.mu.Lock()
 	p, ok := s.byToken[r.PathValue("token")]
 	if !ok {
 		s.mu.Unlock()
 		http.Error(w, "This payment link is not valid.", http.StatusNotFound)
-		return
+		return nil, false
 	}
 	if p.openedAt.IsZero() {
 		p.openedAt = s.now()
+	}
+	return p, true
+}
+
+// showCheckout opens a payment: NOT_FOUND becomes IN_PROGRESS.
+func (s *Sandbox) showCheckout(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.openPayment(w, r)
+	if !ok {
+		return
 	}
 	v := checkoutView{
 		Amount: p.req.Amount, Currency: p.req.Currency, OrderID: p.req.MerchantOrderID,
@@ -106,15 +117,9 @@ func (s *Sandbox) showCheckout(w http.ResponseWriter, r *http.Request) {
 // finishCheckout takes the shopper's decision and sends them to return_url.
 // A decision on a payment already decided changes nothing.
 func (s *Sandbox) finishCheckout(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	p, ok := s.byToken[r.PathValue("token")]
+	p, ok := s.openPayment(w, r)
 	if !ok {
-		s.mu.Unlock()
-		http.Error(w, "This payment link is not valid.", http.StatusNotFound)
 		return
-	}
-	if p.openedAt.IsZero() {
-		p.openedAt = s.now()
 	}
 	if st := s.statusOf(p); st == statusNotFound || st == statusInProgress {
 		switch r.FormValue("action") {
