@@ -19,7 +19,7 @@ var Supported = []language.Tag{
 	language.English, language.German, language.French, language.Spanish, language.Italian,
 	language.Dutch, language.Portuguese, language.Finnish, language.Estonian, language.Latvian,
 	language.Lithuanian, language.Slovak, language.Slovenian, language.Greek, language.Croatian,
-	language.MustParse("mt"),
+	language.MustParse("mt"), language.Polish,
 }
 
 var matcher = language.NewMatcher(Supported)
@@ -194,6 +194,7 @@ var formats = map[string]numberFormat{
 	"lv": {nbsp, ",", nbsp, false},
 	"lt": {nbsp, ",", nbsp, false},
 	"sk": {nbsp, ",", nbsp, false},
+	"pl": {nbsp, ",", nbsp, false},
 }
 
 type ctxKey struct{}
