@@ -19,7 +19,7 @@ var Supported = []language.Tag{
 	language.English, language.German, language.French, language.Spanish, language.Italian,
 	language.Dutch, language.Portuguese, language.Finnish, language.Estonian, language.Latvian,
 	language.Lithuanian, language.Slovak, language.Slovenian, language.Greek, language.Croatian,
-	language.MustParse("mt"), language.Polish,
+	language.MustParse("mt"), language.Polish, language.Czech, language.Swedish, language.Danish,
 }
 
 var matcher = language.NewMatcher(Supported)
@@ -195,6 +195,9 @@ var formats = map[string]numberFormat{
 	"lt": {nbsp, ",", nbsp, false},
 	"sk": {nbsp, ",", nbsp, false},
 	"pl": {nbsp, ",", nbsp, false},
+	"cs": {nbsp, ",", nbsp, false},
+	"sv": {nbsp, ",", nbsp, false},
+	"da": {".", ",", nbsp, false},
 }
 
 type ctxKey struct{}
