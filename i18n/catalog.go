@@ -6,5 +6,5 @@ package i18n
 var catalog = map[string]map[string]string{
 	"en": en, "de": de, "fr": fr, "es": es, "it": it, "nl": nl, "pt": pt, "fi": fi,
 	"et": et, "lv": lv, "lt": lt, "sk": sk, "sl": sl, "el": el, "hr": hr, "mt": mt, "pl": pl,
-	"cs": cs, "sv": sv, "da": da,
+	"cs": cs, "sv": sv, "da": da, "nb": nb, "hu": hu, "ro": ro,
 }

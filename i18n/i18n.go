@@ -20,6 +20,7 @@ var Supported = []language.Tag{
 	language.Dutch, language.Portuguese, language.Finnish, language.Estonian, language.Latvian,
 	language.Lithuanian, language.Slovak, language.Slovenian, language.Greek, language.Croatian,
 	language.MustParse("mt"), language.Polish, language.Czech, language.Swedish, language.Danish,
+	language.MustParse("nb"), language.Hungarian, language.Romanian,
 }
 
 var matcher = language.NewMatcher(Supported)
@@ -198,6 +199,9 @@ var formats = map[string]numberFormat{
 	"cs": {nbsp, ",", nbsp, false},
 	"sv": {nbsp, ",", nbsp, false},
 	"da": {".", ",", nbsp, false},
+	"nb": {nbsp, ",", nbsp, false},
+	"hu": {nbsp, ",", nbsp, false},
+	"ro": {".", ",", nbsp, false},
 }
 
 type ctxKey struct{}

@@ -100,3 +100,14 @@ func TestCountryNamesInTheLanguage(t *testing.T) {
 		t.Errorf("mt: MT is %q", got)
 	}
 }
+
+func TestNorwegianOfAnyFormReachesBokmal(t *testing.T) {
+	for _, s := range []string{"no", "nn", "nb", "no-NO", "nn-NO"} {
+		if lang, ok := Base(s); !ok || lang != "nb" {
+			t.Errorf("Base(%q) = %q, %v; want nb", s, lang, ok)
+		}
+		if got := Negotiate(s + ",en;q=0.5"); got != "nb" {
+			t.Errorf("Negotiate(%q) = %q, want nb", s, got)
+		}
+	}
+}
