@@ -49,6 +49,13 @@ func Negotiate(acceptLanguage string) string {
 	if len(tags) == 0 {
 		return "en"
 	}
+	for i, t := range tags {
+		// A reader of Nynorsk or of "Norwegian" reads Bokmål far better
+		// than any other language offered.
+		if b, _ := t.Base(); b.String() == "nn" || b.String() == "no" {
+			tags[i] = language.MustParse("nb")
+		}
+	}
 	_, i, conf := matcher.Match(tags...)
 	if conf == language.No {
 		return "en"
