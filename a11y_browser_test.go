@@ -56,13 +56,15 @@ func audit(t *testing.T, ctx context.Context, axe string) []violation {
 }
 
 // TestShopperPagesHaveNoAccessibilityViolations runs axe-core on every
-// shopper page, in English and in German.
+// shopper page, in English, German, Bulgarian, Polish and Irish.
 func TestShopperPagesHaveNoAccessibilityViolations(t *testing.T) {
 	axe := loadAxe(t)
 	ctx := browser(t)
 	s := start(t, map[string]string{"SANDBOX_SETTLE_DELAY": "1ms"})
 
-	for _, lang := range []string{"en", "de"} {
+	// English, German, and three scripts and lengths apart: Cyrillic
+	// (Bulgarian), Polish and Irish.
+	for _, lang := range []string{"en", "de", "bg", "pl", "ga"} {
 		t.Run(lang, func(t *testing.T) {
 			link := func(id string, change func(*order.Link)) string {
 				return demoOrderLink(t, s.base, id+"-"+lang, lang, change)

@@ -11,7 +11,7 @@ import (
 )
 
 // TestScreensAtPhoneAndDesktopWidths saves screenshots of the shopper's
-// pages at 320 and 1280 px, in English and in Greek, and checks that nothing
+// pages at 320 and 1280 px, in English, Greek and Bulgarian, and checks that nothing
 // scrolls sideways at 320 px or at 200 % zoom (640 px at 1280).
 func TestScreensAtPhoneAndDesktopWidths(t *testing.T) {
 	ctx := browser(t)
@@ -19,7 +19,7 @@ func TestScreensAtPhoneAndDesktopWidths(t *testing.T) {
 	link := func(id, lang string, change func(*order.Link)) string {
 		return demoOrderLink(t, s.base, id, lang, change)
 	}
-	for _, lang := range []string{"en", "el"} {
+	for _, lang := range []string{"en", "el", "bg"} {
 		for _, width := range []int64{320, 640, 1280} {
 			id := func(n int) string { return fmt.Sprintf("S%d-%s-%d", n, lang, width) }
 			pages := []struct {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -16,8 +17,34 @@ import (
 // TestEveryShopperPageInEveryLanguage renders each shopper page in each
 // language and fails on any string the catalog lacks: a key used in code but
 // missing, or misspelt, shows as a marker.
+// englishSentences are, per language, the pieces of English catalog text
+// (between placeholders, 15 characters or more) that the language does not
+// share: none may appear on its pages.
+func englishSentences() map[string][]string {
+	verbs := regexp.MustCompile(`%[-+# 0]*[0-9]*[a-zA-Z%]`)
+	en := i18n.New("en")
+	out := map[string][]string{}
+	for _, tag := range i18n.Supported {
+		lang, _ := i18n.Base(tag.String())
+		if lang == "en" {
+			continue
+		}
+		l := i18n.New(lang)
+		for _, key := range i18n.Keys() {
+			for _, piece := range verbs.Split(en.T(key), -1) {
+				piece = strings.TrimSpace(piece)
+				if len(piece) >= 15 && strings.Contains(piece, " ") && !strings.Contains(l.T(key), piece) {
+					out[lang] = append(out[lang], piece)
+				}
+			}
+		}
+	}
+	return out
+}
+
 func TestEveryShopperPageInEveryLanguage(t *testing.T) {
 	a := setup(t, options{knobs: sandbox.Knobs{SettleDelay: 1 << 62}})
+	english := englishSentences()
 	for _, tag := range i18n.Supported {
 		lang, _ := i18n.Base(tag.String())
 		t.Run(lang, func(t *testing.T) {
@@ -47,6 +74,13 @@ func TestEveryShopperPageInEveryLanguage(t *testing.T) {
 				if strings.Contains(body, i18n.Missing) {
 					i := strings.Index(body, i18n.Missing)
 					t.Errorf("%s page: untranslated %q", name, body[i:min(len(body), i+40)])
+				}
+				if name != "notFound" {
+					for _, sentence := range english[lang] {
+						if strings.Contains(body, sentence) {
+							t.Errorf("%s page: English text %q", name, sentence)
+						}
+					}
 				}
 				want := lang
 				if name == "notFound" {

@@ -7,4 +7,5 @@ var catalog = map[string]map[string]string{
 	"en": en, "de": de, "fr": fr, "es": es, "it": it, "nl": nl, "pt": pt, "fi": fi,
 	"et": et, "lv": lv, "lt": lt, "sk": sk, "sl": sl, "el": el, "hr": hr, "mt": mt, "pl": pl,
 	"cs": cs, "sv": sv, "da": da, "nb": nb, "hu": hu, "ro": ro,
+	"bg": bg, "ga": ga, "is": is,
 }

@@ -6,6 +6,8 @@ package i18n
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -20,7 +22,8 @@ var Supported = []language.Tag{
 	language.Dutch, language.Portuguese, language.Finnish, language.Estonian, language.Latvian,
 	language.Lithuanian, language.Slovak, language.Slovenian, language.Greek, language.Croatian,
 	language.MustParse("mt"), language.Polish, language.Czech, language.Swedish, language.Danish,
-	language.MustParse("nb"), language.Hungarian, language.Romanian,
+	language.MustParse("nb"), language.Hungarian, language.Romanian, language.Bulgarian,
+	language.MustParse("ga"), language.Icelandic,
 }
 
 var matcher = language.NewMatcher(Supported)
@@ -82,6 +85,12 @@ func New(lang string) *Localizer {
 		lang, messages = "en", catalog["en"]
 	}
 	return &Localizer{lang: lang, tag: language.MustParse(lang), messages: messages}
+}
+
+// Keys lists the key of every string, sorted, for tests that look for text
+// left untranslated on a page.
+func Keys() []string {
+	return slices.Sorted(maps.Keys(catalog["en"]))
 }
 
 // Lang is the language's code, for <html lang>.
@@ -209,6 +218,9 @@ var formats = map[string]numberFormat{
 	"nb": {nbsp, ",", nbsp, false},
 	"hu": {nbsp, ",", nbsp, false},
 	"ro": {".", ",", nbsp, false},
+	"bg": {nbsp, ",", nbsp, false},
+	"ga": {",", ".", "", true},
+	"is": {".", ",", nbsp, false},
 }
 
 type ctxKey struct{}

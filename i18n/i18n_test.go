@@ -61,6 +61,10 @@ func TestAmountsAreWrittenTheLanguagesWay(t *testing.T) {
 		{"nl", "49.90", "€\u00a049,90"},
 		{"el", "1.00", "1,00\u00a0€"},
 		{"fi", "999.99", "999,99\u00a0€"},
+		{"pl", "1234.5", "1\u00a0234,50\u00a0€"},
+		{"da", "15000", "15.000,00\u00a0€"},
+		{"ga", "1234.5", "€1,234.50"},
+		{"bg", "49.90", "49,90\u00a0€"},
 	}
 	for _, tt := range tests {
 		if got := New(tt.lang).Amount(tt.amount); got != tt.want {
@@ -83,6 +87,7 @@ func TestChoosingALanguage(t *testing.T) {
 	}
 	for header, want := range map[string]string{
 		"de-AT,de;q=0.9,en;q=0.8": "de", "ja,el;q=0.5": "el", "ja": "en", "": "en", "fr-BE": "fr", "mt": "mt",
+		"pl-PL,pl;q=0.9": "pl", "sv-FI": "sv", "ga-IE": "ga", "is": "is", "bg": "bg", "cs,sk;q=0.5": "cs",
 	} {
 		if got := Negotiate(header); got != want {
 			t.Errorf("Negotiate(%q) = %q, want %q", header, got, want)
