@@ -95,7 +95,7 @@ var cs = map[string]string{
 	"status.processing.text": "Vaše banka na ní stále pracuje. Tato stránka se sama aktualizuje.",
 	"status.checking":        "Stále ověřujeme platbu",
 	"status.checking.text":   "Platební službu teď nelze zastihnout. Platba se neztratila: tato stránka ověřuje dál.",
-	"status.refresh":         "Tato stránka znovu ověří za %d s.",
+	"status.refresh":         "Tato stránka znovu ověří za %d sekund.",
 	"status.back":            "Zpět do %s",
 
 	// Errors

@@ -90,7 +90,7 @@ var hr = map[string]string{
 	"status.processing.text": "Vaša banka još radi na njemu. Ova se stranica sama osvježava.",
 	"status.checking":        "Još provjeravamo vaše plaćanje",
 	"status.checking.text":   "Uslugu plaćanja trenutačno ne možemo dosegnuti. Vaše plaćanje nije izgubljeno: ova stranica nastavlja provjeravati.",
-	"status.refresh":         "Stranica ponovno provjerava za %d s.",
+	"status.refresh":         "Stranica ponovno provjerava za %d sekundi.",
 	"status.back":            "Natrag na %s",
 
 	"error.tryAgain":              "Pokušaj ponovno",

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
+	"golang.org/x/text/message"
 )
 
 // Supported are the shoppers' languages, English first: the fallback.
@@ -76,6 +77,8 @@ type Localizer struct {
 	lang     string
 	tag      language.Tag
 	messages map[string]string
+	// plural prints the sentences that count something (plural.go).
+	plural *message.Printer
 }
 
 // New returns the localizer of lang, a code of Supported; English for others.
@@ -84,7 +87,7 @@ func New(lang string) *Localizer {
 	if !ok {
 		lang, messages = "en", catalog["en"]
 	}
-	return &Localizer{lang: lang, tag: language.MustParse(lang), messages: messages}
+	return &Localizer{lang: lang, tag: language.MustParse(lang), messages: messages, plural: pluralPrinter(lang)}
 }
 
 // Keys lists the key of every string, sorted, for tests that look for text
@@ -110,6 +113,9 @@ func (l *Localizer) T(key string, args ...any) string {
 	}
 	if len(args) == 0 || !strings.Contains(format, "%") {
 		return format
+	}
+	if _, counts := plurals[l.lang][key]; counts && l.plural != nil {
+		return l.plural.Sprintf(key, args...)
 	}
 	return fmt.Sprintf(format, args...)
 }

@@ -116,3 +116,48 @@ func TestNorwegianOfAnyFormReachesBokmal(t *testing.T) {
 		}
 	}
 }
+
+// TestCountedSentencesFollowTheNumber checks plural forms through x/text:
+// the words after a number change as each language's grammar wants.
+func TestCountedSentencesFollowTheNumber(t *testing.T) {
+	for _, tt := range []struct {
+		lang string
+		n    int
+		want string
+	}{
+		{"en", 1, "in 1 second."}, {"en", 5, "in 5 seconds."},
+		{"pl", 1, "za 1 sekundę."}, {"pl", 2, "za 2 sekundy."}, {"pl", 5, "za 5 sekund."}, {"pl", 22, "za 22 sekundy."},
+		{"cs", 3, "za 3 sekundy."}, {"cs", 8, "za 8 sekund."},
+		{"sl", 2, "čez 2 sekundi."}, {"sl", 3, "čez 3 sekunde."}, {"sl", 5, "čez 5 sekund."},
+		{"lt", 1, "po 1 sekundės."}, {"lt", 13, "po 13 sekundžių."},
+		{"hr", 2, "za 2 sekunde."}, {"hr", 5, "za 5 sekundi."},
+		{"ro", 2, "peste 2 secunde."}, {"ro", 20, "peste 20 de secunde."},
+	} {
+		if got := New(tt.lang).T("status.refresh", tt.n); !strings.HasSuffix(got, tt.want) {
+			t.Errorf("%s, %d: %q, want it to end %q", tt.lang, tt.n, got, tt.want)
+		}
+	}
+	if got := New("pl").T("invalid.tooLong", "IBAN", 140); got != "IBAN jest za długie: użyj najwyżej 140 znaków." {
+		t.Errorf("pl, 140 characters: %q", got)
+	}
+}
+
+// TestPluralFormsKeepThePlaceholders holds every plural form to the English
+// sentence's placeholders, and to keys English has.
+func TestPluralFormsKeepThePlaceholders(t *testing.T) {
+	for lang, keys := range plurals {
+		for key, forms := range keys {
+			if _, ok := counted[key]; !ok {
+				t.Errorf("%s: %q is not a counted sentence", lang, key)
+			}
+			for i := 1; i < len(forms); i += 2 {
+				if !slices.Equal(verbs.FindAllString(forms[i], -1), verbs.FindAllString(en[key], -1)) {
+					t.Errorf("%s %s (%s): placeholders of %q differ from English", lang, key, forms[i-1], forms[i])
+				}
+			}
+			if forms[len(forms)-2] != "other" {
+				t.Errorf("%s %s: the last form must be other", lang, key)
+			}
+		}
+	}
+}

@@ -71,7 +71,7 @@ var lt = map[string]string{
 	"invalid.ibanLength":   "Šiame IBAN netinkamas simbolių skaičius jo šaliai. Patikrinkite, ar netrūksta ar nėra per daug simbolių.",
 	"invalid.iban":         "Įveskite IBAN: dvi raidės, du skaitmenys ir sąskaitos numeris, pvz., LT12 1000 0111 0100 1000.",
 	"invalid.bic":          "Įveskite 8 arba 11 raidžių ir skaitmenų BIC, pvz., HABALT22.",
-	"invalid.tooLong":      "%s per ilgas: ne daugiau kaip %d simb.",
+	"invalid.tooLong":      "%s per ilgas: ne daugiau kaip %d simbolių.",
 	"invalid.character":    "%s turi simbolį, kurio negalime nusiųsti jūsų bankui.",
 
 	"problem.noAnswer": "Mokėjimų paslauga laiku neatsakė, todėl dar nežinome, ar mokėjimas paruoštas. Iš jūsų sąskaitos nieko nenuskaičiuojama, kol nepatvirtinate mokėjimo banke. Dar kartą spustelėkite „Tęsti savo banke“.",
@@ -90,7 +90,7 @@ var lt = map[string]string{
 	"status.processing.text": "Jūsų bankas jį dar tvarko. Šis puslapis atsinaujina pats.",
 	"status.checking":        "Vis dar tikriname jūsų mokėjimą",
 	"status.checking.text":   "Šiuo metu negalime susisiekti su mokėjimų paslauga. Jūsų mokėjimas nedingo: šis puslapis toliau tikrina.",
-	"status.refresh":         "Puslapis vėl patikrins po %d s.",
+	"status.refresh":         "Puslapis vėl patikrins po %d sekundžių.",
 	"status.back":            "Grįžti: %s",
 
 	"error.tryAgain":              "Bandyti dar kartą",

@@ -95,7 +95,7 @@ var pl = map[string]string{
 	"status.processing.text": "Twój bank wciąż nad nią pracuje. Ta strona odświeża się sama.",
 	"status.checking":        "Wciąż sprawdzamy płatność",
 	"status.checking.text":   "Nie możemy teraz połączyć się z serwisem płatności. Płatność nie przepadła: ta strona sprawdza dalej.",
-	"status.refresh":         "Ta strona sprawdzi ponownie za %d s.",
+	"status.refresh":         "Ta strona sprawdzi ponownie za %d sekund.",
 	"status.back":            "Wróć do %s",
 
 	// Errors

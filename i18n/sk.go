@@ -90,7 +90,7 @@ var sk = map[string]string{
 	"status.processing.text": "Vaša banka na nej ešte pracuje. Táto stránka sa obnovuje sama.",
 	"status.checking":        "Vašu platbu ešte overujeme",
 	"status.checking.text":   "Platobnú službu sa nám práve nedarí zastihnúť. Vaša platba sa nestratila: táto stránka overuje ďalej.",
-	"status.refresh":         "Stránka znova overí o %d s.",
+	"status.refresh":         "Stránka znova overí o %d sekúnd.",
 	"status.back":            "Späť na %s",
 
 	"error.tryAgain":              "Skúsiť znova",

@@ -90,7 +90,7 @@ var sl = map[string]string{
 	"status.processing.text": "Vaša banka ga še obdeluje. Ta stran se osvežuje sama.",
 	"status.checking":        "Vaše plačilo še preverjamo",
 	"status.checking.text":   "Plačilne storitve trenutno ne moremo doseči. Vaše plačilo ni izgubljeno: ta stran preverja naprej.",
-	"status.refresh":         "Stran bo znova preverila čez %d s.",
+	"status.refresh":         "Stran bo znova preverila čez %d sekund.",
 	"status.back":            "Nazaj na %s",
 
 	"error.tryAgain":              "Poskusi znova",
