@@ -15,6 +15,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
 	"golang.org/x/text/message"
+	"golang.org/x/text/number"
 )
 
 // Supported are the shoppers' languages, English first: the fallback.
@@ -170,64 +171,29 @@ func Name(lang string) string {
 }
 
 // Amount writes an amount in euros as the language does: €49.90 in
-// English, 49,90 € in German.
+// English, 49,90 € in German. The digits, decimal mark and grouping are
+// CLDR's, through x/text; where the euro sign goes is CLDR's currency
+// pattern, which x/text does not carry, so euroBefore holds it.
 func (l *Localizer) Amount(amount string) string {
 	d, err := decimal.NewFromString(amount)
 	if err != nil {
 		return amount + " EUR"
 	}
-	f := formats[l.lang]
-	whole, frac, _ := strings.Cut(d.StringFixed(2), ".")
-	var b strings.Builder
-	for i, r := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteString(f.group)
-		}
-		b.WriteRune(r)
+	// Amounts are at most 15000 with two decimals: a float64 holds them
+	// exactly enough to print cents, and it is only printed.
+	digits := message.NewPrinter(l.tag).Sprint(number.Decimal(d.InexactFloat64(), number.Scale(2)))
+	if gap, before := euroBefore[l.lang]; before {
+		return "€" + gap + digits
 	}
-	number := b.String() + f.decimal + frac
-	if f.before {
-		return "€" + f.gap + number
-	}
-	return number + f.gap + "€"
+	return digits + nbsp + "€"
 }
 
-// numberFormat is how a language writes an amount in euros (CLDR).
-type numberFormat struct {
-	group, decimal, gap string
-	before              bool
-}
+const nbsp = "\u00a0"
 
-const nbsp, narrowNbsp = "\u00a0", "\u202f"
-
-var formats = map[string]numberFormat{
-	"en": {",", ".", "", true},
-	"mt": {",", ".", "", true},
-	"nl": {".", ",", nbsp, true},
-	"de": {".", ",", nbsp, false},
-	"es": {".", ",", nbsp, false},
-	"it": {".", ",", nbsp, false},
-	"pt": {nbsp, ",", nbsp, false},
-	"el": {".", ",", nbsp, false},
-	"hr": {".", ",", nbsp, false},
-	"sl": {".", ",", nbsp, false},
-	"fr": {narrowNbsp, ",", nbsp, false},
-	"fi": {nbsp, ",", nbsp, false},
-	"et": {nbsp, ",", nbsp, false},
-	"lv": {nbsp, ",", nbsp, false},
-	"lt": {nbsp, ",", nbsp, false},
-	"sk": {nbsp, ",", nbsp, false},
-	"pl": {nbsp, ",", nbsp, false},
-	"cs": {nbsp, ",", nbsp, false},
-	"sv": {nbsp, ",", nbsp, false},
-	"da": {".", ",", nbsp, false},
-	"nb": {nbsp, ",", nbsp, false},
-	"hu": {nbsp, ",", nbsp, false},
-	"ro": {".", ",", nbsp, false},
-	"bg": {nbsp, ",", nbsp, false},
-	"ga": {",", ".", "", true},
-	"is": {".", ",", nbsp, false},
-}
+// euroBefore lists the languages whose CLDR currency pattern puts the euro
+// sign before the amount, with the space between; the others write it
+// after, with a no-break space.
+var euroBefore = map[string]string{"en": "", "mt": "", "ga": "", "nl": nbsp}
 
 type ctxKey struct{}
 
