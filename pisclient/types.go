@@ -96,9 +96,6 @@ func (s Status) Known() bool {
 // Pending reports whether the shopper or the bank has yet to act.
 func (s Status) Pending() bool { return s == StatusNotFound || s == StatusInProgress }
 
-// Accepted reports whether the bank accepted the payment. Money may still be on
-// its way and the payment can still be reversed: merchants must not ship yet.
-func (s Status) Accepted() bool { return s == StatusAccepted || s == StatusCompleted }
 
 // Paid reports whether the funds were credited.
 func (s Status) Paid() bool { return s == StatusCompleted }
