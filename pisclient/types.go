@@ -96,7 +96,6 @@ func (s Status) Known() bool {
 // Pending reports whether the shopper or the bank has yet to act.
 func (s Status) Pending() bool { return s == StatusNotFound || s == StatusInProgress }
 
-
 // Paid reports whether the funds were credited.
 func (s Status) Paid() bool { return s == StatusCompleted }
 
