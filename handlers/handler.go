@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/sessions"
@@ -69,9 +70,15 @@ type Config struct {
 // Handler serves the shopper's pages.
 type Handler struct {
 	Config
-	// linkOrigins are the origins of payment links the provider gave, in
-	// case they differ from ProviderOrigin: forms may lead there.
-	linkOrigins sync.Map
+	// formAction is the CSP form-action source list: our own origin, the
+	// provider's, and the origins of payment links the provider gave (in
+	// case they differ from ProviderOrigin). It changes only when a new
+	// origin is seen, so it is kept rather than built per request.
+	formAction atomic.Pointer[string]
+	// linkOrigins are the payment-link origins seen so far; guarded by
+	// originsMu, which also serialises updates of formAction.
+	originsMu   sync.Mutex
+	linkOrigins []string
 	// proxyNotice says once that an untrusted proxy is in front.
 	proxyNotice sync.Once
 	// demoHooks are the webhooks the sandbox's demo shop received.
@@ -88,5 +95,7 @@ func New(cfg Config) *Handler {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Handler{Config: cfg}
+	h := &Handler{Config: cfg}
+	h.setFormAction()
+	return h
 }

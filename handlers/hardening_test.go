@@ -231,3 +231,17 @@ func TestOperatorsAreToldOnceOfAProxyTheyDidNotTrust(t *testing.T) {
 		t.Error("the log does not name the proxy's address")
 	}
 }
+
+func TestFormsMayLeadToWherePaymentLinksPoint(t *testing.T) {
+	a := setup(t, options{})
+	checkout := a.enter("A-1", nil)
+	if res := a.post(checkout+"/pay", url.Values{"country": {"DE"}, "bank": {"deutsche-bank"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("submit: %d", res.StatusCode)
+	}
+	// The provider's links are on its own origin: the details form's
+	// answer leads there, so later pages allow it.
+	res := a.get(a.enter("A-2", nil) + "/pay?country=DE&bank=deutsche-bank")
+	if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "form-action 'self' "+a.upstream.URL+";") {
+		t.Errorf("CSP %q does not let the form lead to the provider's links at %s", csp, a.upstream.URL)
+	}
+}

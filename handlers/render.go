@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -66,9 +67,27 @@ func contentSecurityPolicy(c echo.Context, nonce string) string {
 // sawPaymentLink remembers the origin of a payment link the provider gave,
 // so that later pages' forms may lead there too.
 func (h *Handler) sawPaymentLink(link string) {
-	if origin := originOf(link); origin != "" && origin != originOf(h.BaseURL) {
-		h.linkOrigins.LoadOrStore(origin, true)
+	origin := originOf(link)
+	if origin == "" || origin == originOf(h.BaseURL) || origin == h.ProviderOrigin {
+		return
 	}
+	h.originsMu.Lock()
+	defer h.originsMu.Unlock()
+	if !slices.Contains(h.linkOrigins, origin) {
+		h.linkOrigins = append(h.linkOrigins, origin)
+		h.setFormAction()
+	}
+}
+
+// setFormAction rebuilds the form-action sources; callers other than New
+// hold originsMu.
+func (h *Handler) setFormAction() {
+	sources := []string{"'self'"}
+	if h.ProviderOrigin != "" {
+		sources = append(sources, h.ProviderOrigin)
+	}
+	list := strings.Join(append(sources, h.linkOrigins...), " ")
+	h.formAction.Store(&list)
 }
 
 // pageError is an error a shopper is shown, in their language: key names

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -64,7 +63,7 @@ func (r *request) forMerchant(m *merchant.Merchant, custom *rules.Customization)
 // its language, its merchant and look, and where its forms may lead.
 func (h *Handler) describe(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		r := &request{formAction: h.formTargets(), audience: h.audiences[c.Path()]}
+		r := &request{formAction: *h.formAction.Load(), audience: h.audiences[c.Path()]}
 		var checkoutLang string
 		if token, ok := stepToken(c); ok {
 			co, err := h.openToken(token)
@@ -132,20 +131,4 @@ func (h *Handler) openToken(token string) (checkout, error) {
 		return checkout{order: o}, &pageError{status: http.StatusNotFound, key: "error.shopGone", err: errors.New("merchant gone: " + o.Merchant)}
 	}
 	return checkout{token: token, order: o, merchant: m}, nil
-}
-
-// formTargets are the form-action sources: our own origin, the provider's,
-// and those of payment links the provider gave.
-func (h *Handler) formTargets() string {
-	sources := []string{"'self'"}
-	if h.ProviderOrigin != "" {
-		sources = append(sources, h.ProviderOrigin)
-	}
-	h.linkOrigins.Range(func(origin, _ any) bool {
-		if origin != h.ProviderOrigin {
-			sources = append(sources, origin.(string))
-		}
-		return true
-	})
-	return strings.Join(sources, " ")
 }
