@@ -94,14 +94,24 @@ type Order struct {
 // Record records an order the first time it is seen. The same order id with
 // another amount or currency gives ErrOrderChanged.
 func (s *Service) Record(ctx context.Context, o Order) (ledger.Order, error) {
-	amount, fe := rules.ParseAmount(o.Amount)
-	if fe != nil {
-		return ledger.Order{}, &rules.ValidationError{Fields: []rules.FieldError{*fe}}
+	amount, err := canonicalAmount(o)
+	if err != nil {
+		return ledger.Order{}, err
 	}
 	return s.Ledger.RecordOrder(ctx, ledger.Order{
-		MerchantID: o.Merchant.ID, OrderID: o.ID, Amount: amount.StringFixed(2),
+		MerchantID: o.Merchant.ID, OrderID: o.ID, Amount: amount,
 		Currency: o.Currency, ReturnURL: o.ReturnURL,
 	})
+}
+
+// canonicalAmount is the order's amount as it is recorded and sent: two
+// decimals ("49.9" and "0049.90" are "49.90").
+func canonicalAmount(o Order) (string, error) {
+	amount, fe := rules.ParseAmount(o.Amount)
+	if fe != nil {
+		return "", &rules.ValidationError{Fields: []rules.FieldError{*fe}}
+	}
+	return amount.StringFixed(2), nil
 }
 
 // Outcome is where a submit sends the shopper: the payment link, or, when
@@ -367,9 +377,21 @@ func (v View) Final() bool { return v.Known && v.Status.Final() }
 // Status reads where a merchant's order stands from the ledger, refreshing
 // its current attempt from the provider while it can still change.
 func (s *Service) Status(ctx context.Context, m *merchant.Merchant, orderID string) (View, error) {
+	return s.status(ctx, m, orderID, nil)
+}
+
+// status is Status; when held is set (the order a shopper holds), an order
+// recorded for another amount or currency gives ErrOrderChanged before the
+// provider is asked anything.
+func (s *Service) status(ctx context.Context, m *merchant.Merchant, orderID string, held *Order) (View, error) {
 	o, attempts, err := s.Ledger.Order(ctx, m.ID, orderID)
 	if err != nil {
 		return View{}, err
+	}
+	if held != nil {
+		if amount, err := canonicalAmount(*held); err != nil || amount != o.Amount || held.Currency != o.Currency {
+			return View{}, ErrOrderChanged
+		}
 	}
 	provider := s.ProviderFor(m)
 	if cur := reported(attempts); cur != nil && cur.State == ledger.Unknown && s.settle(ctx, provider, *cur) == nil {
@@ -400,12 +422,18 @@ func (s *Service) Status(ctx context.Context, m *merchant.Merchant, orderID stri
 
 // StatusOf is Status for the order a shopper holds: an order of another
 // amount or currency under its id gives ErrOrderChanged, and an order not
-// yet recorded (a checkout begun before the ledger) is recorded first.
+// yet recorded (a checkout begun before the ledger) is recorded first. Only
+// then does it write: the status page is read again and again while a
+// payment is pending.
 func (s *Service) StatusOf(ctx context.Context, o Order) (View, error) {
+	v, err := s.status(ctx, o.Merchant, o.ID, &o)
+	if !errors.Is(err, ErrNotFound) {
+		return v, err
+	}
 	if _, err := s.Record(ctx, o); err != nil {
 		return View{}, err
 	}
-	return s.Status(ctx, o.Merchant, o.ID)
+	return s.status(ctx, o.Merchant, o.ID, &o)
 }
 
 // reported picks the attempt that stands for the order: a paid one, else
