@@ -154,16 +154,7 @@ func (m *Metrics) WatchPayments(backlog func() Backlog) *Payments {
 			Buckets: []float64{.01, .05, .1, .5, 1, 2.5, 5, 10, 30, 60, 300, 3600},
 		}),
 	}
-	m.registry.MustRegister(p.followed, p.deliveries, p.latency,
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "checkout_follow_lag_seconds",
-			Help: "How late the most overdue status check of a payment is.",
-		}, func() float64 { return backlog().FollowLag.Seconds() }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "checkout_events_oldest_undelivered_seconds",
-			Help: "Age of the oldest event not yet delivered to a merchant's webhook.",
-		}, func() float64 { return backlog().OldestUndelivered.Seconds() }),
-	)
+	m.registry.MustRegister(p.followed, p.deliveries, p.latency, backlogCollector{read: backlog})
 	return p
 }
 
@@ -176,4 +167,26 @@ func (p *Payments) Delivered(outcome string, sinceEvent time.Duration) {
 	if outcome == "delivered" {
 		p.latency.Observe(sinceEvent.Seconds())
 	}
+}
+
+// backlogCollector reports the backlog's gauges from one reading per
+// scrape (reading it asks the ledger).
+type backlogCollector struct{ read func() Backlog }
+
+var (
+	followLagDesc = prometheus.NewDesc("checkout_follow_lag_seconds",
+		"How late the most overdue status check of a payment is.", nil, nil)
+	oldestUndeliveredDesc = prometheus.NewDesc("checkout_events_oldest_undelivered_seconds",
+		"Age of the oldest event not yet delivered to a merchant's webhook.", nil, nil)
+)
+
+func (backlogCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- followLagDesc
+	ch <- oldestUndeliveredDesc
+}
+
+func (c backlogCollector) Collect(ch chan<- prometheus.Metric) {
+	b := c.read()
+	ch <- prometheus.MustNewConstMetric(followLagDesc, prometheus.GaugeValue, b.FollowLag.Seconds())
+	ch <- prometheus.MustNewConstMetric(oldestUndeliveredDesc, prometheus.GaugeValue, b.OldestUndelivered.Seconds())
 }
