@@ -72,7 +72,12 @@ func (h *Handler) describe(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			r.checkoutErr, checkoutLang = err, co.order.Lang
 		}
-		r.lang = i18n.New(h.chooseLanguage(c, checkoutLang))
+		if r.audience == forPrograms {
+			// Programs are answered in English: no cookie to read.
+			r.lang = i18n.New("en")
+		} else {
+			r.lang = i18n.New(h.chooseLanguage(c, checkoutLang))
+		}
 		if co := r.checkout; co != nil {
 			r.forMerchant(co.merchant, co.order.Theme)
 		}
