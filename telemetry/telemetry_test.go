@@ -36,4 +36,10 @@ func TestLogsNeverCarryAWholeIBAN(t *testing.T) {
 	if strings.Count(out, "DE89**************3000") != 4 {
 		t.Errorf("masked IBANs missing from %s", out)
 	}
+	// A plain message with the IBAN in one string among other values.
+	buf.Reset()
+	log.Info("request", "status", 200, "note", "payer NL91ABNA0417164300", "route", "/c/:token/pay")
+	if out := buf.String(); strings.Contains(out, "0417164") || !strings.Contains(out, "NL91**********4300") {
+		t.Errorf("an IBAN among plain values was not masked: %s", out)
+	}
 }
