@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"sync"
 	"time"
 )
 
@@ -29,7 +30,15 @@ var (
 // open each other's tokens.
 type Sealer struct {
 	aeads []cipher.AEAD
+
+	// opened remembers tokens opened lately: a shopper's every step opens
+	// the same one, and opening costs a decryption and a JSON decode.
+	mu     sync.Mutex
+	opened map[string]Order
 }
+
+// maxOpened bounds the tokens remembered.
+const maxOpened = 4096
 
 // NewSealer derives one sealing key from each secret.
 func NewSealer(secrets ...[]byte) (*Sealer, error) {
@@ -57,7 +66,13 @@ func NewSealer(secrets ...[]byte) (*Sealer, error) {
 
 // Seal returns the token of o, valid for TokenTTL from now.
 func (s *Sealer) Seal(o Order, now time.Time) (string, error) {
-	o.Expires = now.Add(TokenTTL).Unix()
+	return s.SealFor(o, now, TokenTTL)
+}
+
+// SealFor is Seal for a token that lives ttl: the short-lived address that
+// opens a checkout on the shopper's phone.
+func (s *Sealer) SealFor(o Order, now time.Time, ttl time.Duration) (string, error) {
+	o.Expires = now.Add(ttl).Unix()
 	plain, err := json.Marshal(o)
 	if err != nil {
 		return "", err
@@ -70,6 +85,28 @@ func (s *Sealer) Seal(o Order, now time.Time) (string, error) {
 
 // Open returns the order sealed in token.
 func (s *Sealer) Open(token string, now time.Time) (Order, error) {
+	s.mu.Lock()
+	o, ok := s.opened[token]
+	s.mu.Unlock()
+	if ok {
+		if now.Unix() > o.Expires {
+			return Order{}, ErrTokenExpired
+		}
+		return o, nil
+	}
+	o, err := s.open(token, now)
+	if err == nil {
+		s.mu.Lock()
+		if s.opened == nil || len(s.opened) >= maxOpened {
+			s.opened = make(map[string]Order, maxOpened)
+		}
+		s.opened[token] = o
+		s.mu.Unlock()
+	}
+	return o, err
+}
+
+func (s *Sealer) open(token string, now time.Time) (Order, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil {
 		return Order{}, ErrTokenInvalid
