@@ -111,3 +111,56 @@ func TestRateLimitAndUnknownStatus(t *testing.T) {
 		t.Errorf("unknown status: %v, %v; want it kept verbatim and not final", st, err)
 	}
 }
+
+// A country of 2,000 banks: the sandbox tops the catalogue up with distinct
+// generated banks that can be paid like any other.
+func TestCountryBanks(t *testing.T) {
+	k, err := sandbox.KnobsFromEnv(func(name string) string {
+		return map[string]string{sandbox.EnvCountryBanks: "*:150,DE:2000"}[name]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, c, _ := setup(t)
+	sb.SetKnobs(k)
+	list, err := c.Institutions(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	names := map[string]bool{}
+	var generated pisclient.Institution
+	for _, b := range list {
+		if b.IsForTest {
+			continue // test banks come on top of the count
+		}
+		per[b.CountryCode]++
+		if b.CountryCode == "DE" {
+			if names[b.Name] {
+				t.Errorf("two banks named %q in DE", b.Name)
+			}
+			names[b.Name] = true
+			if strings.HasPrefix(b.ID, "gen-") {
+				generated = b
+			}
+		}
+	}
+	if per["DE"] != 2000 || per["FR"] != 150 || per["LU"] != 150 {
+		t.Errorf("banks per country: DE %d, FR %d, LU %d; want 2000, 150, 150", per["DE"], per["FR"], per["LU"])
+	}
+	p, err := c.CreatePayment(context.Background(), pisclient.PaymentRequest{
+		InstitutionID: generated.ID, InstitutionCountryCode: "DE", Amount: "1.00", Currency: "EUR",
+		MerchantOrderID: "gen-1", ReturnURL: "http://localhost/back",
+		Payer: &pisclient.Payer{IBAN: "DE89370400440532013000", PSUID: "user1"},
+	})
+	if err != nil || p.Link == "" {
+		t.Errorf("paying generated bank %s: %v", generated.ID, err)
+	}
+
+	for _, bad := range []string{"DE", "DE:x", "de:10", "DE:99999", "DEU:10"} {
+		env := func(name string) string { return map[string]string{sandbox.EnvCountryBanks: bad}[name] }
+		if _, err := sandbox.KnobsFromEnv(env); err == nil {
+			t.Errorf("%s=%q accepted", sandbox.EnvCountryBanks, bad)
+		}
+	}
+}

@@ -42,6 +42,10 @@ type Knobs struct {
 	// SettleDelay is how long an approved payment stays
 	// ACCEPTED_SETTLEMENT_IN_PROCESS before it is COMPLETED.
 	SettleDelay time.Duration
+	// CountryBanks tops countries up with generated banks to a count:
+	// {"DE": 2000} lists 2,000 banks in Germany; "*" stands for every
+	// country of the catalogue.
+	CountryBanks map[string]int
 }
 
 // DefaultSettleDelay is the SettleDelay of a sandbox with no knobs set.
@@ -58,6 +62,7 @@ const (
 	EnvMissingBanks  = "SANDBOX_MISSING_BANKS"
 	EnvMalformedRate = "SANDBOX_MALFORMED_RATE"
 	EnvSettleDelay   = "SANDBOX_SETTLE_DELAY"
+	EnvCountryBanks  = "SANDBOX_COUNTRY_BANKS"
 )
 
 // KnobsFromEnv reads the knobs from the environment: durations as Go writes
@@ -83,6 +88,13 @@ func KnobsFromEnv(getenv func(string) string) (Knobs, error) {
 			}
 			*dst = f
 		}
+	}
+	if v := getenv(EnvCountryBanks); v != "" {
+		counts, err := parseCountryBanks(v)
+		if err != nil {
+			return Knobs{}, fmt.Errorf("%s: %w", EnvCountryBanks, err)
+		}
+		k.CountryBanks = counts
 	}
 	return k, nil
 }
@@ -278,11 +290,12 @@ func (s *Sandbox) listInstitutions(r *http.Request) apiAnswer {
 	s.mu.Lock()
 	s.stats.InstitutionsCalls++
 	missing := s.knobs.MissingBanks
+	all := banksFor(s.knobs)
 	s.mu.Unlock()
 	window := s.now().Unix() / 60
 	base := s.base(r)
-	list := make([]institutionJSON, 0, len(catalogue))
-	for _, b := range catalogue {
+	list := make([]institutionJSON, 0, len(all))
+	for _, b := range all {
 		if missing > 0 && hidden(b.ID, window, missing) {
 			continue
 		}
@@ -333,7 +346,7 @@ func (s *Sandbox) createPayment(r *http.Request) apiAnswer {
 	fields := validate(req)
 	bankName := ""
 	if req.InstitutionID != "" {
-		b, ok := findBank(req.InstitutionID, req.InstitutionCountryCode)
+		b, ok := findBank(banksFor(s.Knobs()), req.InstitutionID, req.InstitutionCountryCode)
 		if !ok {
 			fields = append(fields, fieldError{"institution_id", "unknown", "no such institution in that country"})
 		}
@@ -394,8 +407,8 @@ func (s *Sandbox) statusOf(p *payment) string {
 	return statusNotFound
 }
 
-func findBank(id, country string) (bank, bool) {
-	for _, b := range catalogue {
+func findBank(all []bank, id, country string) (bank, bool) {
+	for _, b := range all {
 		if b.ID == id && b.Country == country {
 			return b, true
 		}
