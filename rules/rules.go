@@ -184,6 +184,30 @@ func NormalizeIBAN(s string) string {
 	return strings.ToUpper(strings.Join(strings.Fields(s), ""))
 }
 
+// ExampleIBAN is an IBAN of country's form for the details form's hint (the
+// published example of each country's format), so that a shopper of a
+// Spanish bank sees a Spanish one whatever the page's language; Germany's
+// for a country without one.
+func ExampleIBAN(country string) string {
+	if iban, ok := exampleIBANs[country]; ok {
+		return iban
+	}
+	return exampleIBANs["DE"]
+}
+
+var exampleIBANs = map[string]string{
+	"AT": "AT61 1904 3002 3457 3201", "BE": "BE68 5390 0754 7034", "BG": "BG80 BNBG 9661 1020 3456 78",
+	"CY": "CY17 0020 0128 0000 0012 0052 7600", "CZ": "CZ65 0800 0000 1920 0014 5399", "DE": "DE89 3704 0044 0532 0130 00",
+	"DK": "DK50 0040 0440 1162 43", "EE": "EE38 2200 2210 2014 5685", "ES": "ES91 2100 0418 4502 0005 1332",
+	"FI": "FI21 1234 5600 0007 85", "FR": "FR76 3000 6000 0112 3456 7890 189", "GR": "GR16 0110 1250 0000 0001 2300 695",
+	"HR": "HR12 1001 0051 8630 0016 0", "HU": "HU42 1177 3016 1111 1018 0000 0000", "IE": "IE29 AIBK 9311 5212 3456 78",
+	"IS": "IS14 0159 2600 7654 5510 7303 39", "IT": "IT60 X054 2811 1010 0000 0123 456", "LT": "LT12 1000 0111 0100 1000",
+	"LU": "LU28 0019 4006 4475 0000", "LV": "LV80 BANK 0000 4351 9500 1", "MT": "MT84 MALT 0110 0001 2345 MTLC AST0 01S",
+	"NL": "NL91 ABNA 0417 1643 00", "NO": "NO93 8601 1117 947", "PL": "PL61 1090 1014 0000 0712 1981 2874",
+	"PT": "PT50 0002 0123 1234 5678 9015 4", "RO": "RO49 AAAA 1B31 0075 9384 0000", "SE": "SE45 5000 0000 0583 9825 7466",
+	"SI": "SI56 2633 0001 2039 086", "SK": "SK31 1200 0000 1987 4263 7541",
+}
+
 // CheckIBAN verifies an IBAN (already normalized): a SEPA country, that
 // country's length and the ISO 7064 mod-97 checksum.
 func CheckIBAN(field, iban string) *FieldError {

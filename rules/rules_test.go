@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -130,4 +131,22 @@ func FuzzIBANAndBIC(f *testing.F) {
 			t.Fatalf("CheckBIC accepted %q", s)
 		}
 	})
+}
+
+// Every example the form shows is an IBAN the form would take, of its
+// country.
+func TestExampleIBANsAreValid(t *testing.T) {
+	for _, country := range []string{"AT", "BE", "BG", "CY", "CZ", "DE", "DK", "EE", "ES", "FI", "FR", "GR", "HR", "HU", "IE",
+		"IS", "IT", "LT", "LU", "LV", "MT", "NL", "NO", "PL", "PT", "RO", "SE", "SI", "SK"} {
+		iban := ExampleIBAN(country)
+		if !strings.HasPrefix(iban, country) {
+			t.Errorf("%s: example %s is of another country", country, iban)
+		}
+		if err := CheckIBAN("iban", NormalizeIBAN(iban)); err != nil {
+			t.Errorf("%s: example %s is refused: %v", country, iban, err)
+		}
+	}
+	if ExampleIBAN("XX") != ExampleIBAN("DE") {
+		t.Error("a country without an example gets none")
+	}
 }
