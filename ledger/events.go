@@ -406,3 +406,25 @@ func (l *Ledger) Backlog(ctx context.Context, merchants []string) (Backlog, erro
 	}
 	return b, nil
 }
+
+// PopularBanks returns the banks of country with the most completed
+// payments since, most first, at most limit: counts over every merchant,
+// which tell nothing of any one shopper.
+func (l *Ledger) PopularBanks(ctx context.Context, country string, since time.Time, limit int) ([]string, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT bank_id FROM attempts
+		WHERE country = $1 AND status = 'COMPLETED' AND updated_at >= $2
+		GROUP BY bank_id ORDER BY COUNT(*) DESC, bank_id LIMIT $3`, country, since.UnixMilli(), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}

@@ -78,6 +78,9 @@ var migrations = []string{
 		error       TEXT NOT NULL DEFAULT '',
 		PRIMARY KEY (event_id, try)
 	);`,
+
+	// 3: the banks shoppers paid with most, per country, for the bank page.
+	`CREATE INDEX attempts_completed ON attempts (country, updated_at) WHERE status = 'COMPLETED';`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

@@ -50,6 +50,10 @@ type Merchant struct {
 	// section 7), signed with WebhookSecret; none when empty.
 	WebhookURL    string `json:"webhook_url"`
 	WebhookSecret string `json:"webhook_secret"`
+	// PopularBanks pins the banks shown first on the bank page, by country
+	// code: {"DE": ["sparkasse-berlin", "ing"]}. Without pins, the banks
+	// most paid with in the last 30 days come first.
+	PopularBanks map[string][]string `json:"popular_banks"`
 }
 
 // UpstreamOrderID is the merchant_order_id of an order's first attempt at
@@ -298,8 +302,24 @@ func (m *Merchant) check() error {
 			return fmt.Errorf("webhook_secret: required with webhook_url, at least %d characters", MinSecretLength)
 		}
 	}
+	for country, ids := range m.PopularBanks {
+		if len(country) != 2 || strings.ToUpper(country) != country || strings.ContainsFunc(country, func(r rune) bool { return r < 'A' || r > 'Z' }) {
+			return fmt.Errorf("popular_banks: %q is not a country code like DE", country)
+		}
+		if len(ids) > MaxPopularBanks {
+			return fmt.Errorf("popular_banks[%s]: at most %d banks", country, MaxPopularBanks)
+		}
+		for _, id := range ids {
+			if strings.TrimSpace(id) == "" {
+				return fmt.Errorf("popular_banks[%s]: an institution id is empty", country)
+			}
+		}
+	}
 	return nil
 }
+
+// MaxPopularBanks is how many banks a merchant may pin per country.
+const MaxPopularBanks = 8
 
 // loopbackName reports the host names a webhook may reach over plain http.
 func loopbackName(host string) bool {
