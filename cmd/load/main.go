@@ -1,22 +1,29 @@
 // Command load drives a running checkout (in sandbox mode, with the demo
-// merchant) with many shoppers loading one bank list at once, and prints
-// throughput, latency, the provider calls the run caused and the page's
-// compressed weight.
+// merchant) with many shoppers loading one bank list at once, and measures it
+// against the machine's limit for that page: a server in this command handing
+// out the page's own bytes, gzip'd, from memory. The two are measured in
+// turns within one run, so that a busy machine slows both alike, and the
+// command prints throughput and p99 of each and their ratios, the provider
+// calls the run caused, the page's compressed weight and the app's resident
+// memory.
 //
-//	go run ./cmd/load -url http://localhost:8080 -c 64 -d 20s
+//	go run ./cmd/load -url http://localhost:8080 -c 64 -d 20s -country FR
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"os/signal"
 	"slices"
 	"strconv"
@@ -25,10 +32,18 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/order"
 )
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == staticFlag {
+		if err := runStatic(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "load: static server:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
@@ -37,14 +52,19 @@ func main() {
 	}
 }
 
+// rounds is how many turns each side gets: enough that a passing burst of
+// other work on the machine lands on both.
+const rounds = 4
+
 // run is the command, with its surroundings passed in.
 func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	base := fs.String("url", "http://localhost:8080", "the running app's BASE_URL")
 	conns := fs.Int("c", 64, "concurrent connections")
-	duration := fs.Duration("d", 20*time.Second, "how long to run")
+	duration := fs.Duration("d", 20*time.Second, "how long to run, both sides together")
 	country := fs.String("country", "FR", "the bank list to load")
+	warm := fs.Bool("warm", false, "first load every country's bank list in every language, as a busy instance would have them cached")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -58,27 +78,105 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	page := target + "/banks?country=" + url.QueryEscape(*country)
-
+	// From here on every call to the provider counts: the first page loads
+	// the banks list, and none after should until INSTITUTIONS_TTL ends.
 	before, err := institutionsCalls(client, *base)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, *duration)
+	if *warm {
+		n, err := warmUp(client, target)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "warmed: %d bank lists (every country, every language)\n", n)
+	}
+	body, err := fetch(client, page)
+	if err != nil {
+		return err
+	}
+	static, err := serveStatic(body)
+	if err != nil {
+		return err
+	}
+	defer static.Close()
+
+	var app, limit sample
+	turn := *duration / (2 * rounds)
+	for range rounds {
+		app.add(measure(ctx, client, page, *conns, turn))
+		limit.add(measure(ctx, client, static.url+"/page", *conns, turn))
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	after, err := institutionsCalls(client, *base)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "bank list (%s) at %d connections, %s each side in %d turns\n", *country, *conns, (turn * rounds).Round(time.Millisecond), rounds)
+	fmt.Fprintf(stdout, "  app:    %s\n", app)
+	fmt.Fprintf(stdout, "  static: %s  (the same bytes, gzip'd, from memory, in a process of its own)\n", limit)
+	fmt.Fprintf(stdout, "  ratio:  throughput %.0f%% of static, p99 %.1fx static\n",
+		100*app.throughput()/limit.throughput(), float64(app.pct(0.99))/float64(limit.pct(0.99)))
+	fmt.Fprintf(stdout, "  provider institutions calls during the run (first page included): %d\n", after-before)
+
+	weights, err := pageWeight(client, page)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "  page weight, gzip: %s\n", weights)
+	if rss, err := residentMemory(client, *base); err == nil {
+		fmt.Fprintf(stdout, "  app resident memory after the run: %.0f MB\n", rss/1e6)
+	}
+	return nil
+}
+
+// sample is what one side's turns measured.
+type sample struct {
+	latencies []time.Duration
+	failures  int
+	elapsed   time.Duration
+}
+
+func (s *sample) add(o sample) {
+	s.latencies = append(s.latencies, o.latencies...)
+	s.failures += o.failures
+	s.elapsed += o.elapsed
+}
+
+func (s *sample) throughput() float64 { return float64(len(s.latencies)) / s.elapsed.Seconds() }
+
+func (s *sample) pct(p float64) time.Duration {
+	if len(s.latencies) == 0 {
+		return 0
+	}
+	slices.Sort(s.latencies)
+	return s.latencies[min(len(s.latencies)-1, int(p*float64(len(s.latencies))))]
+}
+
+func (s sample) String() string {
+	return fmt.Sprintf("%6.0f requests/s, p50 %s, p99 %s (%d ok, %d failed)", s.throughput(),
+		s.pct(0.50).Round(10*time.Microsecond), s.pct(0.99).Round(10*time.Microsecond), len(s.latencies), s.failures)
+}
+
+// measure loads u from conns connections for d.
+func measure(ctx context.Context, client *http.Client, u string, conns int, d time.Duration) sample {
+	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	var (
-		mu        sync.Mutex
-		latencies []time.Duration
-		failures  int
-		wg        sync.WaitGroup
+		mu  sync.Mutex
+		out sample
+		wg  sync.WaitGroup
 	)
 	start := time.Now()
-	for range *conns {
+	for range conns {
 		wg.Go(func() {
 			var mine []time.Duration
 			bad := 0
 			for ctx.Err() == nil {
 				t0 := time.Now()
-				ok := get(ctx, client, page)
+				ok := get(ctx, client, u)
 				if ctx.Err() != nil {
 					break
 				}
@@ -89,36 +187,162 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 				}
 			}
 			mu.Lock()
-			latencies = append(latencies, mine...)
-			failures += bad
+			out.latencies = append(out.latencies, mine...)
+			out.failures += bad
 			mu.Unlock()
 		})
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
-	after, err := institutionsCalls(client, *base)
-	if err != nil {
-		return err
-	}
-	slices.Sort(latencies)
-	pct := func(p float64) time.Duration {
-		if len(latencies) == 0 {
-			return 0
-		}
-		return latencies[min(len(latencies)-1, int(p*float64(len(latencies))))]
-	}
-	fmt.Fprintf(stdout, "bank list (%s) at %d connections for %s\n", *country, *conns, elapsed.Round(time.Millisecond))
-	fmt.Fprintf(stdout, "  requests: %d ok, %d failed\n", len(latencies), failures)
-	fmt.Fprintf(stdout, "  throughput: %.0f requests/s\n", float64(len(latencies))/elapsed.Seconds())
-	fmt.Fprintf(stdout, "  latency: p50 %s, p99 %s\n", pct(0.50).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond))
-	fmt.Fprintf(stdout, "  provider institutions calls during the run: %d\n", after-before)
+	out.elapsed = time.Since(start)
+	return out
+}
 
-	weights, err := pageWeight(client, page)
+// staticServer hands out one page's bytes from memory, gzip'd ahead, as a
+// static file server would. It runs as a process of its own, as the app
+// does (and as nginx would): in this command's process it would share the
+// load generator's runtime and be spared the cost of a second one on the
+// same two cores.
+type staticServer struct {
+	url   string
+	cmd   *exec.Cmd
+	stdin io.WriteCloser // held open while the server should live
+}
+
+func (s *staticServer) Close() {
+	s.stdin.Close()
+	s.cmd.Process.Kill()
+	s.cmd.Wait()
+}
+
+// staticFlag makes this command the static server of a file of page bytes.
+const staticFlag = "-serve-static"
+
+func serveStatic(page []byte) (*staticServer, error) {
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	zw.Write(page)
+	zw.Close()
+	f, err := os.CreateTemp("", "load-page-*.gz")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(gz.Bytes()); err != nil {
+		return nil, err
+	}
+	f.Close()
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, staticFlag, f.Name())
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	// The server lives as long as this pipe: when this command ends,
+	// however it ends, the server reads its end and stops.
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	// The server says its address once it has read the file.
+	addr, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		cmd.Process.Kill()
+		return nil, fmt.Errorf("load: the static server did not start: %w", err)
+	}
+	return &staticServer{url: "http://" + strings.TrimSpace(addr), cmd: cmd, stdin: stdin}, nil
+}
+
+// runStatic is the static server's process: it serves the gzip'd file's
+// bytes on a loopback port it prints, until killed.
+func runStatic(file string) error {
+	compressed, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "  page weight, gzip: %s\n", weights)
-	return nil
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	fmt.Println(ln.Addr().String())
+	go func() {
+		io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	}()
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		h.Set("Content-Encoding", "gzip")
+		h.Set("Content-Length", strconv.Itoa(len(compressed)))
+		w.Write(compressed)
+	}), ReadHeaderTimeout: 10 * time.Second}
+	return srv.Serve(ln)
+}
+
+// fetch returns the page's uncompressed bytes.
+func fetch(client *http.Client, u string) ([]byte, error) {
+	_, text, err := fetchGzip(client, u)
+	return []byte(text), err
+}
+
+// warmUp loads every country's bank list in every language and returns how
+// many it loaded.
+func warmUp(client *http.Client, target string) (int, error) {
+	countries, err := countriesOf(client, target)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, cc := range countries {
+		for _, l := range i18n.Choices {
+			// A language chosen in the link's address is remembered in a
+			// new checkout token: follow the redirect once.
+			res, err := client.Get(target + "/banks?country=" + cc + "&lang=" + l.Code)
+			if err != nil {
+				return n, err
+			}
+			res.Body.Close()
+			if loc := res.Header.Get("Location"); loc != "" {
+				u, _ := url.Parse(target)
+				if _, _, err := fetchGzip(client, u.Scheme+"://"+u.Host+loc); err != nil {
+					return n, err
+				}
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+// countriesOf reads the country page's choices.
+func countriesOf(client *http.Client, target string) ([]string, error) {
+	_, text, err := fetchGzip(client, target+"?choose=1")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, part := range strings.Split(text, "country=")[1:] {
+		cc := part[:2]
+		if !slices.Contains(out, cc) && strings.ToUpper(cc) == cc {
+			out = append(out, cc)
+		}
+	}
+	return out, nil
+}
+
+// residentMemory reads the app's resident memory from its /metrics.
+func residentMemory(client *http.Client, base string) (float64, error) {
+	v, err := metric(client, base, "process_resident_memory_bytes ")
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseFloat(v, 64)
 }
 
 // checkoutOf opens a fresh demo checkout on the app and returns its address.
@@ -154,19 +378,29 @@ func get(ctx context.Context, client *http.Client, u string) bool {
 // institutionsCalls reads the provider calls for the banks list so far from
 // the app's /metrics.
 func institutionsCalls(client *http.Client, base string) (int, error) {
+	v, err := metric(client, base, `checkout_upstream_duration_seconds_count{endpoint="institutions"} `)
+	if err != nil || v == "" {
+		return 0, err
+	}
+	return strconv.Atoi(v)
+}
+
+// metric is the value of the line of the app's /metrics that starts with
+// prefix; "" when there is none.
+func metric(client *http.Client, base, prefix string) (string, error) {
 	res, err := client.Get(base + "/metrics")
 	if err != nil {
-		return 0, err
+		return "", err
 	}
 	defer res.Body.Close()
 	lines := bufio.NewScanner(res.Body)
 	lines.Buffer(make([]byte, 1<<20), 1<<20)
 	for lines.Scan() {
-		if v, ok := strings.CutPrefix(lines.Text(), `checkout_upstream_duration_seconds_count{endpoint="institutions"} `); ok {
-			return strconv.Atoi(v)
+		if v, ok := strings.CutPrefix(lines.Text(), prefix); ok {
+			return v, nil
 		}
 	}
-	return 0, nil
+	return "", lines.Err()
 }
 
 // pageWeight sums the compressed bytes of a page and of the CSS and scripts
@@ -177,11 +411,14 @@ func pageWeight(client *http.Client, page string) (string, error) {
 		return "", err
 	}
 	u, _ := url.Parse(page)
-	var css, js int
+	var css, js, elsewhere int
 	for _, attr := range []string{`href="`, `src="`} {
 		for _, part := range strings.Split(body, attr)[1:] {
 			ref, _, _ := strings.Cut(part, `"`)
 			ref = strings.ReplaceAll(ref, "&amp;", "&")
+			if attr == `src="` && (!strings.HasPrefix(ref, "/") || strings.HasPrefix(ref, "//")) {
+				elsewhere++
+			}
 			if !strings.HasPrefix(ref, "/static/") {
 				continue
 			}
@@ -196,8 +433,8 @@ func pageWeight(client *http.Client, page string) (string, error) {
 			}
 		}
 	}
-	return fmt.Sprintf("HTML %.1f KB + CSS %.1f KB + JS %.1f KB = %.1f KB (budget 30 KB, logos aside)",
-		kib(html), kib(css), kib(js), kib(html+css+js)), nil
+	return fmt.Sprintf("HTML %.1f KB + CSS %.1f KB + JS %.1f KB = %.1f KB (budget 15 KB, logos aside); %d images or scripts from outside the app's own paths",
+		kib(html), kib(css), kib(js), kib(html+css+js), elsewhere), nil
 }
 
 func kib(n int) float64 { return float64(n) / 1024 }
