@@ -19,8 +19,14 @@ import (
 const chromiumPath = "/usr/bin/chromium"
 
 // browser starts a headless Chromium for one test, or skips the test where
-// Chromium is not installed.
+// Chromium is not installed. The test has 90 seconds.
 func browser(t *testing.T) context.Context {
+	t.Helper()
+	return browserFor(t, 90*time.Second)
+}
+
+// browserFor is browser for a test that needs longer than most.
+func browserFor(t *testing.T, limit time.Duration) context.Context {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("REQUIRE_CHROMIUM") != "" {
@@ -39,7 +45,7 @@ func browser(t *testing.T) context.Context {
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(allocCtx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancelTimeout := context.WithTimeout(ctx, limit)
 	t.Cleanup(func() { cancelTimeout(); cancelTab(); cancelAlloc() })
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("starting Chromium: %v", err)
@@ -143,10 +149,27 @@ func TestShopperPaysInABrowser(t *testing.T) {
 				t.Errorf("status heading %q", heading)
 			}
 
-			// 7. Back to the merchant, whose signature verifies.
-			do("go back to the shop",
-				chromedp.Click(chromedp.CSS(`[data-testid="way-back"]`)),
-				chromedp.WaitVisible(chromedp.CSS(`[data-testid="shop-signature"]`)))
+			// 7. Back to the merchant, whose signature verifies: with script
+			// after a visible countdown (which the shopper may stop), without
+			// by the button.
+			if js {
+				do("see the countdown", chromedp.WaitVisible(chromedp.CSS(`[data-testid="countdown"]`)))
+				do("stay", chromedp.Click(chromedp.CSS(`[data-testid="stay"]`)), chromedp.WaitNotVisible(chromedp.CSS(`[data-testid="countdown"]`)))
+				stopped := read(chromedp.Text(chromedp.CSS(`[data-testid="countdown-seconds"]`)))
+				time.Sleep(1500 * time.Millisecond)
+				if now := read(chromedp.Text(chromedp.CSS(`[data-testid="countdown-seconds"]`))); now != stopped || !strings.HasPrefix(read(chromedp.Location()), s.base+"/c/") {
+					t.Errorf("after Stay the countdown went on from %s to %s", stopped, now)
+				}
+				do("come back to the paid page and wait", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`[data-testid="countdown"]`)),
+					chromedp.WaitVisible(chromedp.CSS(`[data-testid="shop-signature"]`)))
+			} else {
+				if visible := read(chromedp.Evaluate[string](`String(!document.querySelector('[data-testid="countdown"]').hidden)`)); visible != "false" {
+					t.Error("a countdown shows without script, which cannot run it")
+				}
+				do("go back to the shop",
+					chromedp.Click(chromedp.CSS(`[data-testid="way-back"]`)),
+					chromedp.WaitVisible(chromedp.CSS(`[data-testid="shop-signature"]`)))
+			}
 			u, err := url.Parse(read(chromedp.Location()))
 			if err != nil {
 				t.Fatal(err)
@@ -161,4 +184,76 @@ func TestShopperPaysInABrowser(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSearchAsYouTypeInALongList: in a country of 2,000 banks shown in
+// ranges, typing finds a bank of any range without leaving the page or
+// pressing a button, and a bank of another country says where it is listed.
+func TestSearchAsYouTypeInALongList(t *testing.T) {
+	ctx := browser(t)
+	s := start(t, map[string]string{"SANDBOX_COUNTRY_BANKS": "DE:2000"})
+	do := func(step string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	do("open Germany", chromedp.Navigate(s.demoLink), chromedp.WaitVisible(chromedp.CSS(`[data-code="DE"]`)),
+		chromedp.Click(chromedp.CSS(`[data-code="DE"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="ranges"]`)))
+	page, _ := chromedp.Run(ctx, chromedp.Location())
+	if shown, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('[data-id="tomorrow-bank"]') !== null`)); shown {
+		t.Fatal("Tomorrow Bank is on the first range already; the test needs a bank of a later one")
+	}
+	if visible, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`!document.querySelector('[data-testid="search"] button').hidden`)); visible {
+		t.Error("the Search button shows although the list filters as one types")
+	}
+	do("type a bank of a later range", chromedp.SendKeys(chromedp.ID("q"), "Tomorrow"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="banks"] [data-id="tomorrow-bank"]`)))
+	if loc, _ := chromedp.Run(ctx, chromedp.Location()); loc != page {
+		t.Errorf("typing left the page for %s", loc)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("q").value = ""; true`)); err != nil {
+		t.Fatal(err)
+	}
+	do("type a French bank", chromedp.SendKeys(chromedp.ID("q"), "Société Générale"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="elsewhere"] a[data-country="FR"]`)))
+	do("follow it to France", chromedp.Click(chromedp.CSS(`[data-testid="elsewhere"] a[data-country="FR"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-id="societe-generale"]`)))
+}
+
+// TestPayOnThePhoneFromADesktop: on a desktop the bank page offers to go on
+// on the phone; the phone (another browser context) opens the QR code's
+// address and pays; the desktop's page shows Paid without a touch.
+func TestPayOnThePhoneFromADesktop(t *testing.T) {
+	desktop := browser(t)
+	s := start(t, map[string]string{"SANDBOX_SETTLE_DELAY": "1ms"})
+	do := func(ctx context.Context, step string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	link := demoOrderLink(t, s.base, "Q-1", "en", func(l *order.Link) { l.Country = "DE" })
+	do(desktop, "open the bank list on a desktop", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(link),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="handoff"]`)))
+	do(desktop, "continue on the phone", chromedp.Click(chromedp.CSS(`[data-testid="handoff"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="qr"] svg`)))
+	attr, err := chromedp.Run(desktop, chromedp.AttributeValue(chromedp.CSS(`[data-testid="phone-url"]`), "href"))
+	address := attr.Value
+	if err != nil || address == "" {
+		t.Fatalf("no address beside the QR code: %v", err)
+	}
+
+	phone, cancel := chromedp.NewContext(desktop, chromedp.WithNewBrowserContext())
+	defer cancel()
+	do(phone, "open the address on the phone", chromedp.EmulateViewport(390, 844), chromedp.Navigate(address),
+		chromedp.WaitVisible(chromedp.CSS(`[data-id="deutsche-bank"]`)))
+	if shown, _ := chromedp.Run(phone, chromedp.Evaluate[bool](`getComputedStyle(document.querySelector('[data-testid="handoff"]')).display !== "none"`)); shown {
+		t.Error("the phone offers to continue on a phone")
+	}
+	do(phone, "pay on the phone",
+		chromedp.Click(chromedp.CSS(`[data-id="deutsche-bank"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="continue"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="continue"]`)), chromedp.WaitVisible(chromedp.CSS(`button.approve`)),
+		chromedp.Click(chromedp.CSS(`button.approve`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="status"][data-kind="paid"]`)))
+	do(desktop, "the desktop shows Paid", chromedp.WaitVisible(chromedp.CSS(`[data-testid="status"][data-kind="paid"]`)))
 }

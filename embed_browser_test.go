@@ -30,6 +30,7 @@ func merchantSite(t *testing.T, link func() string, picker func() string) *httpt
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `<!doctype html><html lang="en"><head><title>Shop</title></head><body>
 <h1>Checkout</h1>
+<div id="basket" style="height:300px">Your basket</div>
 <iframe id="paybybank" src="%s" title="Pay by bank" style="width:100%%;border:0"></iframe>
 <script src="%s/static/embed.js" data-frame="paybybank"></script>
 </body></html>`, html.EscapeString(link()), html.EscapeString(picker()))
@@ -54,32 +55,8 @@ func merchantSite(t *testing.T, link func() string, picker func() string) *httpt
 // the result. A page of an origin not on the shop's list cannot frame it.
 func TestEmbeddedCheckoutWithThirdPartyCookiesBlocked(t *testing.T) {
 	ctx := browser(t)
-	var base, link string
-	shop := merchantSite(t, func() string { return link }, func() string { return base })
-	evil := merchantSite(t, func() string { return link }, func() string { return base })
-
-	file := filepath.Join(t.TempDir(), "merchants.json")
-	merchants := fmt.Sprintf(`{"merchants":[{"id":"shop","name":"Embedding Shop",
-		"link_keys":{"2026-11":%q},"api_token":"shop-api-token-00000000000000000000",
-		"return_origins":[%q],"frame_ancestors":[%q]}]}`, embedSecret, shop.URL, shop.URL)
-	if err := os.WriteFile(file, []byte(merchants), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s := start(t, map[string]string{"MERCHANTS_FILE": file, "SANDBOX_SETTLE_DELAY": "1s"})
-	base = s.base
-	dir, err := merchant.Load(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, _ := dir.Get("shop")
-	l := order.Link{Order: order.Order{ID: "E-1", Amount: "12.50", Currency: "EUR", ReturnURL: shop.URL + "/done", KID: "2026-11"}, TTL: time.Hour}
-	if link, err = l.URL(s.base, m, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	if u, _ := url.Parse(shop.URL); !strings.HasPrefix(u.Host, "127.0.0.1:") || !strings.HasPrefix(s.base, "http://localhost:") {
-		t.Fatalf("the shop (%s) and the picker (%s) must be on different sites", shop.URL, s.base)
-	}
-
+	s, shop, evil, newLink := embedding(t)
+	newLink("E-1")
 	do := func(ctx context.Context, step string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, actions...); err != nil {
@@ -163,6 +140,44 @@ func TestEmbeddedCheckoutWithThirdPartyCookiesBlocked(t *testing.T) {
 	}
 }
 
+// embedding starts the picker with one merchant, a shop on another site
+// that frames it, and a page of yet another origin that tries to; newLink
+// signs a link of the shop for an order.
+func embedding(t *testing.T) (s server, shop, evil *httptest.Server, newLink func(id string) string) {
+	t.Helper()
+	var base, link string
+	shop = merchantSite(t, func() string { return link }, func() string { return base })
+	evil = merchantSite(t, func() string { return link }, func() string { return base })
+
+	file := filepath.Join(t.TempDir(), "merchants.json")
+	merchants := fmt.Sprintf(`{"merchants":[{"id":"shop","name":"Embedding Shop",
+		"link_keys":{"2026-11":%q},"api_token":"shop-api-token-00000000000000000000",
+		"return_origins":[%q],"frame_ancestors":[%q]}]}`, embedSecret, shop.URL, shop.URL)
+	if err := os.WriteFile(file, []byte(merchants), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s = start(t, map[string]string{"MERCHANTS_FILE": file, "SANDBOX_SETTLE_DELAY": "1s"})
+	base = s.base
+	dir, err := merchant.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := dir.Get("shop")
+	if u, _ := url.Parse(shop.URL); !strings.HasPrefix(u.Host, "127.0.0.1:") || !strings.HasPrefix(s.base, "http://localhost:") {
+		t.Fatalf("the shop (%s) and the picker (%s) must be on different sites", shop.URL, s.base)
+	}
+	return s, shop, evil, func(id string) string {
+		l := order.Link{Order: order.Order{ID: id, Amount: "12.50", Currency: "EUR", ReturnURL: shop.URL + "/done", KID: "2026-11"}, TTL: time.Hour}
+		u, err := l.URL(s.base, m, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The shop's page frames the newest link.
+		link = u
+		return u
+	}
+}
+
 // frameOf attaches to the cross-site iframe whose document is on base.
 func frameOf(t *testing.T, ctx context.Context, base string) context.Context {
 	t.Helper()
@@ -183,4 +198,77 @@ func frameOf(t *testing.T, ctx context.Context, base string) context.Context {
 	}
 	t.Fatalf("no iframe on %s appeared", base)
 	return nil
+}
+
+// TestEmbeddedOnAPhone: on a 390 px phone, the frame takes its content's
+// height at every step (shrinking too), choosing a country after scrolling
+// down the list brings the next step's top into view, and a typo in the
+// details is answered inside the frame, the shop's page staying in place.
+func TestEmbeddedOnAPhone(t *testing.T) {
+	ctx := browser(t)
+	s, shop, _, newLink := embedding(t)
+	newLink("P-1")
+	do := func(ctx context.Context, step string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	do(ctx, "open the shop on a phone", chromedp.EmulateViewport(390, 844), chromedp.Navigate(shop.URL+"/"), chromedp.WaitVisible(chromedp.ID("paybybank")))
+	frame := frameOf(t, ctx, s.base)
+	fits := func(step string) {
+		t.Helper()
+		var content, framed float64
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			content, _ = chromedp.Run(frame, chromedp.Evaluate[float64](`document.body.getBoundingClientRect().height`))
+			framed, _ = chromedp.Run(ctx, chromedp.Evaluate[float64](`document.getElementById("paybybank").getBoundingClientRect().height`))
+			if content > 0 && framed-content <= 50 && content-framed <= 50 {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Errorf("%s: the frame is %.0f px tall for %.0f px of content", step, framed, content)
+	}
+	topInView := func(step string) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`(() => { const r = document.getElementById("paybybank").getBoundingClientRect(); return r.top > -2 && r.top < innerHeight / 2; })()`,
+			chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+			top, _ := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.getElementById("paybybank").getBoundingClientRect().top`))
+			t.Errorf("%s: the frame's top is at %.0f px, out of view", step, top)
+		}
+	}
+
+	do(frame, "the country list", chromedp.WaitVisible(chromedp.CSS(`[data-code="FR"]`)))
+	fits("countries")
+	// The shopper scrolls down the long list and picks a country there.
+	js := func(ctx context.Context, step, script string) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](script+"; true")); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	js(ctx, "scroll to the list's end", `window.scrollTo(0, document.body.scrollHeight)`)
+	js(frame, "pick France", `document.querySelector('[data-code="FR"]').click()`)
+	do(frame, "the bank list", chromedp.WaitVisible(chromedp.ID("q")))
+	topInView("after choosing a country")
+	fits("banks")
+
+	js(ctx, "scroll to the list's end", `window.scrollTo(0, document.body.scrollHeight)`)
+	js(frame, "pick a bank", `document.querySelector('[data-id="credit-agricole"]').click()`)
+	do(frame, "the details form", chromedp.WaitVisible(chromedp.ID("iban")))
+	topInView("after choosing a bank")
+	fits("details")
+	do(frame, "a typo in the IBAN",
+		chromedp.SendKeys(chromedp.ID("name"), "Jean Dupont"),
+		chromedp.SendKeys(chromedp.ID("iban"), "FR76 3000 6000 0112 3456 7890 188"),
+		chromedp.Click(chromedp.CSS(`[data-testid="continue"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="error-summary"]`)))
+	if loc, err := chromedp.Run(ctx, chromedp.Location()); err != nil || loc != shop.URL+"/" {
+		t.Errorf("after a typo the window shows %q (%v), want the shop's page", loc, err)
+	}
+	if v, _ := chromedp.Run(frame, chromedp.Value(chromedp.ID("name"))); v != "Jean Dupont" {
+		t.Errorf("the name typed is now %q", v)
+	}
+	fits("details with errors")
 }

@@ -246,6 +246,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		Orders:         a.orders,
 		TrustedProxies: cfg.TrustedProxies,
 		Metrics:        a.metrics,
+		LogoClient:     logoClient(cfg, a.sandbox),
 		Sessions:       store,
 		Sandbox:        cfg.sandboxMode(),
 		StudioToken:    cfg.StudioToken,
@@ -256,11 +257,36 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.Use(middleware.Recover())
-	e.Use(middleware.Gzip())
 	h.Routes(e, static.Handler(), sandboxHandler)
 	a.echo = e
 	return a, nil
 }
+
+// logoClient fetches the logos the app serves: from the provider and
+// merchants' sites, never a private address. In sandbox mode the sandbox's
+// logos are fetched in process (the app need not reach its own public
+// address); nothing else is fetched from private addresses there either.
+func logoClient(cfg config, sb *sandbox.Sandbox) *http.Client {
+	guarded := webhook.NewClient(false)
+	if sb == nil {
+		return guarded
+	}
+	prefix := cfg.BaseURL + handlers.SandboxPrefix + "/"
+	inner := guarded.Transport
+	guarded.Transport = roundTripper(func(r *http.Request) (*http.Response, error) {
+		if rest, ok := strings.CutPrefix(r.URL.String(), prefix); ok {
+			r = r.Clone(r.Context())
+			r.URL.Path, r.URL.RawPath = "/"+strings.SplitN(rest, "?", 2)[0], ""
+			return sb.RoundTrip(r)
+		}
+		return inner.RoundTrip(r)
+	})
+	return guarded
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // providers holds one provider client per provider key: the deployment's
 // PIS_API_KEY and each merchant's own pis_api_key.

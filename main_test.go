@@ -315,7 +315,7 @@ func TestLoadCommandReportsTheRun(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	report := string(out)
-	for _, want := range []string{"0 failed", "requests/s", "p99", "provider institutions calls during the run: 1", "page weight, gzip: HTML"} {
+	for _, want := range []string{"0 failed", "requests/s", "p99", "static:", "ratio:  throughput", "provider institutions calls during the run (first page included): 1", "page weight, gzip: HTML", "0 images or scripts from outside"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("the report lacks %q:\n%s", want, report)
 		}

@@ -33,25 +33,27 @@ func artifact(t *testing.T, name string, data []byte) {
 	t.Logf("saved %s", path)
 }
 
-// TestThemesOnOurPages renders the picker for three merchants with distinct
-// themes and checks what the browser computes for the main button and the
-// card: colour, text colour, corners, shadow.
-func TestThemesOnOurPages(t *testing.T) {
-	ctx := browser(t)
-	themes := []struct {
-		id, custom                          string
-		button, onButton, bg, radius, shade string
-		link                                string
-	}{
-		{"blue", `{"title":"Blue Shop","primaryColor":"#0B5FFF","bgColor":"#F4F5F7","radius":"md","modalShadow":"md","spacing":"md"}`,
-			"rgb(11, 95, 255)", "rgb(255, 255, 255)", "rgb(244, 245, 247)", "8px", "rgba(0, 0, 0, 0.2) 0px 4px 12px 0px", "rgb(11, 95, 255)"},
-		{"yellow", `{"title":"Yellow Shop","primaryColor":"#FFD400","bgColor":"#1A1A2E","radius":"lg","modalShadow":"lg","spacing":"lg"}`,
-			"rgb(255, 212, 0)", "rgb(0, 0, 0)", "rgb(26, 26, 46)", "16px", "rgba(0, 0, 0, 0.25) 0px 12px 32px 0px", "rgb(17, 24, 39)"},
-		{"square", `{"title":"Square Shop","primaryColor":"#14532D","bgColor":"#FFFFFF","radius":"none","modalShadow":"none","spacing":"sm"}`,
-			"rgb(20, 83, 45)", "rgb(255, 255, 255)", "rgb(255, 255, 255)", "0px", "none", "rgb(20, 83, 45)"},
-	}
+// testThemes are three merchants' looks, with what the browser should
+// compute for them.
+var testThemes = []struct {
+	id, custom                          string
+	button, onButton, bg, radius, shade string
+	link                                string
+}{
+	{"blue", `{"title":"Blue Shop","primaryColor":"#0B5FFF","bgColor":"#F4F5F7","radius":"md","modalShadow":"md","spacing":"md"}`,
+		"rgb(11, 95, 255)", "rgb(255, 255, 255)", "rgb(244, 245, 247)", "8px", "rgba(0, 0, 0, 0.2) 0px 4px 12px 0px", "rgb(11, 95, 255)"},
+	{"yellow", `{"title":"Yellow Shop","primaryColor":"#FFD400","bgColor":"#1A1A2E","radius":"lg","modalShadow":"lg","spacing":"lg"}`,
+		"rgb(255, 212, 0)", "rgb(0, 0, 0)", "rgb(26, 26, 46)", "16px", "rgba(0, 0, 0, 0.25) 0px 12px 32px 0px", "rgb(17, 24, 39)"},
+	{"square", `{"title":"Square Shop","primaryColor":"#14532D","bgColor":"#FFFFFF","radius":"none","modalShadow":"none","spacing":"sm"}`,
+		"rgb(20, 83, 45)", "rgb(255, 255, 255)", "rgb(255, 255, 255)", "0px", "none", "rgb(20, 83, 45)"},
+}
+
+// startThemed starts the app with the merchants of testThemes (and vars),
+// returning it and its merchants.
+func startThemed(t *testing.T, vars map[string]string) (server, *merchant.Directory) {
+	t.Helper()
 	var list []string
-	for _, th := range themes {
+	for _, th := range testThemes {
 		list = append(list, fmt.Sprintf(`{"id":%q,"name":"Shop %s","link_keys":{"k":"a-long-random-secret-for-theme-test-01"},
 			"api_token":"api-token-of-the-theme-test-%s-000000","return_origins":["https://shop.example"],"customization":%s}`, th.id, th.id, th.id, th.custom))
 	}
@@ -59,11 +61,25 @@ func TestThemesOnOurPages(t *testing.T) {
 	if err := os.WriteFile(file, []byte(`{"merchants":[`+strings.Join(list, ",")+`]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := start(t, map[string]string{"MERCHANTS_FILE": file})
+	all := map[string]string{"MERCHANTS_FILE": file}
+	for k, v := range vars {
+		all[k] = v
+	}
+	s := start(t, all)
 	dir, err := merchant.Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, dir
+}
+
+// TestThemesOnOurPages renders the picker for three merchants with distinct
+// themes and checks what the browser computes for the main button and the
+// card: colour, text colour, corners, shadow.
+func TestThemesOnOurPages(t *testing.T) {
+	ctx := browser(t)
+	themes := testThemes
+	s, dir := startThemed(t, nil)
 
 	style := func(css, property string) string {
 		t.Helper()

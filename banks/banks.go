@@ -6,6 +6,8 @@ package banks
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
 	"strings"
 	"time"
@@ -25,10 +27,19 @@ type Bank struct {
 	folded string
 }
 
+// Folded is the bank's name as search matches it (see Fold).
+func (b Bank) Folded() string { return b.folded }
+
 // List is one copy of the banks list, grouped by country.
 type List struct {
 	byCountry map[string][]Bank
+	// byID finds a bank by country and id ("FR\x00ing"): the bank page
+	// looks up the popular and last-used banks on every request.
+	byID      map[string]Bank
 	countries []string
+	// logos are the banks' logo addresses by LogoKey, with a bank's name
+	// for its stand-in.
+	logos map[string]Logo
 	// FetchedAt is when the provider sent this copy.
 	FetchedAt time.Time
 	// Stale is set when the provider failed and this is the last good copy.
@@ -38,10 +49,13 @@ type List struct {
 // NewList groups institutions by country, names in alphabetical order. Test
 // banks are left out unless withTest.
 func NewList(institutions []pisclient.Institution, withTest bool, fetchedAt time.Time) *List {
-	l := &List{byCountry: make(map[string][]Bank), FetchedAt: fetchedAt}
+	l := &List{byCountry: make(map[string][]Bank), byID: make(map[string]Bank), logos: make(map[string]Logo), FetchedAt: fetchedAt}
 	for _, in := range institutions {
 		if in.IsForTest && !withTest {
 			continue
+		}
+		if in.LogoURL != "" {
+			l.logos[LogoKey(in.LogoURL)] = Logo{URL: in.LogoURL, Name: in.Name}
 		}
 		l.byCountry[in.CountryCode] = append(l.byCountry[in.CountryCode], Bank{in, Fold(in.Name)})
 	}
@@ -49,6 +63,12 @@ func NewList(institutions []pisclient.Institution, withTest bool, fetchedAt time
 		slices.SortFunc(list, func(a, b Bank) int {
 			return cmp.Or(strings.Compare(a.folded, b.folded), strings.Compare(a.ID, b.ID))
 		})
+		for _, b := range list {
+			// An id listed twice in a country: the first by name stands.
+			if _, seen := l.byID[country+"\x00"+b.ID]; !seen {
+				l.byID[country+"\x00"+b.ID] = b
+			}
+		}
 		l.countries = append(l.countries, country)
 	}
 	slices.Sort(l.countries)
@@ -75,24 +95,51 @@ func (l *List) HasCountry(country string) bool { return len(l.byCountry[country]
 
 // Find returns the bank id in country.
 func (l *List) Find(country, id string) (pisclient.Institution, bool) {
-	for _, b := range l.byCountry[country] {
-		if b.ID == id {
-			return b.Institution, true
-		}
-	}
-	return pisclient.Institution{}, false
+	b, ok := l.Bank(country, id)
+	return b.Institution, ok
 }
 
-// Search returns the banks of country whose name holds every word of query,
-// case and accents folded ("credit agri" finds "Crédit Agricole"), or whose
-// BIC starts with query. An empty query returns them all.
-func (l *List) Search(country, query string) []pisclient.Institution {
+// Bank returns the bank id of country with what the list keeps of it.
+func (l *List) Bank(country, id string) (Bank, bool) {
+	b, ok := l.byID[country+"\x00"+id]
+	return b, ok
+}
+
+// Banks returns the banks of country, in alphabetical order.
+func (l *List) Banks(country string) []Bank { return l.byCountry[country] }
+
+// Logo is where a bank's logo lives at the provider.
+type Logo struct {
+	URL  string
+	Name string // the bank's, for a stand-in when the logo fails
+}
+
+// LogoKey names a logo address in the app's own /logos/ path: the first 16
+// hex digits of its SHA-256.
+func LogoKey(url string) string {
+	sum := sha256.Sum256([]byte(url))
+	return hex.EncodeToString(sum[:8])
+}
+
+// Logo returns the logo named key, if a bank of the list has it.
+func (l *List) Logo(key string) (Logo, bool) {
+	logo, ok := l.logos[key]
+	return logo, ok
+}
+
+// Matches returns the banks of country whose name holds every word of
+// query, case and accents folded ("credit agri" finds "Crédit Agricole"), or
+// whose BIC starts with query. An empty query returns them all.
+func (l *List) Matches(country, query string) []Bank {
 	words := strings.Fields(Fold(query))
 	bic := strings.ToUpper(strings.Join(strings.Fields(query), ""))
-	var found []pisclient.Institution
+	if len(words) == 0 && bic == "" {
+		return l.byCountry[country]
+	}
+	var found []Bank
 	for _, b := range l.byCountry[country] {
 		if matches(b, words, bic) {
-			found = append(found, b.Institution)
+			found = append(found, b)
 		}
 	}
 	return found

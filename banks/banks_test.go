@@ -35,19 +35,19 @@ func TestSearch(t *testing.T) {
 		{ID: "ca", Name: "Crédit Agricole Italia", CountryCode: "IT"},
 		{ID: "t", Name: "Test Bank", CountryCode: "FR", IsForTest: true},
 	}, false, time.Now())
-	names := func(list []pisclient.Institution) (out []string) {
+	names := func(list []banks.Bank) (out []string) {
 		for _, b := range list {
 			out = append(out, b.Name)
 		}
 		return out
 	}
-	if got := names(l.Search("FR", "credit agri")); len(got) != 1 || got[0] != "Crédit Agricole" {
+	if got := names(l.Matches("FR", "credit agri")); len(got) != 1 || got[0] != "Crédit Agricole" {
 		t.Errorf("credit agri: %v", got)
 	}
-	if got := names(l.Search("FR", "agrifr")); len(got) != 1 {
+	if got := names(l.Matches("FR", "agrifr")); len(got) != 1 {
 		t.Errorf("by BIC: %v", got)
 	}
-	if got := names(l.Search("FR", "")); len(got) != 2 {
+	if got := names(l.Matches("FR", "")); len(got) != 2 {
 		t.Errorf("all French banks without test banks: %v", got)
 	}
 	if got := l.Countries(); len(got) != 2 || got[0] != "FR" || got[1] != "IT" {

@@ -19,7 +19,7 @@ func BenchmarkSearch(b *testing.B) {
 	l := banks.NewList(list, false, time.Now())
 	b.ReportAllocs()
 	for b.Loop() {
-		if len(l.Search("FR", "crédit régional 299")) == 0 {
+		if len(l.Matches("FR", "crédit régional 299")) == 0 {
 			b.Fatal("no match")
 		}
 	}

@@ -2,6 +2,8 @@ package handlers_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"net/http"
 	"net/url"
 	"strings"
@@ -111,11 +113,17 @@ func TestSecurityHeaders(t *testing.T) {
 		t.Errorf("headers %v", h)
 	}
 	csp := h.Get("Content-Security-Policy")
-	if strings.Contains(csp, "unsafe-inline") || !strings.Contains(csp, "default-src 'self'") || !strings.Contains(csp, "style-src 'self' 'nonce-") {
+	if strings.Contains(csp, "unsafe-inline") || !strings.Contains(csp, "default-src 'self'") || !strings.Contains(csp, "img-src 'self' data:;") {
 		t.Errorf("CSP %q", csp)
 	}
-	if page(t, res, http.StatusOK).Find("script:not([src])").Length() != 0 {
+	doc := page(t, res, http.StatusOK)
+	if doc.Find("script:not([src])").Length() != 0 {
 		t.Error("an inline script on the page")
+	}
+	// The theme's style element is allowed by its own hash, and only it.
+	sum := sha256.Sum256([]byte(doc.Find("style").Text()))
+	if doc.Find("style").Length() != 1 || !strings.Contains(csp, "style-src 'self' 'sha256-"+base64.StdEncoding.EncodeToString(sum[:])+"';") {
+		t.Errorf("CSP %q does not allow the page's one style element by its hash", csp)
 	}
 	if h.Get("Strict-Transport-Security") != "" {
 		t.Error("HSTS over plain http")

@@ -2,8 +2,12 @@ package handlers
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
+	"unicode"
 
 	"github.com/a-h/templ"
 	"github.com/gorilla/sessions"
@@ -11,6 +15,7 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/paybybank/checkout/banks"
+	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/views"
 )
 
@@ -43,7 +48,9 @@ func (h *Handler) openWithBanks(c echo.Context) (checkout, *banks.List, error) {
 }
 
 // showCountries lets the shopper pick their bank's country, unless the link
-// or the list leaves only one choice (DESIGN.md section 2.2).
+// or the list leaves only one choice (DESIGN.md section 2.2). The page is
+// kept rendered per look, language and suggestion; a request fills in its
+// order and its token.
 func (h *Handler) showCountries(c echo.Context) error {
 	co, list, err := h.openWithBanks(c)
 	if err != nil {
@@ -66,27 +73,46 @@ func (h *Handler) showCountries(c echo.Context) error {
 	}
 	suggested := h.suggestCountry(c, co, list)
 	l := h.loc(c)
-	var options []views.CountryOption
-	for _, code := range list.Countries() {
-		options = append(options, views.CountryOption{
-			Code: code, Name: l.Country(code), URL: banksURL(co.token, code, ""), Suggested: code == suggested,
-		})
-	}
-	order := l.Collator()
-	slices.SortStableFunc(options, func(a, b views.CountryOption) int {
-		if a.Suggested != b.Suggested {
-			if a.Suggested {
-				return -1
-			}
-			return 1
+	key := pageKey{route: RouteCountry, look: lookKey(c), lang: l.Lang(), extra: suggested, stale: list.Stale}
+	now := h.Now()
+	kept, ok := h.pages.get(list, key, now)
+	if !ok {
+		var options []views.CountryOption
+		for _, code := range list.Countries() {
+			options = append(options, views.CountryOption{
+				Code: code, Name: l.Country(code), URL: banksURL(tokenMarker, code, ""), Suggested: code == suggested,
+			})
 		}
-		return order.CompareString(a.Name, b.Name)
-	})
-	return render(c, http.StatusOK, views.Countries(views.CountryPage{
-		Page:      h.page(c, l.T("country.title")),
-		Summary:   co.summary(l),
-		Countries: options,
-	}))
+		order := l.Collator()
+		slices.SortStableFunc(options, func(a, b views.CountryOption) int {
+			if a.Suggested != b.Suggested {
+				if a.Suggested {
+					return -1
+				}
+				return 1
+			}
+			return order.CompareString(a.Name, b.Name)
+		})
+		page := h.page(c, l.T("country.title"))
+		page.Switch.Action = countryURL(tokenMarker, false)
+		page.Switch.Keep = []views.Hidden{{Name: "choose", Value: "1"}}
+		if kept, err = keep(c, views.Countries(views.CountryPage{
+			Page:      page,
+			Summary:   templ.Raw(summaryMarker),
+			Countries: options,
+		}), now, false, summaryMarker, tokenMarker); err != nil {
+			return err
+		}
+		h.pages.put(list, key, kept)
+	}
+	summary, err := h.shopperPart(c, list, pageKey{route: "summary", look: lookKey(c), lang: l.Lang()}, co,
+		func(s views.Summary, _ string) templ.Component { return views.OrderSummary(s) })
+	if err != nil {
+		return err
+	}
+	// The app compresses this page: the token stands in it once per
+	// country, and compressed together those repeats cost nothing.
+	return serveKept(c, kept, false, summary, []byte(url.PathEscape(co.token)))
 }
 
 // suggestCountry picks the country to offer first: the link's hint, then the
@@ -107,11 +133,27 @@ func (h *Handler) suggestCountry(c echo.Context, co checkout, list *banks.List) 
 	return ""
 }
 
-// maxQueryLength bounds the search box, as its maxlength does in the browser.
-const maxQueryLength = 100
+// Bank list sizes.
+const (
+	// maxQueryLength bounds the search box, as its maxlength does in the
+	// browser.
+	maxQueryLength = 100
+	// listAllUpTo is the most banks listed on one page; longer lists come
+	// in ranges of rangeSize by name.
+	listAllUpTo = 200
+	rangeSize   = 100
+	// maxPopular is how many banks the popular list shows.
+	maxPopular = 6
+	// popularWindow is how far back the ledger's completed payments count.
+	popularWindow = 30 * 24 * time.Hour
+)
 
 // showBanks lists the banks of a country, filtered by the search box
-// (DESIGN.md section 2.3).
+// (DESIGN.md section 2.3): the last-used and popular banks first, then every
+// match, or for a long list one range of them by name. The page is kept
+// rendered per look, language, country, search and range, with links
+// relative to the checkout's address; a request fills in its order and its
+// last-used bank.
 func (h *Handler) showBanks(c echo.Context) error {
 	co, list, err := h.openWithBanks(c)
 	if err != nil {
@@ -125,40 +167,227 @@ func (h *Handler) showBanks(c echo.Context) error {
 	if r := []rune(query); len(r) > maxQueryLength {
 		query = string(r[:maxQueryLength])
 	}
-	lastCountry, lastID, _ := h.lastBank(c)
-	var rows []views.BankRow
-	for _, b := range list.Search(country, query) {
-		rows = append(rows, views.BankRow{
-			ID: b.ID, Name: b.Name, LogoURL: b.LogoURL, BIC: b.BIC,
-			URL:      payURL(co.token, country, b.ID),
-			LastUsed: lastCountry == country && lastID == b.ID,
-			Search:   strings.TrimSpace(banks.Fold(b.Name) + " " + strings.ToLower(b.BIC)),
-		})
+	// A range past the last is the last: an address cannot make pages the
+	// cache has to keep apart.
+	pageNo, _ := strconv.Atoi(c.QueryParam("page"))
+	pageNo = min(max(pageNo, 1), max(1, (list.Count(country)+rangeSize-1)/rangeSize))
+	var popular []banks.Bank
+	if query == "" && pageNo == 1 {
+		popular = h.popular(c, co, list, country)
 	}
-	slices.SortStableFunc(rows, func(a, b views.BankRow) int {
-		switch {
-		case a.LastUsed == b.LastUsed:
-			return 0
-		case a.LastUsed:
-			return -1
-		}
-		return 1
-	})
 	l := h.loc(c)
+	look := lookKey(c)
+	key := pageKey{route: RouteBanks, look: look, lang: l.Lang(), country: country, query: query, page: pageNo,
+		popular: bankIDs(popular), stale: list.Stale}
+	now := h.Now()
+	kept, ok := h.pages.get(list, key, now)
+	if !ok {
+		if kept, err = h.keepBanks(c, list, country, query, pageNo, popular, now); err != nil {
+			return err
+		}
+		h.pages.put(list, key, kept)
+	}
+	top, err := h.shopperPart(c, list, pageKey{route: "banks-head", look: look, lang: l.Lang(), country: country}, co,
+		func(s views.Summary, token string) templ.Component {
+			return views.BanksHead(views.BanksTop{Summary: s, CountryName: l.Country(country), ChangeCountryURL: countryURL(token, true)})
+		})
+	if err != nil {
+		return err
+	}
+	var last []byte
+	if b, ok := h.lastUsed(c, co, list, country); ok {
+		row := bankRow(b, country)
+		row.LastUsed = true
+		if last, err = fragment(c, views.LastUsedBank(row)); err != nil {
+			return err
+		}
+	}
+	return serveKept(c, kept, true, top, last, []byte(url.PathEscape(co.token)))
+}
+
+// keepBanks renders the bank page of a country, search and range.
+func (h *Handler) keepBanks(c echo.Context, list *banks.List, country, query string, pageNo int, popular []banks.Bank, now time.Time) (*keptPage, error) {
+	l := h.loc(c)
+	matches := list.Matches(country, query)
+	shown := matches
+	var ranges []views.BankRange
+	if len(matches) > listAllUpTo {
+		pages := (len(matches) + rangeSize - 1) / rangeSize
+		pageNo = min(pageNo, pages)
+		for i := range pages {
+			from, to := i*rangeSize, min((i+1)*rangeSize, len(matches))-1
+			label := rangeLabel(matches, from, to)
+			ranges = append(ranges, views.BankRange{Label: label, URL: banksPageURL(country, query, i+1), Current: i+1 == pageNo})
+		}
+		shown = matches[(pageNo-1)*rangeSize : min(pageNo*rangeSize, len(matches))]
+	}
+	rows := make([]views.BankRow, 0, len(shown))
+	for _, b := range shown {
+		rows = append(rows, bankRow(b, country))
+	}
+	var elsewhere []views.Elsewhere
+	if len(matches) == 0 && len([]rune(strings.TrimSpace(query))) >= 2 {
+		elsewhere = h.elsewhere(l, list, country, query)
+	}
+	var popularRows []views.BankRow
+	for _, b := range popular {
+		popularRows = append(popularRows, bankRow(b, country))
+	}
 	page := h.page(c, l.T("banks.title"))
 	page.Scripts = []string{h.Assets.BanksJS}
-	return render(c, http.StatusOK, views.Banks(views.BanksPage{
-		Page:             page,
-		Summary:          co.summary(l),
-		Country:          country,
-		CountryName:      l.Country(country),
-		Query:            query,
-		Action:           banksAction(co.token),
-		Banks:            rows,
-		Total:            list.Count(country),
-		ChangeCountryURL: countryURL(co.token, true),
+	page.Switch.Action = "banks"
+	page.Switch.Keep = []views.Hidden{{Name: "country", Value: country}}
+	if query != "" {
+		page.Switch.Keep = append(page.Switch.Keep, views.Hidden{Name: "q", Value: query})
+	}
+	if len(ranges) > 0 {
+		page.Switch.Keep = append(page.Switch.Keep, views.Hidden{Name: "page", Value: strconv.Itoa(pageNo)})
+	}
+	return keep(c, views.Banks(views.BanksPage{
+		Page:        page,
+		Top:         templ.Raw(summaryMarker),
+		LastUsed:    templ.Raw(lastMarker),
+		Country:     country,
+		CountryName: l.Country(country),
+		Query:       query,
+		Action:      "banks",
+		Popular:     popularRows,
+		Banks:       rows,
+		Matches:     len(matches),
+		Total:       list.Count(country),
+		Ranges:      ranges,
+		Elsewhere:   elsewhere,
+		// The shopper's token goes in per request.
+		ChangeCountryURL: countryURL(tokenMarker, true),
 		Stale:            list.Stale,
-	}))
+	}), now, true, summaryMarker, lastMarker, tokenMarker)
+}
+
+// maxElsewhere is how many other countries a search names.
+const maxElsewhere = 3
+
+// elsewhere are the other countries with banks matching query, most
+// matches first: a French bank searched under Germany says it is in France.
+func (h *Handler) elsewhere(l *i18n.Localizer, list *banks.List, country, query string) []views.Elsewhere {
+	var out []views.Elsewhere
+	for _, cc := range list.Countries() {
+		if cc == country {
+			continue
+		}
+		if n := len(list.Matches(cc, query)); n > 0 {
+			out = append(out, views.Elsewhere{Country: cc, CountryName: l.Country(cc), Count: n, URL: banksPageURL(cc, query, 0)})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b views.Elsewhere) int { return b.Count - a.Count })
+	return out[:min(len(out), maxElsewhere)]
+}
+
+// bankRow is a bank as the list shows it, its link relative to the bank
+// page's address.
+func bankRow(b banks.Bank, country string) views.BankRow {
+	q := url.Values{"country": {country}, "bank": {b.ID}}
+	row := views.BankRow{
+		ID: b.ID, Name: b.Name, BIC: b.BIC, LogoURL: bankLogoPath(b.LogoURL),
+		URL:    templ.SafeURL("pay?" + q.Encode()),
+		Search: strings.TrimSpace(b.Folded() + " " + strings.ToLower(b.BIC)),
+	}
+	if row.LogoURL == "" {
+		row.Initials, row.Tone = initials(b.Name), tone(b.Name)
+	}
+	return row
+}
+
+// banksPageURL is a bank list (a search, a range of a long list when page
+// is above 0), relative to the bank page.
+func banksPageURL(country, query string, page int) templ.SafeURL {
+	q := url.Values{"country": {country}}
+	if page > 0 {
+		q.Set("page", strconv.Itoa(page))
+	}
+	if query != "" {
+		q.Set("q", query)
+	}
+	return templ.SafeURL("banks?" + q.Encode())
+}
+
+// rangeLabel names a range of a long list by the names it runs between,
+// each cut after the letters that tell it from its neighbour in the next
+// range ("Sparkasse Ob – Sparkasse Wa"), as a phone book does.
+func rangeLabel(all []banks.Bank, from, to int) string {
+	first, last := []rune(all[from].Name), []rune(all[to].Name)
+	start := 1
+	if from > 0 {
+		start = commonPrefix(first, []rune(all[from-1].Name)) + 1
+	}
+	end := 1
+	if to+1 < len(all) {
+		end = commonPrefix(last, []rune(all[to+1].Name)) + 1
+	}
+	return strings.TrimSpace(string(first[:min(max(start, 2), len(first))])) + " – " + strings.TrimSpace(string(last[:min(max(end, 2), len(last))]))
+}
+
+func commonPrefix(a, b []rune) int {
+	n := 0
+	for n < len(a) && n < len(b) && unicode.ToLower(a[n]) == unicode.ToLower(b[n]) {
+		n++
+	}
+	return n
+}
+
+// popular are the banks shown first in country: the merchant's pins, or
+// else the banks most paid with over the last 30 days.
+func (h *Handler) popular(c echo.Context, co checkout, list *banks.List, country string) []banks.Bank {
+	ids := co.merchant.PopularBanks[country]
+	if len(ids) == 0 {
+		ids = h.mostPaid(c, country)
+	}
+	var out []banks.Bank
+	for _, id := range ids {
+		if b, ok := list.Bank(country, id); ok && len(out) < maxPopular {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// mostPaid asks the ledger for the banks of country most paid with, at most
+// once per pageMaxAge per country; a failing ledger shows no popular banks.
+func (h *Handler) mostPaid(c echo.Context, country string) []string {
+	if ids, ok := h.mostPaidCache.Get(country); ok {
+		return ids.([]string)
+	}
+	if h.Orders == nil || h.Orders.Ledger == nil {
+		return nil
+	}
+	ids, err := h.Orders.Ledger.PopularBanks(c.Request().Context(), country, h.Now().Add(-popularWindow), maxPopular)
+	if err != nil {
+		h.log(c).Warn("popular banks unknown: the ledger failed", "err", err)
+		return nil
+	}
+	h.mostPaidCache.SetDefault(country, ids)
+	return ids
+}
+
+func bankIDs(list []banks.Bank) string {
+	ids := make([]string, len(list))
+	for i, b := range list {
+		ids[i] = b.ID
+	}
+	return strings.Join(ids, "\x00")
+}
+
+// lastUsed is the shopper's bank in country: the one the link or the shop
+// named, else the one remembered from their last payment.
+func (h *Handler) lastUsed(c echo.Context, co checkout, list *banks.List, country string) (banks.Bank, bool) {
+	if co.order.Bank != "" && co.order.Country == country {
+		if b, ok := list.Bank(country, co.order.Bank); ok {
+			return b, true
+		}
+	}
+	if lastCountry, id, ok := h.lastBank(c); ok && lastCountry == country {
+		return list.Bank(country, id)
+	}
+	return banks.Bank{}, false
 }
 
 // embedded adapts cookie options to a page inside a merchant's iframe: there
@@ -186,6 +415,11 @@ func (h *Handler) rememberBank(c echo.Context, country, id string) {
 // sessionValue reads a convenience from the session cookie; "" when absent.
 func (h *Handler) sessionValue(c echo.Context, key string) string {
 	if h.Sessions == nil {
+		return ""
+	}
+	if _, err := c.Request().Cookie(sessionName); err != nil {
+		// No cookie, nothing to read: spare the store's work on every
+		// page of a shopper who has none.
 		return ""
 	}
 	s, err := h.Sessions.Get(c.Request(), sessionName)

@@ -90,6 +90,10 @@ func (h *Handler) tellPerson(c echo.Context, pe *pageError) {
 		Message:  message,
 		RetryURL: pe.retryURL,
 	}
+	if co := requestOf(c).checkout; co != nil && co.merchant != nil {
+		// Inside a checkout the shopper can always go back to the shop.
+		page.WayBackURL, page.ShopName = h.errorWayBack(c), co.merchant.Name
+	}
 	if err := render(c, pe.status, views.Error(page)); err != nil {
 		h.log(c).Error("error page failed", "err", err)
 	}

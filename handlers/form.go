@@ -68,6 +68,12 @@ var missing = map[string]string{
 	formPayerCountry: "missing.country",
 }
 
+// psuHint says what the login is, why the bank needs it, and that the
+// password is never asked here.
+func psuHint(l *i18n.Localizer, key string) string {
+	return l.T(key) + " " + l.T("field.psu.why")
+}
+
 // newForm builds the form of a bank from its extraFields (PIS-API.md 2.1)
 // with the values typed so far. Values the specification does not name are
 // skipped: nobody can label them.
@@ -95,15 +101,16 @@ func newForm(l *i18n.Localizer, bank pisclient.Institution, countries []string, 
 		f.fields = append(f.fields,
 			views.Field{Kind: views.KindRadio, Name: formLoginType, ID: formLoginType, Label: l.T("field.login"), Required: true,
 				Options: []views.Option{{Value: loginPersonal, Label: l.T("field.login.personal")}, {Value: loginBusiness, Label: l.T("field.login.business")}}},
-			text(formPSU, l.T("field.psu"), l.T("field.psu.hint"), "username"))
+			text(formPSU, l.T("field.psu"), psuHint(l, "field.psu.hint"), "username"))
 	case has(pisclient.FieldPSUID):
-		f.fields = append(f.fields, text(formPSU, l.T("field.psu"), l.T("field.psu.hint"), "username"))
+		f.fields = append(f.fields, text(formPSU, l.T("field.psu"), psuHint(l, "field.psu.hint"), "username"))
 	case has(pisclient.FieldPSUCorporateID):
 		f.corporateOnly = true
-		f.fields = append(f.fields, text(formPSU, l.T("field.psuBusiness"), l.T("field.psuBusiness.hint"), "username"))
+		f.fields = append(f.fields, text(formPSU, l.T("field.psuBusiness"), psuHint(l, "field.psuBusiness.hint"), "username"))
 	}
 	if has(pisclient.FieldIBAN) {
-		iban := text(formIBAN, l.T("field.iban"), l.T("field.iban.hint"), "off")
+		// The example is of the bank's country, whatever the page's language.
+		iban := text(formIBAN, l.T("field.iban"), l.T("field.iban.hint", rules.ExampleIBAN(bank.CountryCode)), "off")
 		iban.MaxLength, iban.Uppercase = 42, true
 		f.fields = append(f.fields, iban)
 	}

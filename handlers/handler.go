@@ -7,11 +7,13 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/sessions"
+	"github.com/patrickmn/go-cache"
 	"golang.org/x/time/rate"
 
 	"github.com/paybybank/checkout/banks"
@@ -20,6 +22,7 @@ import (
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/telemetry"
 	"github.com/paybybank/checkout/views"
+	"github.com/paybybank/checkout/webhook"
 )
 
 // BankLists gives the banks list: the cache in production, a fake in tests.
@@ -56,6 +59,9 @@ type Config struct {
 	// shopper's address (for IP verification); from anywhere else the
 	// header is ignored.
 	TrustedProxies []*net.IPNet
+	// LogoClient fetches logos from the provider and merchants; when nil, a
+	// client that refuses private addresses.
+	LogoClient *http.Client
 	// Metrics, when set, times every request and serves /metrics.
 	Metrics *telemetry.Metrics
 	// PostRate and PostBurst override the per-address limit of POSTs and
@@ -85,6 +91,12 @@ type Handler struct {
 	demoHooks demoHooks
 	// audiences says who reads each route's answers; filled by Routes.
 	audiences map[string]audience
+	// pages keeps the country and bank pages rendered.
+	pages pageCache
+	// mostPaidCache keeps the ledger's most paid banks per country.
+	mostPaidCache *cache.Cache
+	// logos serves logos from the app itself.
+	logos *logos
 }
 
 // New returns a Handler.
@@ -95,7 +107,18 @@ func New(cfg Config) *Handler {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	h := &Handler{Config: cfg}
+	if cfg.LogoClient == nil {
+		cfg.LogoClient = webhook.NewClient(false)
+	}
+	h := &Handler{Config: cfg, mostPaidCache: cache.New(pageMaxAge, 2*pageMaxAge), logos: newLogos(cfg.LogoClient, cfg.Now)}
+	// Every instance knows the merchants' logos, whichever served the page.
+	if cfg.Merchants != nil {
+		for _, m := range cfg.Merchants.All() {
+			if m.Customization != nil {
+				h.logos.themePath(m.Customization.LogoURL)
+			}
+		}
+	}
 	h.setFormAction()
 	return h
 }

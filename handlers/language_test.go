@@ -106,22 +106,22 @@ func TestLinkLanguageAndTheSwitcher(t *testing.T) {
 	}
 
 	// The shopper switches to French on the banks page (no cookies here).
-	switcher := doc.Find(testid("language-switch"))
-	action := switcher.AttrOr("action", "")
-	q := url.Values{"lang": {"fr"}}
-	switcher.Find(`input[type="hidden"]`).Each(func(_ int, s *goqueryS) { q.Set(s.AttrOr("name", ""), s.AttrOr("value", "")) })
-	res := a.get(a.url + action + "?" + q.Encode())
+	french := doc.Find(testid("language-switch") + ` a[data-lang="fr"]`)
+	if french.AttrOr("lang", "") != "fr" || french.Text() != "Français" {
+		t.Errorf("the switcher's French link is %q in %q", french.Text(), french.AttrOr("lang", ""))
+	}
+	res := a.get(resolve(checkout+"/banks?country=GR", french.AttrOr("href", "")))
 	loc := res.Header.Get("Location")
 	if res.StatusCode != http.StatusSeeOther || strings.Contains(loc, "lang=") || !strings.Contains(loc, "country=GR") {
 		t.Fatalf("switch: %d to %q", res.StatusCode, loc)
 	}
-	french := page(t, a.get(a.url+loc), http.StatusOK)
-	if got := text(french, "h1"); got != "Choisir votre banque" {
+	inFrench := page(t, a.get(a.url+loc), http.StatusOK)
+	if got := text(inFrench, "h1"); got != "Choisir votre banque" {
 		t.Errorf("after the switch: heading %q", got)
 	}
 	// The choice travels with the checkout: the next step is French too.
-	next := french.Find(testid("bank")).First().AttrOr("href", "")
-	if got := page(t, a.get(a.url+next), http.StatusOK).Find("html").AttrOr("lang", ""); got != "fr" {
+	next := inFrench.Find(testid("bank")).First().AttrOr("href", "")
+	if got := page(t, a.get(resolve(a.url+loc, next)), http.StatusOK).Find("html").AttrOr("lang", ""); got != "fr" {
 		t.Errorf("the next page is in %q, want fr", got)
 	}
 }

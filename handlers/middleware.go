@@ -240,7 +240,10 @@ func (h *Handler) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		start := time.Now()
 		err := next(c)
 		if err == nil {
-			h.log(c).LogAttrs(c.Request().Context(), slog.LevelInfo, "request",
+			// The id goes in as the first attribute, as log(c) would put
+			// it, without building a logger for one line.
+			h.Log.LogAttrs(c.Request().Context(), slog.LevelInfo, "request",
+				slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)),
 				slog.String("method", c.Request().Method), slog.String("route", c.Path()),
 				slog.Int("status", c.Response().Status), slog.Duration("duration", time.Since(start)))
 		}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/paybybank/checkout/banks"
@@ -51,8 +52,8 @@ func (h *Handler) renderPay(c echo.Context, status int, co checkout, bank piscli
 		Page:     layout,
 		Summary:  co.summary(l),
 		BankName: bank.Name,
-		BankLogo: bank.LogoURL,
-		Action:   payAction(co.token),
+		BankLogo: bankLogoPath(bank.LogoURL), BankInitials: initials(bank.Name), BankTone: tone(bank.Name),
+		Action: payAction(co.token),
 		Hidden: []views.Hidden{
 			{Name: formCountry, Value: bank.CountryCode},
 			{Name: formBank, Value: bank.ID},
@@ -86,6 +87,12 @@ func (h *Handler) showPayAgain(c echo.Context, status int, problem string) error
 	}
 	f := newForm(h.loc(c), bank, list.Countries(), co.merchant.IPVerification, readForm(c))
 	return h.renderPay(c, status, co, bank, f, problem)
+}
+
+// inFrame reports whether the details form came from inside a merchant's
+// frame: sent by frame.js, or by the browser navigating the frame.
+func inFrame(r *http.Request) bool {
+	return r.Header.Get("X-Checkout-Frame") != "" || r.Header.Get("Sec-Fetch-Dest") == "iframe"
 }
 
 // createPayment validates the details, creates the payment once per order and
@@ -128,6 +135,15 @@ func (h *Handler) createPayment(c echo.Context) error {
 	case err == nil && out.Link != "":
 		h.rememberBank(c, bank.CountryCode, bank.ID)
 		h.sawPaymentLink(out.Link)
+		if inFrame(c.Request()) {
+			// Banks refuse to be framed: the shopper goes on in the
+			// whole window.
+			l := h.loc(c)
+			return render(c, http.StatusOK, views.ToBank(views.ToBankPage{
+				Page: h.page(c, l.T("tobank.heading", bank.Name)), Summary: co.summary(l),
+				BankName: bank.Name, Link: templ.SafeURL(out.Link),
+			}))
+		}
 		return c.Redirect(http.StatusSeeOther, out.Link)
 	case err == nil:
 		// The order's payment has begun or is done: its status page says

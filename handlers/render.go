@@ -3,8 +3,6 @@ package handlers
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"net/http"
 	"slices"
 	"strconv"
@@ -22,25 +20,21 @@ import (
 // render writes component as the response. It renders into a buffer first,
 // so that a failing component gives an error page, not half a page.
 func render(c echo.Context, status int, component templ.Component) error {
-	nonce := newNonce()
-	// Rendering is local work; it completes even when the request's deadline
-	// has passed, so that an error page still reaches the shopper.
-	ctx := i18n.With(templ.WithNonce(context.WithoutCancel(c.Request().Context()), nonce), localizer(c))
 	var buf bytes.Buffer
-	if err := component.Render(ctx, &buf); err != nil {
+	if err := component.Render(renderContext(c), &buf); err != nil {
 		return err
 	}
 	header := c.Response().Header()
 	header.Set("Cache-Control", "no-store")
-	header.Set("Content-Security-Policy", contentSecurityPolicy(c, nonce))
+	header.Set("Content-Security-Policy", contentSecurityPolicy(c, styleSources(buf.Bytes())))
 	return c.HTMLBlob(status, buf.Bytes())
 }
 
-// newNonce is a fresh CSP nonce: the theme's style element carries it.
-func newNonce() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	return base64.StdEncoding.EncodeToString(b)
+// renderContext is what components render in: the request's language.
+// Rendering is local work; it completes even when the request's deadline
+// has passed, so that an error page still reaches the shopper.
+func renderContext(c echo.Context) context.Context {
+	return i18n.With(context.WithoutCancel(c.Request().Context()), localizer(c))
 }
 
 // look is a merchant's name and theme (the merchant's customization, or a
@@ -50,18 +44,22 @@ type look struct {
 	custom *rules.Customization
 }
 
-// contentSecurityPolicy allows our own styles and scripts, logos over https
-// (the provider's), forms to us and the provider only, and framing by the
-// merchant's allowed origins only (DESIGN.md section 6); a page with no
-// known merchant cannot be framed.
-func contentSecurityPolicy(c echo.Context, nonce string) string {
+// contentSecurityPolicy allows our own styles and scripts, the page's theme
+// style by its hash (styleSrc), images from us only (logos are served by the
+// app), forms to us and the provider only, and framing by the merchant's
+// allowed origins only (DESIGN.md section 6); a page with no known merchant
+// cannot be framed.
+func contentSecurityPolicy(c echo.Context, styleSrc string) string {
 	r := requestOf(c)
 	ancestors := "'none'"
 	if r.merchant != nil && len(r.merchant.FrameAncestors) > 0 {
 		ancestors = strings.Join(r.merchant.FrameAncestors, " ")
 	}
 	formAction := r.formAction
-	return "default-src 'self'; style-src 'self' 'nonce-" + nonce + "'; img-src 'self' https: data:; object-src 'none'; base-uri 'none'; form-action " + formAction + "; frame-ancestors " + ancestors
+	if styleSrc != "" {
+		styleSrc = " " + styleSrc
+	}
+	return "default-src 'self'; style-src 'self'" + styleSrc + "; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action " + formAction + "; frame-ancestors " + ancestors
 }
 
 // sawPaymentLink remembers the origin of a payment link the provider gave,
@@ -139,6 +137,7 @@ func (h *Handler) page(c echo.Context, title string) views.Page {
 		l = look{name: r.merchant.Name, custom: r.custom}
 	}
 	p := pageFor(title, l, h.Assets)
+	p.Theme.LogoURL = h.logos.themePath(p.Theme.LogoURL)
 	p.Switch = languageSwitch(c)
 	return p
 }

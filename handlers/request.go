@@ -89,7 +89,7 @@ func (h *Handler) describe(next echo.HandlerFunc) echo.HandlerFunc {
 // stepToken is the token of a shopper's step, the route's :token.
 func stepToken(c echo.Context) (string, bool) {
 	switch c.Path() {
-	case RouteCountry, RouteBanks, RoutePay, RouteReturn:
+	case RouteCountry, RouteBanks, RoutePay, RouteReturn, RouteHandoff:
 	default:
 		return "", false
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/paybybank/checkout/merchant"
 )
@@ -39,6 +40,8 @@ const (
 func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler) {
 	e.HTTPErrorHandler = h.handleError
 	e.IPExtractor = ipExtractor(h.TrustedProxies)
+	// The bank page comes compressed ahead (pagecache.go).
+	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{Skipper: func(c echo.Context) bool { return c.Path() == RouteBanks }}))
 	h.audiences = map[string]audience{}
 	people := router{e: e, h: h, audience: forPeople}
 	programs := router{e: e, h: h, audience: forPrograms}
@@ -56,7 +59,9 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 	people.get(RoutePay, h.showPay, h.switchLanguage)
 	people.post(RoutePay, h.createPayment)
 	people.get(RouteReturn, h.showStatus, h.switchLanguage)
+	people.get(RouteHandoff, h.showHandoff, h.switchLanguage)
 	people.get(RouteStatic, echo.WrapHandler(static))
+	programs.get(RouteLogo, h.serveLogo)
 
 	// Merchants' servers: the API.
 	programs.post(RouteAPILinks, h.createLink)
@@ -117,6 +122,8 @@ func stepPath(c echo.Context, token string) (string, bool) {
 		return base + "/pay", true
 	case RouteReturn:
 		return base + "/return", true
+	case RouteHandoff:
+		return base + "/phone", true
 	}
 	return "", false
 }

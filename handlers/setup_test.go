@@ -162,6 +162,8 @@ func setup(t testing.TB, opts options) *app {
 		Assets:   static.Assets(), Log: log, TrustedProxies: opts.trusted,
 		Sandbox: opts.sandbox, StudioToken: opts.studio,
 		PostRate: 0.001, PostBurst: cmp.Or(opts.burst, 1000),
+		// The provider of the tests is on loopback.
+		LogoClient: &http.Client{Timeout: 5 * time.Second},
 	})
 	h.Routes(e, static.Handler(), nil)
 	a.handler = e
@@ -265,4 +267,18 @@ type goqueryS = goquery.Selection
 
 func goqueryDoc(res *http.Response) (*goquery.Document, error) {
 	return goquery.NewDocumentFromReader(res.Body)
+}
+
+// resolve is the address a link or form action ref on the page at base
+// leads to, as a browser resolves it.
+func resolve(base, ref string) string {
+	b, err := url.Parse(base)
+	if err != nil {
+		panic(err)
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		panic(err)
+	}
+	return b.ResolveReference(r).String()
 }

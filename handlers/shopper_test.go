@@ -78,7 +78,7 @@ func TestCountryPage(t *testing.T) {
 	if got := doc.Find(testid("amount")).Text(); got != "49,90\u00a0€" {
 		t.Errorf("amount %q, want the German way", got)
 	}
-	if got := text(doc, testid("summary")+" div:first-child dd"); !strings.HasPrefix(got, "Shop <One>") {
+	if got := text(doc, testid("payee")); !strings.HasPrefix(got, "Shop <One>") {
 		t.Errorf("merchant name %q, want it shown as text", got)
 	}
 	if got := text(doc, testid("merchant")); got != "Shop One" {
@@ -145,8 +145,10 @@ func TestDetailsFormKeepsValuesAndNamesTheField(t *testing.T) {
 	if form.Find(`label[for="iban"]`).Text() != "IBAN" || form.Find(`input#name[autocomplete="name"]`).Length() != 1 {
 		t.Fatalf("form lacks a labelled IBAN and name: %s", text(form, testid("pay-form")))
 	}
-	if form.Find(testid("pay-form")).AttrOr("target", "") != "_top" {
-		t.Error("the form does not post to the top window")
+	// The form posts where it is, so that in a merchant's frame its errors
+	// are answered inside the frame.
+	if target, ok := form.Find(testid("pay-form")).Attr("target"); ok {
+		t.Errorf("the form posts to %q, not where it is", target)
 	}
 
 	values := url.Values{"country": {"FR"}, "bank": {"credit-agricole"}, "name": {"Jean <b>Dupont</b>"}, "iban": {"FR76 3000 6000 0112 3456 7890 188"}}
@@ -317,7 +319,7 @@ func TestUpstreamAndShopperTextIsShownAsText(t *testing.T) {
 	if doc.Find("img[onerror]").Length() != 0 || doc.Find("script:not([src])").Length() != 0 {
 		t.Error("HTML from the provider or the order id became markup")
 	}
-	if got := text(doc, testid("summary")+" dd.break-all"); got != `<script>alert("order")</script>` {
+	if got := text(doc, testid("order-id")); got != `<script>alert("order")</script>` {
 		t.Errorf("order id shown as %q", got)
 	}
 	pay := page(t, a.get(checkout+"/pay?country=FR&bank=evil"), http.StatusOK)
@@ -342,4 +344,70 @@ func metaRefresh(t *testing.T, doc *goquery.Document) string {
 		content = inner.Find(`meta[http-equiv="refresh"]`).AttrOr("content", "")
 	})
 	return content
+}
+
+// From a merchant's frame the payment's link is not followed in the frame
+// (banks refuse to be framed): a page leads to it in the whole window.
+func TestFromAFrameTheBankOpensInTheWholeWindow(t *testing.T) {
+	a := setup(t, options{})
+	checkout := a.enter("A-1", nil)
+	form := url.Values{"country": {"DE"}, "bank": {"deutsche-bank"}}
+	// At top level the shopper goes straight to the bank.
+	res := a.post(checkout+"/pay", form)
+	link := res.Header.Get("Location")
+	if res.StatusCode != http.StatusSeeOther || !strings.Contains(link, "/checkout/") {
+		t.Fatalf("top level: %d to %q", res.StatusCode, link)
+	}
+	for _, header := range []http.Header{{"Sec-Fetch-Dest": {"iframe"}}, {"X-Checkout-Frame": {"1"}}} {
+		res := a.do(http.MethodPost, checkout+"/pay", form, header)
+		doc := page(t, res, http.StatusOK)
+		bank := doc.Find(testid("to-bank"))
+		if bank.AttrOr("target", "") != "_top" || bank.AttrOr("href", "") != link {
+			t.Errorf("%v: the way to the bank leads to %q in %q, want %q in _top", header, bank.AttrOr("href", ""), bank.AttrOr("target", ""), link)
+		}
+	}
+}
+
+// The IBAN's example follows the bank's country, not the page's language,
+// and the login's hint says why it is asked and that no password is.
+func TestTheFormSpeaksOfTheBanksCountry(t *testing.T) {
+	a := setup(t, options{})
+	for _, c := range []struct{ lang, country, bank, example string }{
+		{"en", "ES", "santander", "ES91 2100 0418 4502 0005 1332"},
+		{"de", "FR", "credit-agricole", "FR76 3000 6000 0112 3456 7890 189"},
+		{"fr", "DE", "santander", "DE89 3704 0044 0532 0130 00"},
+	} {
+		checkout := a.enter("A-"+c.lang, func(l *order.Link) { l.Lang = c.lang })
+		doc := page(t, a.get(checkout+"/pay?country="+c.country+"&bank="+c.bank), http.StatusOK)
+		if hint := text(doc, "#iban-hint"); !strings.Contains(hint, c.example) {
+			t.Errorf("%s page, bank in %s: IBAN hint %q, want the example %s", c.lang, c.country, hint, c.example)
+		}
+	}
+	checkout := a.enter("B-1", nil)
+	doc := page(t, a.get(checkout+"/pay?country=DE&bank=hypovereinsbank"), http.StatusOK)
+	if hint := text(doc, "#psu_id-hint"); !strings.Contains(hint, "password") || !strings.Contains(hint, "right account") {
+		t.Errorf("the login hint %q does not say why it is asked or that no password is", hint)
+	}
+}
+
+// An error inside a checkout leads back to the shop, with the order's true
+// status signed; outside a checkout there is no shop to go back to.
+func TestAnErrorPageLeadsBackToTheShop(t *testing.T) {
+	a := setup(t, options{knobs: settleNow})
+	checkout := a.enter("A-1", nil)
+	doc := page(t, a.get(checkout+"/pay?country=FR&bank=no-such-bank"), http.StatusNotFound)
+	back, err := url.Parse(doc.Find(testid("way-back")).AttrOr("href", ""))
+	if err != nil || back.Host != "shop.example" || back.Query().Get("status") != "NOT_FOUND" || !order.VerifyWayBack(secret, back.Query()) {
+		t.Errorf("the error page's way back is %v", back)
+	}
+	// Once paid, the way back from an error says so.
+	a.payWith("A-2", "DE", "deutsche-bank", nil)
+	paid := a.enter("A-2", nil)
+	doc = page(t, a.get(paid+"/pay?country=FR&bank=no-such-bank"), http.StatusNotFound)
+	if back, _ := url.Parse(doc.Find(testid("way-back")).AttrOr("href", "")); back.Query().Get("status") != "COMPLETED" {
+		t.Errorf("after paying, the error page's way back says %q", back.Query().Get("status"))
+	}
+	if doc := page(t, a.get(a.url+"/c/forged"), http.StatusNotFound); doc.Find(testid("way-back")).Length() != 0 {
+		t.Error("a page of no checkout offers a way back")
+	}
 }

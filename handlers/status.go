@@ -1,9 +1,11 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -37,6 +39,7 @@ func (h *Handler) showStatus(c echo.Context) error {
 	case err != nil:
 		return err
 	}
+	view.Begun = st.Attempt != nil
 	status := pisclient.Status("")
 	if !st.Known {
 		view.Kind = views.StatusChecking
@@ -56,18 +59,51 @@ func (h *Handler) showStatus(c echo.Context) error {
 		// A new payment may be made now, at this bank or another.
 		view.TryAgainURL = banksURL(co.token, st.Attempt.Country, "")
 	}
-	wayBackStatus := string(status)
-	if wayBackStatus == "" {
-		wayBackStatus = "UNKNOWN"
-	}
-	back, err := co.order.WayBack(co.merchant, wayBackStatus, h.Now())
+	back, err := h.wayBackURL(co, status)
 	if err != nil {
 		return err
 	}
-	view.WayBackURL = templ.SafeURL(back)
+	view.WayBackURL = back
 	view.Page = h.page(c, view.Heading)
 	view.Page.Scripts = []string{h.Assets.StatusJS}
 	return render(c, http.StatusOK, views.Status(view))
+}
+
+// wayBackURL is the signed way back to the merchant with the order's status
+// (UNKNOWN while it cannot be read).
+func (h *Handler) wayBackURL(co checkout, status pisclient.Status) (templ.SafeURL, error) {
+	s := string(status)
+	if s == "" {
+		s = "UNKNOWN"
+	}
+	back, err := co.order.WayBack(co.merchant, s, h.Now())
+	return templ.SafeURL(back), err
+}
+
+// errorWayBack is the way back to the merchant from an error page of a
+// checkout, with the order's status as the ledger and the provider tell it;
+// none when it cannot be told (the ledger failing, the order changed).
+func (h *Handler) errorWayBack(c echo.Context) templ.SafeURL {
+	co := requestOf(c).checkout
+	if co == nil || co.merchant == nil || h.Orders == nil {
+		return ""
+	}
+	// The request's own deadline has ended by the time its error is told.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), 5*time.Second)
+	defer cancel()
+	st, err := h.Orders.StatusOf(ctx, co.payment())
+	if err != nil {
+		return ""
+	}
+	status := pisclient.Status("")
+	if st.Known {
+		status = st.Status
+	}
+	back, err := h.wayBackURL(*co, status)
+	if err != nil {
+		return ""
+	}
+	return back
 }
 
 // describeStatus tells which of the shopper's kinds a status is, and the

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/shopspring/decimal"
 	"golang.org/x/text/collate"
@@ -80,16 +81,30 @@ type Localizer struct {
 	messages map[string]string
 	// plural prints the sentences that count something (plural.go).
 	plural *message.Printer
+	// countries keeps the country names asked for, by code.
+	countries sync.Map
+	// digits prints numbers as the language writes them.
+	digits *message.Printer
 }
 
 // New returns the localizer of lang, a code of Supported; English for others.
 func New(lang string) *Localizer {
-	messages, ok := catalog[lang]
-	if !ok {
-		lang, messages = "en", catalog["en"]
+	if l, ok := localizers[lang]; ok {
+		return l
 	}
-	return &Localizer{lang: lang, tag: language.MustParse(lang), messages: messages, plural: pluralPrinter(lang)}
+	return localizers["en"]
 }
+
+// localizers holds one Localizer per language: they never change, and
+// every request needs one.
+var localizers = func() map[string]*Localizer {
+	out := make(map[string]*Localizer, len(catalog))
+	for lang, messages := range catalog {
+		tag := language.MustParse(lang)
+		out[lang] = &Localizer{lang: lang, tag: tag, messages: messages, plural: pluralPrinter(lang), digits: message.NewPrinter(tag)}
+	}
+	return out
+}()
 
 // Keys lists the key of every string, sorted, for tests that look for text
 // left untranslated on a page.
@@ -129,6 +144,18 @@ func (l *Localizer) Collator() *collate.Collator {
 // Country names a country code in the language, English where the language
 // has no name for it.
 func (l *Localizer) Country(code string) string {
+	if name, ok := l.countries.Load(code); ok {
+		return name.(string)
+	}
+	name := l.country(code)
+	if len(code) == 2 {
+		// Two letters: a bounded set of names worth keeping.
+		l.countries.Store(code, name)
+	}
+	return name
+}
+
+func (l *Localizer) country(code string) string {
 	region, err := language.ParseRegion(code)
 	if err != nil {
 		return code
@@ -181,7 +208,7 @@ func (l *Localizer) Amount(amount string) string {
 	}
 	// Amounts are at most 15000 with two decimals: a float64 holds them
 	// exactly enough to print cents, and it is only printed.
-	digits := message.NewPrinter(l.tag).Sprint(number.Decimal(d.InexactFloat64(), number.Scale(2)))
+	digits := l.digits.Sprint(number.Decimal(d.InexactFloat64(), number.Scale(2)))
 	if gap, before := euroBefore[l.lang]; before {
 		return "€" + gap + digits
 	}

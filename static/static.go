@@ -16,7 +16,7 @@ import (
 // app.css is built by Tailwind from input.css (see package.json); it is
 // committed so that `go run .` needs nothing but Go.
 //
-//go:embed app.css banks.js frame.js embed.js studio.js status.js form.js
+//go:embed app.css banks.js frame.js embed.js studio.js status.js form.js handoff.js favicon.svg
 var files embed.FS
 
 // versions holds a short content hash of each file, for cache busting.
@@ -62,5 +62,5 @@ func Handler() http.Handler {
 
 // Assets are the versioned URLs the views load.
 func Assets() views.Assets {
-	return views.Assets{CSS: URL("app.css"), BanksJS: URL("banks.js"), FrameJS: URL("frame.js"), StudioJS: URL("studio.js"), StatusJS: URL("status.js"), FormJS: URL("form.js")}
+	return views.Assets{CSS: URL("app.css"), BanksJS: URL("banks.js"), FrameJS: URL("frame.js"), StudioJS: URL("studio.js"), StatusJS: URL("status.js"), FormJS: URL("form.js"), Favicon: URL("favicon.svg"), HandoffJS: URL("handoff.js")}
 }

@@ -12,12 +12,12 @@ import (
 )
 
 func banksPage(n int) views.BanksPage {
-	p := views.BanksPage{Country: "FR", CountryName: "France", Total: n, Action: "/c/t/banks", ChangeCountryURL: "/c/t?choose=1"}
+	p := views.BanksPage{Country: "FR", CountryName: "France", Total: n, Matches: n, Action: "banks", Top: templ.NopComponent, LastUsed: templ.NopComponent}
 	for i := range n {
 		p.Banks = append(p.Banks, views.BankRow{
 			ID: fmt.Sprintf("bank-%d", i), Name: fmt.Sprintf("Banque Numéro %d", i),
-			LogoURL: fmt.Sprintf("https://logos.example/bank-%d.svg", i),
-			URL:     templ.SafeURL(fmt.Sprintf("/c/t/pay?bank=bank-%d&country=FR", i)),
+			LogoURL: fmt.Sprintf("/logos/%016x", i),
+			URL:     templ.SafeURL(fmt.Sprintf("pay?bank=bank-%d&country=FR", i)),
 			Search:  fmt.Sprintf("banque numero %d", i),
 		})
 	}

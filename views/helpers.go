@@ -2,9 +2,11 @@ package views
 
 import (
 	"context"
+	"net/url"
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/paybybank/checkout/i18n"
 )
 
@@ -33,4 +35,32 @@ func emptyOption(ctx context.Context, f Field) string {
 		return f.EmptyOption
 	}
 	return i18n.T(ctx, "pay.choose")
+}
+
+// toneClass is the background of a bank's initials.
+func toneClass(tone int) string { return "tone-" + strconv.Itoa(tone%6) }
+
+// Steps is how many steps lead to the bank: country, bank, details, and
+// the approval at the bank.
+const Steps = 4
+
+// languageURL is the page of the switcher s in lang: its address with the
+// page's own values kept.
+func languageURL(s LanguageSwitch, lang string) templ.SafeURL {
+	q := url.Values{}
+	for _, h := range s.Keep {
+		q.Add(h.Name, h.Value)
+	}
+	q.Set("lang", lang)
+	return templ.SafeURL(string(s.Action) + "?" + q.Encode())
+}
+
+// currentLanguage is the name of the language the page is in.
+func currentLanguage(s LanguageSwitch) string {
+	for _, o := range s.Languages {
+		if o.Selected {
+			return o.Label
+		}
+	}
+	return ""
 }

@@ -54,6 +54,10 @@ type Assets struct {
 	StatusJS string
 	// FormJS takes the focus from the error summary to a field.
 	FormJS string
+	// Favicon is the tab's icon: a bank front.
+	Favicon string
+	// HandoffJS follows the order while the shopper pays on their phone.
+	HandoffJS string
 }
 
 // Summary is the order beside every step: who is paid and how much.
@@ -74,15 +78,19 @@ type CountryOption struct {
 // CountryPage lists the countries that have banks.
 type CountryPage struct {
 	Page
-	Summary   Summary
+	Summary   templ.Component
 	Countries []CountryOption
 }
 
 // BankRow is one bank in the list.
 type BankRow struct {
-	ID       string
-	Name     string
+	ID   string
+	Name string
+	// LogoURL is the app's own address of the bank's logo; "" when the
+	// bank has none, and its initials stand in (Initials on Tone, 0 to 5).
 	LogoURL  string
+	Initials string
+	Tone     int
 	BIC      string
 	URL      templ.SafeURL
 	LastUsed bool
@@ -90,20 +98,58 @@ type BankRow struct {
 	Search string
 }
 
-// BanksPage lists a country's banks with a search box.
+// BanksPage lists a country's banks with a search box. It is the same for
+// every shopper but for Top and LastUsed, so that it can be kept rendered:
+// its links are relative to the checkout's address.
 type BanksPage struct {
 	Page
-	Summary     Summary
+	// Top is the shopper's order and the country line.
+	Top templ.Component
+	// LastUsed is the shopper's own bank row, or nothing.
+	LastUsed    templ.Component
 	Country     string
 	CountryName string
 	Query       string
 	Action      templ.SafeURL
-	Banks       []BankRow
-	// Total is the number of banks in the country, before the search.
-	Total            int
+	// Popular are the banks most paid with in the country (or the
+	// merchant's choice), shown first.
+	Popular []BankRow
+	// Banks are the banks shown: every match, or one range of them.
+	Banks []BankRow
+	// Matches is the number of banks matching the search; Total is the
+	// number in the country.
+	Matches int
+	Total   int
+	// Ranges split a long list into pages by name, each a plain link.
+	Ranges []BankRange
+	// Elsewhere are other countries whose banks match the search.
+	Elsewhere []Elsewhere
+	// ChangeCountryURL leads back to the countries.
 	ChangeCountryURL templ.SafeURL
 	// Stale is set when the provider is failing and the list may be old.
 	Stale bool
+}
+
+// Elsewhere is another country where banks match the search.
+type Elsewhere struct {
+	Country     string
+	CountryName string
+	Count       int
+	URL         templ.SafeURL
+}
+
+// BankRange is one page of a long bank list: the names it runs between.
+type BankRange struct {
+	Label   string
+	URL     templ.SafeURL
+	Current bool
+}
+
+// BanksTop is the shopper's part of the bank page's head.
+type BanksTop struct {
+	Summary          Summary
+	CountryName      string
+	ChangeCountryURL templ.SafeURL
 }
 
 // Option is one choice of a select or a radio group.
@@ -158,11 +204,15 @@ type PayPage struct {
 	Page
 	Summary  Summary
 	BankName string
-	BankLogo string
-	Action   templ.SafeURL
-	Hidden   []Hidden
-	Fields   []Field
-	Errors   []FieldError
+	// BankLogo is the app's address of the bank's logo; without one its
+	// initials (BankInitials on BankTone) stand in.
+	BankLogo     string
+	BankInitials string
+	BankTone     int
+	Action       templ.SafeURL
+	Hidden       []Hidden
+	Fields       []Field
+	Errors       []FieldError
 	// Problem is an error that belongs to no field: the provider failed.
 	Problem       string
 	ChangeBankURL templ.SafeURL
@@ -180,6 +230,9 @@ const (
 
 // StatusPage shows where the payment stands.
 type StatusPage struct {
+	// Begun is set once the order has a payment at the provider (the
+	// computer's page of a checkout paid on a phone watches for it).
+	Begun bool
 	Page
 	Summary Summary
 	Kind    string
@@ -201,6 +254,10 @@ type ErrorPage struct {
 	Heading  string
 	Message  string
 	RetryURL templ.SafeURL
+	// WayBackURL leads back to the shop (ShopName), signed with the order's
+	// status; empty outside a checkout.
+	WayBackURL templ.SafeURL
+	ShopName   string
 }
 
 // DemoShopPage is the demo merchant's return page in sandbox mode.
@@ -249,4 +306,26 @@ type StudioPage struct {
 	Form       []Field
 	StatusHead string
 	StatusText string
+}
+
+// ToBankPage leads from a merchant's frame to the bank's page.
+type ToBankPage struct {
+	Page
+	Summary  Summary
+	BankName string
+	Link     templ.SafeURL
+}
+
+// HandoffPage moves a checkout to the shopper's phone.
+type HandoffPage struct {
+	Page
+	Summary Summary
+	// QR is the SVG of PhoneURL's QR code, drawn by the handler.
+	QR string
+	// PhoneURL opens the same checkout, for a few minutes.
+	PhoneURL templ.SafeURL
+	// ResultURL is the order's status page here.
+	ResultURL templ.SafeURL
+	// HereURL goes on with the checkout on this computer.
+	HereURL templ.SafeURL
 }

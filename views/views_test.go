@@ -45,6 +45,12 @@ func TestBankItemShowsTheBankAsText(t *testing.T) {
 	if doc.Find("img").AttrOr("alt", "x") != "" || doc.Find(".badge").Text() == "" {
 		t.Error("the logo is not decorative or the last-used mark is missing")
 	}
+	// Without a logo, the bank's initials stand in its place, hidden from
+	// screen readers (the name follows).
+	doc = render(t, views.BankItem(views.BankRow{ID: "b2", Name: "Sparkasse Hagen", Initials: "SH", Tone: 3, URL: "pay?bank=b2"}))
+	if ph := doc.Find(`[data-testid="initials"]`); ph.Text() != "SH" || ph.AttrOr("aria-hidden", "") != "true" || !ph.HasClass("logo") || doc.Find("img").Length() != 0 {
+		t.Errorf("no initials in the logo's place: %v", ph.Nodes)
+	}
 }
 
 func TestOrderSummaryShowsMerchantAmountAndOrder(t *testing.T) {
@@ -135,5 +141,51 @@ func TestDemoShopListsItsWebhooks(t *testing.T) {
 	}
 	if render(t, views.DemoShop(views.DemoShopPage{})).Find(`[data-testid="shop-no-webhooks"]`).Length() != 1 {
 		t.Error("no word when nothing arrived")
+	}
+}
+
+// Each status has its own icon, colour and drawing, hidden from screen
+// readers (the heading says it); only a paid one counts down back to the
+// shop, with a way to stay, and only a pending one shows progress.
+func TestEveryStatusLooksItsOwn(t *testing.T) {
+	drawings := map[string]string{}
+	for _, kind := range []string{views.StatusPaid, views.StatusAccepted, views.StatusPending, views.StatusCanceled, views.StatusProcessing} {
+		p := views.StatusPage{Kind: kind, Heading: kind, Summary: views.Summary{Merchant: "Shop"}}
+		if kind == views.StatusPending {
+			p.Refresh, p.RefreshURL = 3, "/c/t/return?n=1"
+		}
+		doc := render(t, views.Status(p))
+		icon := doc.Find(`[data-testid="status-icon"]`)
+		if icon.AttrOr("data-icon", "") != kind || icon.AttrOr("aria-hidden", "") != "true" || !icon.HasClass("status-"+kind) {
+			t.Errorf("%s: icon %v", kind, icon.Nodes)
+		}
+		drawing, _ := icon.Find("svg").Html()
+		for other, d := range drawings {
+			if d == drawing {
+				t.Errorf("%s is drawn as %s is", kind, other)
+			}
+		}
+		drawings[kind] = drawing
+		countdown := doc.Find(`[data-testid="countdown"]`)
+		if (countdown.Length() == 1) != (kind == views.StatusPaid) {
+			t.Errorf("%s: %d countdowns", kind, countdown.Length())
+		}
+		if kind == views.StatusPaid && (countdown.Find(`[data-testid="stay"]`).Length() != 1 || doc.Find(`[data-testid="status"] [data-testid="countdown"]`).Length() != 0) {
+			t.Error("the countdown has no way to stay, or sits in the live region")
+		}
+		if (doc.Find(".progress").Length() == 1) != (kind == views.StatusPending) {
+			t.Errorf("%s: progress shown wrongly", kind)
+		}
+	}
+}
+
+// The step indicator says the step in words and draws as many bars done.
+func TestStepSaysWhereTheShopperIs(t *testing.T) {
+	doc := render(t, views.Step(2))
+	if got := doc.Find(`[data-testid="step"]`).Text(); !strings.Contains(got, "Step 2 of 4") {
+		t.Errorf("step says %q", got)
+	}
+	if done, all := doc.Find(".step-done").Length(), doc.Find(".step-bar > span").Length(); done != 2 || all != views.Steps {
+		t.Errorf("%d of %d bars done, want 2 of %d", done, all, views.Steps)
 	}
 }

@@ -1,0 +1,216 @@
+package handlers
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"html"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/paybybank/checkout/banks"
+	"github.com/paybybank/checkout/prerender"
+	"github.com/paybybank/checkout/views"
+)
+
+// The country and bank pages are the same for every shopper of a merchant's
+// look, language and country but for a few hundred bytes (the order, the
+// token in the country links, the last-used bank). They are rendered once,
+// compressed once, and kept; a request fills in its own parts (package
+// prerender). The pages kept are dropped when the banks list changes.
+
+// Limits of the pages kept.
+const (
+	// pageCacheBytes bounds the memory of the pages kept.
+	pageCacheBytes = 48 << 20
+	// pageMaxAge renders a page again after a while, for the popular
+	// banks to follow the ledger.
+	pageMaxAge = 5 * time.Minute
+)
+
+// Markers stand where a request's parts go in a page kept rendered: random
+// per process, so that no bank's name can hold one. tokenMarker sits in
+// addresses, so it is letters and digits only.
+var (
+	summaryMarker = "<!--summary-" + randomHex() + "-->"
+	lastMarker    = "<!--last-used-" + randomHex() + "-->"
+	tokenMarker   = "tokenmarker" + randomHex()
+	amountMarker  = "amountmarker" + randomHex()
+	orderMarker   = "ordermarker" + randomHex()
+)
+
+func randomHex() string {
+	b := make([]byte, 12)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// pageKey names one page kept.
+type pageKey struct {
+	route   string
+	look    string
+	lang    string
+	country string
+	query   string
+	page    int
+	popular string
+	extra   string // the country page's suggestion
+	stale   bool
+}
+
+// keptPage is a page rendered ahead and the CSP sources of its inline style.
+type keptPage struct {
+	page       *prerender.Page
+	styleSrc   string
+	renderedAt time.Time
+}
+
+// pageCache keeps pages rendered from one banks list.
+type pageCache struct {
+	mu    sync.Mutex
+	list  *banks.List
+	pages map[pageKey]*keptPage
+	bytes int
+}
+
+// get returns the page of key made from list, if kept and fresh.
+func (pc *pageCache) get(list *banks.List, key pageKey, now time.Time) (*keptPage, bool) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.list != list {
+		return nil, false
+	}
+	p, ok := pc.pages[key]
+	if !ok || now.Sub(p.renderedAt) > pageMaxAge {
+		return nil, false
+	}
+	return p, true
+}
+
+// put keeps p, made from list; a newer list drops every page of the old.
+func (pc *pageCache) put(list *banks.List, key pageKey, p *keptPage) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.list != list || pc.pages == nil {
+		pc.list, pc.pages, pc.bytes = list, map[pageKey]*keptPage{}, 0
+	}
+	if old, ok := pc.pages[key]; ok {
+		pc.bytes -= old.page.Size()
+	}
+	for k, old := range pc.pages {
+		if pc.bytes+p.page.Size() <= pageCacheBytes {
+			break
+		}
+		delete(pc.pages, k)
+		pc.bytes -= old.page.Size()
+	}
+	pc.pages[key] = p
+	pc.bytes += p.page.Size()
+}
+
+// lookKey names the look of the page being served: the merchant's own
+// theme, or the theme its link carried.
+func lookKey(c echo.Context) string {
+	r := requestOf(c)
+	if r.merchant == nil {
+		return ""
+	}
+	if r.custom == r.merchant.Customization {
+		return "m:" + r.merchant.ID
+	}
+	b, _ := json.Marshal(r.custom)
+	return "m:" + r.merchant.ID + ":" + string(b)
+}
+
+// keep renders component as a page kept ahead, cut at markers. A page
+// served compressed keeps its deflated form only (plain clients get it
+// inflated); others keep the plain text too.
+func keep(c echo.Context, component templ.Component, now time.Time, compressed bool, markers ...string) (*keptPage, error) {
+	var buf bytes.Buffer
+	if err := component.Render(renderContext(c), &buf); err != nil {
+		return nil, err
+	}
+	page := prerender.New
+	if compressed {
+		page = prerender.Compressed
+	}
+	return &keptPage{page: page(buf.Bytes(), markers...), styleSrc: styleSources(buf.Bytes()), renderedAt: now}, nil
+}
+
+// fragment renders a request's part of a page.
+func fragment(c echo.Context, component templ.Component) ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, 1024))
+	err := component.Render(renderContext(c), buf)
+	return buf.Bytes(), err
+}
+
+// shopperPart is the shopper's own part of a page (their order, links with
+// their token), itself kept rendered per look and language with the amount,
+// order id and token filled in per request: rendering it anew each time was
+// a tenth of the bank page's cost.
+func (h *Handler) shopperPart(c echo.Context, list *banks.List, key pageKey, co checkout, part func(views.Summary, string) templ.Component) ([]byte, error) {
+	now := h.Now()
+	kept, ok := h.pages.get(list, key, now)
+	if !ok {
+		var err error
+		summary := views.Summary{Merchant: co.merchant.Name, Amount: amountMarker, OrderID: orderMarker}
+		if kept, err = keep(c, part(summary, tokenMarker), now, false, amountMarker, orderMarker, tokenMarker); err != nil {
+			return nil, err
+		}
+		h.pages.put(list, key, kept)
+	}
+	return kept.page.AppendPlain(nil, []byte(html.EscapeString(localizer(c).Amount(co.order.Amount))),
+		[]byte(html.EscapeString(co.order.ID)), []byte(url.PathEscape(co.token))), nil
+}
+
+// serveKept answers with a kept page, its holes filled with values. With
+// compressed set it is sent gzip'd as kept (the route skips the app's own
+// compression); otherwise plain, for the app to compress.
+func serveKept(c echo.Context, p *keptPage, compressed bool, values ...[]byte) error {
+	header := c.Response().Header()
+	header.Set("Cache-Control", "no-store")
+	header.Set("Content-Security-Policy", contentSecurityPolicy(c, p.styleSrc))
+	header.Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+	if compressed {
+		header.Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
+		if strings.Contains(c.Request().Header.Get(echo.HeaderAcceptEncoding), "gzip") {
+			header.Set(echo.HeaderContentEncoding, "gzip")
+			header.Set(echo.HeaderContentLength, strconv.Itoa(p.page.GzipLen(values...)))
+			c.Response().WriteHeader(http.StatusOK)
+			return p.page.Gzip(c.Response(), values...)
+		}
+		header.Set(echo.HeaderContentLength, strconv.Itoa(p.page.PlainLen(values...)))
+	}
+	c.Response().WriteHeader(http.StatusOK)
+	return p.page.Plain(c.Response(), values...)
+}
+
+// styleSources are the CSP sources of a page's inline style elements: the
+// hash of each one's text.
+func styleSources(page []byte) string {
+	var sources []string
+	for {
+		_, rest, ok := bytes.Cut(page, []byte("<style>"))
+		if !ok {
+			break
+		}
+		css, after, ok := bytes.Cut(rest, []byte("</style>"))
+		if !ok {
+			break
+		}
+		sum := sha256.Sum256(css)
+		sources = append(sources, "'sha256-"+base64.StdEncoding.EncodeToString(sum[:])+"'")
+		page = after
+	}
+	return strings.Join(sources, " ")
+}
