@@ -29,6 +29,7 @@ func makeLink(args []string, cfg config, stdout io.Writer) error {
 	fs.StringVar(&l.Email, "email", "", "the shopper's e-mail (optional)")
 	fs.StringVar(&l.Country, "country", "", "the bank's country, to skip that step (optional)")
 	fs.StringVar(&l.Bank, "bank", "", "the bank's institution_id, to skip that step (optional, needs -country)")
+	fs.StringVar(&l.LastBank, "last-bank", "", "the institution_id the shopper paid with last time, offered first (optional, needs -country)")
 	fs.StringVar(&l.Lang, "lang", "", "the shopper's language (optional)")
 	fs.StringVar(&l.KID, "kid", "", "link key id; the newest when empty")
 	fs.DurationVar(&l.TTL, "ttl", 24*time.Hour, "how long the link stays valid")

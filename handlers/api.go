@@ -85,6 +85,7 @@ type linkRequest struct {
 	Country   string `json:"country"`
 	Bank      string `json:"bank"`
 	Lang      string `json:"lang"`
+	LastBank  string `json:"last_bank"`
 	// ExpiresIn is the link's life in seconds; DefaultLinkTTL when zero.
 	ExpiresIn int64 `json:"expires_in"`
 }
@@ -123,7 +124,7 @@ func (h *Handler) createLink(c echo.Context) error {
 	}
 	l := order.Link{Order: order.Order{
 		ID: req.Order, Amount: req.Amount, Currency: req.Currency, ReturnURL: req.ReturnURL,
-		Email: req.Email, Country: req.Country, Bank: req.Bank, Lang: req.Lang, KID: m.NewestKID(),
+		Email: req.Email, Country: req.Country, Bank: req.Bank, Lang: req.Lang, LastBank: req.LastBank, KID: m.NewestKID(),
 	}, TTL: ttl}
 	var fields []rules.FieldError
 	var ve *rules.ValidationError

@@ -376,12 +376,17 @@ func bankIDs(list []banks.Bank) string {
 	return strings.Join(ids, "\x00")
 }
 
-// lastUsed is the shopper's bank in country: the one the link or the shop
-// named, else the one remembered from their last payment.
+// lastUsed is the shopper's bank in country: the one the shop says they
+// paid with last time (last_bank), else the one the link named (bank), else
+// the one this browser remembers from their last payment. The first two
+// travel in the token, so they show inside a frame, where the cookie is
+// often blocked.
 func (h *Handler) lastUsed(c echo.Context, co checkout, list *banks.List, country string) (banks.Bank, bool) {
-	if co.order.Bank != "" && co.order.Country == country {
-		if b, ok := list.Bank(country, co.order.Bank); ok {
-			return b, true
+	if co.order.Country == country {
+		for _, id := range []string{co.order.LastBank, co.order.Bank} {
+			if b, ok := list.Bank(country, id); ok && id != "" {
+				return b, true
+			}
 		}
 	}
 	if lastCountry, id, ok := h.lastBank(c); ok && lastCountry == country {

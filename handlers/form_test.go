@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/pisclient/sandbox"
 )
 
@@ -92,5 +93,49 @@ func TestLastUsedBankComesFirst(t *testing.T) {
 	countries := page(t, a.get(next), http.StatusOK)
 	if got := countries.Find(testid("country")).First().AttrOr("data-code", ""); got != "DE" {
 		t.Errorf("first country %q, want the last bank's DE", got)
+	}
+}
+
+// The shop knows the bank its customer paid with last time and says so with
+// last_bank: the list offers it first, marked, with no cookie at all (as in a
+// frame whose cookies are blocked), and the shopper still chooses.
+func TestShopPassedLastBankComesFirstWithoutCookie(t *testing.T) {
+	a := setup(t, options{})
+	checkout := a.enter("A-1", func(l *order.Link) { l.Country = "DE"; l.LastBank = "targobank" })
+	res := a.get(checkout)
+	if res.StatusCode != http.StatusSeeOther || !strings.Contains(res.Header.Get("Location"), "/banks?country=DE") {
+		t.Fatalf("entry with last_bank: status %d to %q, want the DE bank list (the step is not skipped)", res.StatusCode, res.Header.Get("Location"))
+	}
+	doc := page(t, a.get(checkout+"/banks?country=DE"), http.StatusOK)
+	first := doc.Find(testid("bank")).First()
+	if first.AttrOr("data-id", "") != "targobank" || !strings.Contains(first.Text(), "Last used") {
+		t.Errorf("first bank %q, want TARGOBANK marked last used", first.Text())
+	}
+	if n := doc.Find(testid("last-used")).Length(); n != 1 {
+		t.Errorf("%d last-used lists", n)
+	}
+	// In another country the hint names no bank there: nothing is marked.
+	doc = page(t, a.get(checkout+"/banks?country=FR"), http.StatusOK)
+	if doc.Find(testid("last-used")).Length() != 0 {
+		t.Error("a German last bank marked in France")
+	}
+	// The shop's last_bank wins over the link's bank hint.
+	both := a.enter("A-2", func(l *order.Link) { l.Country = "DE"; l.Bank = "postbank"; l.LastBank = "targobank" })
+	doc = page(t, a.get(both+"/banks?country=DE"), http.StatusOK)
+	if got := doc.Find(testid("last-used")+" "+testid("bank")).AttrOr("data-id", ""); got != "targobank" {
+		t.Errorf("last used %q, want the shop's last_bank", got)
+	}
+}
+
+func TestLastBankNeedsCountry(t *testing.T) {
+	a := setup(t, options{})
+	for name, change := range map[string]func(*order.Link){
+		"no country": func(l *order.Link) { l.LastBank = "targobank" },
+		"too long":   func(l *order.Link) { l.Country = "DE"; l.LastBank = strings.Repeat("x", 101) },
+	} {
+		doc := page(t, a.get(a.link("A-"+name, change)), http.StatusBadRequest)
+		if got := doc.Text(); !strings.Contains(got, "last_bank") {
+			t.Errorf("%s: the error page does not name last_bank: %q", name, got)
+		}
 	}
 }

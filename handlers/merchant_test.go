@@ -60,6 +60,7 @@ func TestLinksAPI(t *testing.T) {
 		{"no order", `{"amount":"49.90","return_url":"https://shop.example/done"}`, "order"},
 		{"unknown field", `{"order":"A-7","amount":"49.90","return_url":"https://shop.example/done","amout":"1"}`, "amout"},
 		{"life too long", `{"order":"A-7","amount":"49.90","return_url":"https://shop.example/done","expires_in":99999999}`, "expires_in"},
+		{"last bank without country", `{"order":"A-7","amount":"49.90","return_url":"https://shop.example/done","last_bank":"targobank"}`, "last_bank"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,6 +83,15 @@ func TestLinksAPI(t *testing.T) {
 	doc := page(t, a.get(a.follow(link)), http.StatusOK)
 	if got := text(doc, testid("amount")); got != "€49.90" {
 		t.Errorf("the API's link leads to a checkout of %q", got)
+	}
+
+	// The shop passes the bank its customer used last time: it comes first.
+	_, body, _ = a.apiCall(http.MethodPost, "/api/v1/links", shop1Token,
+		`{"order":"A-8","amount":"5.00","return_url":"https://shop.example/done","country":"DE","last_bank":"targobank"}`)
+	link, _ = body["url"].(string)
+	doc = page(t, a.get(a.follow(link)+"/banks?country=DE"), http.StatusOK)
+	if got := doc.Find(testid("last-used") + " " + testid("bank")).AttrOr("data-id", ""); got != "targobank" {
+		t.Errorf("last used %q from the API's last_bank, want targobank", got)
 	}
 }
 

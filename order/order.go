@@ -25,6 +25,9 @@ type Order struct {
 	Country string `json:"co,omitempty"`
 	Bank    string `json:"b,omitempty"`
 	Lang    string `json:"l,omitempty"`
+	// LastBank is the bank the shopper paid with last time at the shop: it
+	// is offered first in the list without skipping the bank step.
+	LastBank string `json:"lb,omitempty"`
 	// KID names the link key the order came with; the way back is signed with it.
 	KID string `json:"k"`
 	// Theme is a designer's draft customization carried by a sandbox preview
@@ -45,9 +48,14 @@ const (
 	ParamCountry   = "country"
 	ParamBank      = "bank"
 	ParamLang      = "lang"
+	ParamLastBank  = "last_bank"
 	ParamExp       = "exp"
 	ParamKID       = "kid"
 )
+
+// maxBankID bounds the last_bank hint, which every later address carries in
+// the token.
+const maxBankID = 100
 
 // ErrLinkInvalid means the link was not signed by the merchant it names: an
 // unknown merchant or key, a wrong signature, a changed value. It says no
@@ -96,6 +104,7 @@ func FromLink(q url.Values, merchants *merchant.Directory, now time.Time) (Order
 		Country:   q.Get(ParamCountry),
 		Bank:      q.Get(ParamBank),
 		Lang:      q.Get(ParamLang),
+		LastBank:  q.Get(ParamLastBank),
 		KID:       q.Get(ParamKID),
 	}
 	if err := o.Check(m); err != nil {
@@ -139,6 +148,12 @@ func (o Order) Check(m *merchant.Merchant) error {
 	if o.Bank != "" && o.Country == "" {
 		add(ParamBank, &rules.FieldError{Reason: rules.ReasonPaired, Message: "bank needs country: a bank id names a bank in one country"})
 	}
+	switch {
+	case o.LastBank != "" && o.Country == "":
+		add(ParamLastBank, &rules.FieldError{Reason: rules.ReasonPaired, Message: "last_bank needs country: a bank id names a bank in one country"})
+	case len(o.LastBank) > maxBankID:
+		add(ParamLastBank, &rules.FieldError{Reason: rules.ReasonTooLong, Message: fmt.Sprintf("last_bank is not a bank id: at most %d characters", maxBankID)})
+	}
 	if len(o.Lang) > 35 {
 		add(ParamLang, &rules.FieldError{Reason: rules.ReasonTooLong, Message: "lang is not a language tag"})
 	}
@@ -170,6 +185,7 @@ func (l Link) URL(baseURL string, m *merchant.Merchant, now time.Time) (string, 
 	set(ParamCountry, l.Country)
 	set(ParamBank, l.Bank)
 	set(ParamLang, l.Lang)
+	set(ParamLastBank, l.LastBank)
 	set(ParamKID, l.KID)
 	set(ParamExp, strconv.FormatInt(now.Add(l.TTL).Unix(), 10))
 	for name, v := range l.Extra {
