@@ -221,6 +221,38 @@ func TestSearchAsYouTypeInALongList(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`[data-id="societe-generale"]`)))
 }
 
+// TestFormerNamesFilterAsYouType: a whole list filtered in place finds a
+// bank by a former name, written as the shopper would (a Greek final
+// sigma, accents), and shows that name under the current one.
+func TestFormerNamesFilterAsYouType(t *testing.T) {
+	ctx := browser(t)
+	s := start(t, nil)
+	do := func(step string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	for _, tt := range []struct{ country, typed, id, other string }{
+		{"FR", "Boursorama", "boursobank", "bnp-paribas"},
+		{"GR", "Πειραιώς", "piraeus", "alpha-bank"},
+	} {
+		link := demoOrderLink(t, s.base, "K-"+tt.country, "en", func(l *order.Link) { l.Country = tt.country })
+		do(tt.country+": open the list", chromedp.Navigate(link), chromedp.WaitVisible(chromedp.ID("q")))
+		page, _ := chromedp.Run(ctx, chromedp.Location())
+		do(tt.country+": type "+tt.typed, chromedp.SendKeys(chromedp.ID("q"), tt.typed),
+			chromedp.WaitNotVisible(chromedp.CSS(`[data-testid="banks"] [data-id="`+tt.other+`"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="banks"] [data-id="`+tt.id+`"] [data-testid="known-as"]`)))
+		if loc, _ := chromedp.Run(ctx, chromedp.Location()); loc != page {
+			t.Errorf("%s: typing left the page for %s", tt.country, loc)
+		}
+		shown, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`[...document.querySelectorAll('[data-testid="banks"] li')].filter(li => !li.hidden).length`))
+		if shown != 1 {
+			t.Errorf("%s: %q leaves %d banks shown, want 1", tt.country, tt.typed, shown)
+		}
+	}
+}
+
 // TestPayOnThePhoneFromADesktop: on a desktop the bank page offers to go on
 // on the phone; the phone (another browser context) opens the QR code's
 // address and pays; the desktop's page shows Paid without a touch.

@@ -24,11 +24,30 @@ import (
 // Bank is one entry of the list with what search needs.
 type Bank struct {
 	pisclient.Institution
-	folded string
+	// KnownAs are the bank's other names (former names, short forms), from
+	// the app's own table: the provider gives none.
+	KnownAs []string
+	folded  string
+	// search is the folded name and other names, as search matches them.
+	search string
 }
 
 // Folded is the bank's name as search matches it (see Fold).
 func (b Bank) Folded() string { return b.folded }
+
+// SearchText is the bank's name and other names, folded, as search
+// matches them.
+func (b Bank) SearchText() string { return b.search }
+
+func newBank(in pisclient.Institution) Bank {
+	b := Bank{Institution: in, folded: Fold(in.Name)}
+	b.KnownAs = aliasesOf(in.CountryCode, b.folded)
+	b.search = b.folded
+	for _, name := range b.KnownAs {
+		b.search += " " + Fold(name)
+	}
+	return b
+}
 
 // List is one copy of the banks list, grouped by country.
 type List struct {
@@ -57,7 +76,7 @@ func NewList(institutions []pisclient.Institution, withTest bool, fetchedAt time
 		if in.LogoURL != "" {
 			l.logos[LogoKey(in.LogoURL)] = Logo{URL: in.LogoURL, Name: in.Name}
 		}
-		l.byCountry[in.CountryCode] = append(l.byCountry[in.CountryCode], Bank{in, Fold(in.Name)})
+		l.byCountry[in.CountryCode] = append(l.byCountry[in.CountryCode], newBank(in))
 	}
 	for country, list := range l.byCountry {
 		slices.SortFunc(list, func(a, b Bank) int {
@@ -127,9 +146,10 @@ func (l *List) Logo(key string) (Logo, bool) {
 	return logo, ok
 }
 
-// Matches returns the banks of country whose name holds every word of
-// query, case and accents folded ("credit agri" finds "Crédit Agricole"), or
-// whose BIC starts with query. An empty query returns them all.
+// Matches returns the banks of country whose name, or other names, hold
+// every word of query, case and accents folded ("credit agri" finds "Crédit
+// Agricole", "boursorama" finds BoursoBank), or whose BIC starts with query.
+// An empty query returns them all.
 func (l *List) Matches(country, query string) []Bank {
 	words := strings.Fields(Fold(query))
 	bic := strings.ToUpper(strings.Join(strings.Fields(query), ""))
@@ -150,7 +170,7 @@ func matches(b Bank, words []string, bic string) bool {
 		return true
 	}
 	for _, w := range words {
-		if !strings.Contains(b.folded, w) {
+		if !strings.Contains(b.search, w) {
 			return false
 		}
 	}

@@ -288,8 +288,9 @@ func bankRow(b banks.Bank, country string) views.BankRow {
 	q := url.Values{"country": {country}, "bank": {b.ID}}
 	row := views.BankRow{
 		ID: b.ID, Name: b.Name, BIC: b.BIC, LogoURL: bankLogoPath(b.LogoURL),
-		URL:    templ.SafeURL("pay?" + q.Encode()),
-		Search: strings.TrimSpace(b.Folded() + " " + strings.ToLower(b.BIC)),
+		URL:     templ.SafeURL("pay?" + q.Encode()),
+		Search:  strings.TrimSpace(b.SearchText() + " " + strings.ToLower(b.BIC)),
+		KnownAs: strings.Join(b.KnownAs, ", "),
 	}
 	if row.LogoURL == "" {
 		row.Initials, row.Tone = initials(b.Name), tone(b.Name)

@@ -378,3 +378,31 @@ func TestASearchThatFindsNothingHereLeadsElsewhere(t *testing.T) {
 		t.Errorf("a search found in France names elsewhere: %q", text(here, testid("elsewhere")))
 	}
 }
+
+// A shopper who knows the bank by its former name finds it, sees that name
+// under the current one, and is pointed to its country from another.
+func TestABankIsFoundByItsFormerName(t *testing.T) {
+	a := setup(t, options{})
+	checkout := a.enter("A-1", nil)
+	doc := page(t, a.get(checkout+"/banks?"+url.Values{"country": {"FR"}, "q": {"Boursorama"}}.Encode()), http.StatusOK)
+	found := doc.Find(testid("banks") + " " + testid("bank"))
+	if found.Length() != 1 || found.AttrOr("data-id", "") != "boursobank" {
+		t.Fatalf("Boursorama finds %d banks, first %q", found.Length(), found.First().AttrOr("data-id", ""))
+	}
+	if got := strings.TrimSpace(found.Find(testid("known-as")).Text()); got != "Also known as Boursorama, Boursorama Banque" {
+		t.Errorf("under BoursoBank: %q", got)
+	}
+	// The whole list says it too, so the filter and the eye find it alike.
+	all := page(t, a.get(checkout+"/banks?country=FR"), http.StatusOK)
+	row := all.Find(testid("banks") + ` li:has([data-id="boursobank"])`)
+	if !strings.Contains(row.AttrOr("data-search", ""), "boursorama banque") || row.Find(testid("known-as")).Length() != 1 {
+		t.Errorf("the BoursoBank row neither says nor searches its former name: %q", row.AttrOr("data-search", ""))
+	}
+	if n := all.Find(testid("known-as")).Length(); n == 0 || n > 5 {
+		t.Errorf("%d French rows carry other names; only the few in the table should", n)
+	}
+	de := page(t, a.get(checkout+"/banks?"+url.Values{"country": {"DE"}, "q": {"Boursorama"}}.Encode()), http.StatusOK)
+	if there := de.Find(testid("elsewhere") + ` a[data-country="FR"]`); there.Length() != 1 {
+		t.Errorf("a former name searched under Germany does not point to France: %q", text(de, testid("elsewhere")))
+	}
+}

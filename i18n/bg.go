@@ -27,6 +27,7 @@ var bg = map[string]string{
 	"banks.countSome":      "Съвпадащи банки: %d от %d",
 	"banks.countNone":      "Няма банка, която да отговаря на търсенето.",
 	"banks.lastUsed":       "Последно използвана",
+	"banks.knownAs":        "Известна и като %s",
 	"banks.popular":        "Популярни банки",
 	"banks.all":            "Всички банки",
 	"banks.notListed":      "Не виждате банката си?",

@@ -27,6 +27,7 @@ var cs = map[string]string{
 	"banks.countSome":      "Odpovídající banky: %d z %d",
 	"banks.countNone":      "Hledání neodpovídá žádná banka.",
 	"banks.lastUsed":       "Naposledy použitá",
+	"banks.knownAs":        "Také známá jako %s",
 	"banks.popular":        "Oblíbené banky",
 	"banks.all":            "Všechny banky",
 	"banks.notListed":      "Nevidíte svou banku?",

@@ -27,6 +27,7 @@ var da = map[string]string{
 	"banks.countSome":      "Matchende banker: %d af %d",
 	"banks.countNone":      "Ingen bank matcher din søgning.",
 	"banks.lastUsed":       "Sidst brugt",
+	"banks.knownAs":        "Også kendt som %s",
 	"banks.popular":        "Populære banker",
 	"banks.all":            "Alle banker",
 	"banks.notListed":      "Kan du ikke se din bank?",

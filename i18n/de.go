@@ -24,6 +24,7 @@ var de = map[string]string{
 	"banks.countSome":      "Passende Banken: %d von %d",
 	"banks.countNone":      "Keine Bank passt zu Ihrer Suche.",
 	"banks.lastUsed":       "Zuletzt genutzt",
+	"banks.knownAs":        "Auch bekannt als %s",
 	"banks.popular":        "Beliebte Banken",
 	"banks.all":            "Alle Banken",
 	"banks.notListed":      "Ihre Bank ist nicht dabei?",

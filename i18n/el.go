@@ -24,6 +24,7 @@ var el = map[string]string{
 	"banks.countSome":      "Τράπεζες που ταιριάζουν: %d από %d",
 	"banks.countNone":      "Καμία τράπεζα δεν ταιριάζει με την αναζήτησή σας.",
 	"banks.lastUsed":       "Χρησιμοποιήθηκε τελευταία",
+	"banks.knownAs":        "Γνωστή και ως %s",
 	"banks.popular":        "Δημοφιλείς τράπεζες",
 	"banks.all":            "Όλες οι τράπεζες",
 	"banks.notListed":      "Δεν βλέπετε την τράπεζά σας;",

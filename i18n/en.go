@@ -27,6 +27,7 @@ var en = map[string]string{
 	"banks.countSome":      "Matching banks: %d of %d",
 	"banks.countNone":      "No bank matches your search.",
 	"banks.lastUsed":       "Last used",
+	"banks.knownAs":        "Also known as %s",
 	"banks.popular":        "Popular banks",
 	"banks.all":            "All banks",
 	"banks.notListed":      "Don't see your bank?",

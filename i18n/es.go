@@ -24,6 +24,7 @@ var es = map[string]string{
 	"banks.countSome":      "Bancos que coinciden: %d de %d",
 	"banks.countNone":      "Ningún banco coincide con su búsqueda.",
 	"banks.lastUsed":       "Usado por última vez",
+	"banks.knownAs":        "También conocido como %s",
 	"banks.popular":        "Bancos populares",
 	"banks.all":            "Todos los bancos",
 	"banks.notListed":      "¿No encuentra su banco?",

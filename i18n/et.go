@@ -24,6 +24,7 @@ var et = map[string]string{
 	"banks.countSome":      "Sobivaid panku: %d / %d",
 	"banks.countNone":      "Ükski pank ei vasta otsingule.",
 	"banks.lastUsed":       "Viimati kasutatud",
+	"banks.knownAs":        "Tuntud ka kui %s",
 	"banks.popular":        "Populaarsed pangad",
 	"banks.all":            "Kõik pangad",
 	"banks.notListed":      "Teie panka pole nimekirjas?",

@@ -24,6 +24,7 @@ var fi = map[string]string{
 	"banks.countSome":      "Osumia: %d / %d",
 	"banks.countNone":      "Hakuasi vastaavaa pankkia ei löytynyt.",
 	"banks.lastUsed":       "Viimeksi käytetty",
+	"banks.knownAs":        "Tunnetaan myös nimellä %s",
 	"banks.popular":        "Suositut pankit",
 	"banks.all":            "Kaikki pankit",
 	"banks.notListed":      "Eikö pankkisi ole listalla?",

@@ -24,6 +24,7 @@ var fr = map[string]string{
 	"banks.countSome":      "Banques correspondantes : %d sur %d",
 	"banks.countNone":      "Aucune banque ne correspond à votre recherche.",
 	"banks.lastUsed":       "Utilisée récemment",
+	"banks.knownAs":        "Aussi connue sous le nom %s",
 	"banks.popular":        "Banques fréquentes",
 	"banks.all":            "Toutes les banques",
 	"banks.notListed":      "Vous ne trouvez pas votre banque ?",

@@ -27,6 +27,7 @@ var ga = map[string]string{
 	"banks.countSome":      "Bainc a mheaitseálann: %d as %d",
 	"banks.countNone":      "Níl aon bhanc a mheaitseálann do chuardach.",
 	"banks.lastUsed":       "Úsáidte go deireanach",
+	"banks.knownAs":        "Ar a dtugtar freisin %s",
 	"banks.popular":        "Bainc choitianta",
 	"banks.all":            "Gach banc",
 	"banks.notListed":      "Ní fheiceann tú do bhanc?",

@@ -24,6 +24,7 @@ var hr = map[string]string{
 	"banks.countSome":      "Odgovarajuće banke: %d od %d",
 	"banks.countNone":      "Nijedna banka ne odgovara vašem pretraživanju.",
 	"banks.lastUsed":       "Posljednja korištena",
+	"banks.knownAs":        "Poznata i kao %s",
 	"banks.popular":        "Popularne banke",
 	"banks.all":            "Sve banke",
 	"banks.notListed":      "Ne vidite svoju banku?",

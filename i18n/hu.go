@@ -27,6 +27,7 @@ var hu = map[string]string{
 	"banks.countSome":      "Találatok: %d / %d bank",
 	"banks.countNone":      "Egy bank sem felel meg a keresésnek.",
 	"banks.lastUsed":       "Legutóbb használt",
+	"banks.knownAs":        "Más néven %s",
 	"banks.popular":        "Népszerű bankok",
 	"banks.all":            "Összes bank",
 	"banks.notListed":      "Nem látja a bankját?",

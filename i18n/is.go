@@ -27,6 +27,7 @@ var is = map[string]string{
 	"banks.countSome":      "Bankar sem passa: %d af %d",
 	"banks.countNone":      "Enginn banki passar við leitina.",
 	"banks.lastUsed":       "Síðast notaður",
+	"banks.knownAs":        "Einnig þekktur sem %s",
 	"banks.popular":        "Algengir bankar",
 	"banks.all":            "Allir bankar",
 	"banks.notListed":      "Sérðu ekki bankann þinn?",

@@ -24,6 +24,7 @@ var it = map[string]string{
 	"banks.countSome":      "Banche corrispondenti: %d su %d",
 	"banks.countNone":      "Nessuna banca corrisponde alla ricerca.",
 	"banks.lastUsed":       "Usata di recente",
+	"banks.knownAs":        "Nota anche come %s",
 	"banks.popular":        "Banche più usate",
 	"banks.all":            "Tutte le banche",
 	"banks.notListed":      "Non trovi la tua banca?",

@@ -24,6 +24,7 @@ var lt = map[string]string{
 	"banks.countSome":      "Atitinkantys bankai: %d iš %d",
 	"banks.countNone":      "Jūsų paieškos neatitinka nė vienas bankas.",
 	"banks.lastUsed":       "Naudotas paskutinį kartą",
+	"banks.knownAs":        "Dar žinomas kaip %s",
 	"banks.popular":        "Populiarūs bankai",
 	"banks.all":            "Visi bankai",
 	"banks.notListed":      "Nerandate savo banko?",

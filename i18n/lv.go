@@ -24,6 +24,7 @@ var lv = map[string]string{
 	"banks.countSome":      "Atbilstošās bankas: %d no %d",
 	"banks.countNone":      "Neviena banka neatbilst meklējumam.",
 	"banks.lastUsed":       "Pēdējoreiz izmantota",
+	"banks.knownAs":        "Zināma arī kā %s",
 	"banks.popular":        "Populārākās bankas",
 	"banks.all":            "Visas bankas",
 	"banks.notListed":      "Neredzat savu banku?",

@@ -24,6 +24,7 @@ var mt = map[string]string{
 	"banks.countSome":      "Banek li jaqblu: %d minn %d",
 	"banks.countNone":      "L-ebda bank ma jaqbel mat-tfittxija tiegħek.",
 	"banks.lastUsed":       "Użat l-aħħar",
+	"banks.knownAs":        "Magħrufa wkoll bħala %s",
 	"banks.popular":        "Banek popolari",
 	"banks.all":            "Il-banek kollha",
 	"banks.notListed":      "Ma tarax il-bank tiegħek?",

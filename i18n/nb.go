@@ -27,6 +27,7 @@ var nb = map[string]string{
 	"banks.countSome":      "Treff: %d av %d banker",
 	"banks.countNone":      "Ingen bank passer med søket ditt.",
 	"banks.lastUsed":       "Sist brukt",
+	"banks.knownAs":        "Også kjent som %s",
 	"banks.popular":        "Populære banker",
 	"banks.all":            "Alle banker",
 	"banks.notListed":      "Ser du ikke banken din?",

@@ -24,6 +24,7 @@ var nl = map[string]string{
 	"banks.countSome":      "Gevonden banken: %d van %d",
 	"banks.countNone":      "Geen bank gevonden voor je zoekopdracht.",
 	"banks.lastUsed":       "Laatst gebruikt",
+	"banks.knownAs":        "Ook bekend als %s",
 	"banks.popular":        "Populaire banken",
 	"banks.all":            "Alle banken",
 	"banks.notListed":      "Staat je bank er niet bij?",

@@ -27,6 +27,7 @@ var pl = map[string]string{
 	"banks.countSome":      "Pasujące banki: %d z %d",
 	"banks.countNone":      "Żaden bank nie pasuje do wyszukiwania.",
 	"banks.lastUsed":       "Ostatnio używany",
+	"banks.knownAs":        "Znany również jako %s",
 	"banks.popular":        "Popularne banki",
 	"banks.all":            "Wszystkie banki",
 	"banks.notListed":      "Nie widzisz swojego banku?",

@@ -24,6 +24,7 @@ var pt = map[string]string{
 	"banks.countSome":      "Bancos correspondentes: %d de %d",
 	"banks.countNone":      "Nenhum banco corresponde à sua pesquisa.",
 	"banks.lastUsed":       "Usado da última vez",
+	"banks.knownAs":        "Também conhecido como %s",
 	"banks.popular":        "Bancos mais usados",
 	"banks.all":            "Todos os bancos",
 	"banks.notListed":      "Não encontra o seu banco?",

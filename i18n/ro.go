@@ -27,6 +27,7 @@ var ro = map[string]string{
 	"banks.countSome":      "Bănci găsite: %d din %d",
 	"banks.countNone":      "Nicio bancă nu se potrivește căutării.",
 	"banks.lastUsed":       "Folosită ultima dată",
+	"banks.knownAs":        "Cunoscută și ca %s",
 	"banks.popular":        "Bănci populare",
 	"banks.all":            "Toate băncile",
 	"banks.notListed":      "Nu vă vedeți banca?",

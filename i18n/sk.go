@@ -24,6 +24,7 @@ var sk = map[string]string{
 	"banks.countSome":      "Zodpovedajúce banky: %d z %d",
 	"banks.countNone":      "Vášmu hľadaniu nezodpovedá žiadna banka.",
 	"banks.lastUsed":       "Naposledy použitá",
+	"banks.knownAs":        "Známa aj ako %s",
 	"banks.popular":        "Obľúbené banky",
 	"banks.all":            "Všetky banky",
 	"banks.notListed":      "Nevidíte svoju banku?",

@@ -24,6 +24,7 @@ var sl = map[string]string{
 	"banks.countSome":      "Ustrezne banke: %d od %d",
 	"banks.countNone":      "Vašemu iskanju ne ustreza nobena banka.",
 	"banks.lastUsed":       "Nazadnje uporabljena",
+	"banks.knownAs":        "Znana tudi kot %s",
 	"banks.popular":        "Priljubljene banke",
 	"banks.all":            "Vse banke",
 	"banks.notListed":      "Ne vidite svoje banke?",

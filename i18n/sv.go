@@ -27,6 +27,7 @@ var sv = map[string]string{
 	"banks.countSome":      "Matchande banker: %d av %d",
 	"banks.countNone":      "Ingen bank matchar din sökning.",
 	"banks.lastUsed":       "Senast använd",
+	"banks.knownAs":        "Även känd som %s",
 	"banks.popular":        "Populära banker",
 	"banks.all":            "Alla banker",
 	"banks.notListed":      "Ser du inte din bank?",

@@ -18,9 +18,10 @@
   var asked = 0;
 
   // fold matches the server's banks.Fold: lower case, accents and
-  // punctuation gone.
+  // punctuation gone, ß and final ς as Unicode case folding has them.
   function fold(s) {
     return s.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase()
+      .replace(/ß/g, "ss").replace(/ς/g, "σ")
       .replace(/[^\p{L}\p{N}]+/gu, " ").trim();
   }
 

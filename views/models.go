@@ -94,7 +94,12 @@ type BankRow struct {
 	BIC      string
 	URL      templ.SafeURL
 	LastUsed bool
-	// Search is the folded text the filter script matches against.
+	// KnownAs lists the bank's other names (former names, short forms),
+	// shown under its name so that a shopper who knows it by one of them
+	// recognises it; "" for most banks.
+	KnownAs string
+	// Search is the folded text the filter script matches against: the
+	// name, the other names and the BIC.
 	Search string
 }
 
