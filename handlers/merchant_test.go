@@ -90,7 +90,7 @@ func TestLinksAPI(t *testing.T) {
 		`{"order":"A-8","amount":"5.00","return_url":"https://shop.example/done","country":"DE","last_bank":"targobank"}`)
 	link, _ = body["url"].(string)
 	doc = page(t, a.get(a.follow(link)+"/banks?country=DE"), http.StatusOK)
-	if got := doc.Find(testid("last-used") + " " + testid("bank")).AttrOr("data-id", ""); got != "targobank" {
+	if got := doc.Find(testid("last-used")+" "+testid("bank")).AttrOr("data-id", ""); got != "targobank" {
 		t.Errorf("last used %q from the API's last_bank, want targobank", got)
 	}
 }
