@@ -160,6 +160,7 @@ func auditShopperPages(t *testing.T, ctx context.Context, axe, base string, link
 	check("invalid link", chromedp.Navigate(strings.Replace(link("F", nil), "amount=1249.90", "amount=1.00", 1)), visible(`[data-testid="error-heading"]`))
 	check("expired link", chromedp.Navigate(link("G", func(l *order.Link) { l.TTL = -time.Minute })), visible(`[data-testid="error-heading"]`))
 	check("not found", chromedp.Navigate(base+"/c/forged"), visible(`[data-testid="error-heading"]`))
+	check("phone code expired", chromedp.Navigate(base+"/p/AAAAAAAAAAAA"), visible(`[data-testid="error-heading"]`))
 }
 
 // tokenOf is the checkout token of the page the browser shows.

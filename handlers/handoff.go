@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"crypto/rand"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -11,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/skip2/go-qrcode"
 
+	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/views"
 )
 
@@ -21,6 +24,29 @@ const RouteHandoff = "/c/:token/phone"
 
 // handoffTTL is how long the phone's address opens the checkout.
 const handoffTTL = 10 * time.Minute
+
+// RouteHandoffCode is the short address the QR code carries: a code kept
+// in the ledger (so any instance opens it) for the checkout's own address.
+// A short address makes a QR code of few, large modules that any phone
+// camera reads from a screen; the checkout's token alone is some 250
+// characters.
+const RouteHandoffCode = "/p/:code"
+
+// handoffCodeLength is the code's length in base32 characters: 60 bits,
+// guessed with no real chance in the minutes it lives.
+const handoffCodeLength = 12
+
+// openHandoff answers GET /p/{code}: the phone goes on to the checkout.
+func (h *Handler) openHandoff(c echo.Context) error {
+	target, err := h.Orders.Ledger.Handoff(c.Request().Context(), strings.ToUpper(c.Param("code")))
+	if errors.Is(err, ledger.ErrNoHandoff) {
+		return &pageError{status: http.StatusGone, key: "error.handoffExpired", err: err}
+	}
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, target)
+}
 
 // showHandoff answers GET /c/{token}/phone?country=XX.
 func (h *Handler) showHandoff(c echo.Context) error {
@@ -33,10 +59,15 @@ func (h *Handler) showHandoff(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	phone := h.BaseURL + "/c/" + url.PathEscape(token)
+	target := "/c/" + url.PathEscape(token)
 	if country := strings.ToUpper(c.QueryParam("country")); len(country) == 2 && strings.Trim(country, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" {
-		phone += "/banks?country=" + country
+		target += "/banks?country=" + country
 	}
+	code := rand.Text()[:handoffCodeLength]
+	if err := h.Orders.Ledger.PutHandoff(c.Request().Context(), code, target, h.Now().Add(max(ttl, time.Minute))); err != nil {
+		return err
+	}
+	phone := h.BaseURL + strings.Replace(RouteHandoffCode, ":code", code, 1)
 	qr, err := qrSVG(phone)
 	if err != nil {
 		return err

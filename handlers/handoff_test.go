@@ -25,9 +25,23 @@ func TestTheCheckoutMovesToThePhone(t *testing.T) {
 	}
 	handoff := page(t, a.get(offer), http.StatusOK)
 	phone := handoff.Find(testid("phone-url")).AttrOr("href", "")
-	u, err := url.Parse(phone)
-	if err != nil || !strings.HasPrefix(phone, a.url+"/c/") || u.Query().Get("country") != "FR" || strings.Contains(phone, strings.TrimPrefix(checkout, a.url)) {
-		t.Fatalf("the phone's address %q is not a new address of this checkout's French banks", phone)
+	if !regexp.MustCompile(`^` + regexp.QuoteMeta(a.url) + `/p/[A-Z2-7]{12}$`).MatchString(phone) {
+		t.Fatalf("the phone's address %q is not a short code of this app", phone)
+	}
+	res := a.get(phone)
+	target := resolve(phone, res.Header.Get("Location"))
+	u, err := url.Parse(target)
+	if res.StatusCode != http.StatusSeeOther || err != nil || !strings.HasPrefix(target, a.url+"/c/") || u.Query().Get("country") != "FR" || strings.Contains(target, strings.TrimPrefix(checkout, a.url)) {
+		t.Fatalf("the phone's address leads (%d) to %q, not a new address of this checkout's French banks", res.StatusCode, target)
+	}
+	// Short, so the code has few modules: the checkout's own address would
+	// need a code of more than twice the side, a quarter the module size.
+	short, _ := qrcode.New(phone, qrcode.Medium)
+	long, _ := qrcode.New(target, qrcode.Medium)
+	if s, l := len(short.Bitmap()), len(long.Bitmap()); s > 41 || 2*s > l+8 {
+		t.Errorf("the QR code is %d modules across (the checkout's address: %d)", s, l)
+	} else {
+		t.Logf("QR code %d modules across, the checkout's address would be %d", s, l)
 	}
 	// The QR code's modules are those of the address shown.
 	d := handoff.Find(testid("qr")+" path").AttrOr("d", "")
@@ -56,7 +70,7 @@ func TestTheCheckoutMovesToThePhone(t *testing.T) {
 		}
 	}
 	// On the phone: the same order.
-	onPhone := page(t, a.get(phone), http.StatusOK)
+	onPhone := page(t, a.get(target), http.StatusOK)
 	if got := text(onPhone, testid("order-id")); got != "A-1" || onPhone.Find(`[data-id="credit-agricole"]`).Length() != 1 {
 		t.Errorf("the phone shows order %q and no French banks", got)
 	}
@@ -66,11 +80,42 @@ func TestTheCheckoutMovesToThePhone(t *testing.T) {
 	if got := page(t, a.get(result), http.StatusOK).Find(testid("status")).AttrOr("data-begun", ""); got != "false" {
 		t.Errorf("before paying, the status says begun=%q", got)
 	}
-	phoneCheckout := strings.SplitN(phone, "/banks", 2)[0]
+	phoneCheckout := strings.SplitN(target, "/banks", 2)[0]
 	if res := a.post(phoneCheckout+"/pay", url.Values{"country": {"DE"}, "bank": {"deutsche-bank"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("paying on the phone: %d", res.StatusCode)
 	}
 	if got := page(t, a.get(result), http.StatusOK).Find(testid("status")).AttrOr("data-begun", ""); got != "true" {
 		t.Errorf("after paying on the phone, the computer's status says begun=%q", got)
+	}
+}
+
+// The phone's short address works on any instance (the code is kept in the
+// shared ledger), and one unknown or past its time says what to do.
+func TestTheShortPhoneAddressWorksOnAnyInstanceAndExpires(t *testing.T) {
+	first := setup(t, options{})
+	second := setup(t, options{ledger: first.ledger})
+	handoff := page(t, first.get(first.enter("A-1", nil)+"/phone?country=DE"), http.StatusOK)
+	phone := handoff.Find(testid("phone-url")).AttrOr("href", "")
+	code := phone[strings.LastIndex(phone, "/")+1:]
+	res := second.get(second.url + "/p/" + code)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the code made on one instance, opened on another: %d", res.StatusCode)
+	}
+	onPhone := page(t, second.get(resolve(second.url, res.Header.Get("Location"))), http.StatusOK)
+	if got := text(onPhone, testid("order-id")); got != "A-1" {
+		t.Errorf("the other instance opens order %q", got)
+	}
+	// Typed in lower case from the address shown, it still opens.
+	if res := second.get(second.url + "/p/" + strings.ToLower(code)); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("the code in lower case: %d", res.StatusCode)
+	}
+	for _, unknown := range []string{"AAAAAAAAAAAA", "not-a-code"} {
+		doc := page(t, first.get(first.url+"/p/"+unknown), http.StatusGone)
+		if got := text(doc, testid("error-heading")); got != "This code has expired" {
+			t.Errorf("an unknown code: %q", got)
+		}
+		if !strings.Contains(text(doc, testid("error-message")), "Continue on your phone") {
+			t.Errorf("the page does not say how to get a new code: %q", text(doc, testid("error-message")))
+		}
 	}
 }

@@ -60,6 +60,7 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 	people.post(RoutePay, h.createPayment)
 	people.get(RouteReturn, h.showStatus, h.switchLanguage)
 	people.get(RouteHandoff, h.showHandoff, h.switchLanguage)
+	people.get(RouteHandoffCode, h.openHandoff)
 	people.get(RouteStatic, echo.WrapHandler(static))
 	programs.get(RouteLogo, h.serveLogo)
 

@@ -136,6 +136,8 @@ var cs = map[string]string{
 	"error.checkoutExpired.text":  "Vraťte se do obchodu a začněte platbu znovu. Pokud jste už zaplatili, obchod to potvrdí.",
 	"error.checkoutInvalid":       "Tato adresa platby není platná",
 	"error.checkoutInvalid.text":  "Mohla být neúplně zkopírována. Vraťte se do obchodu a začněte platbu znovu.",
+	"error.handoffExpired":        "Platnost tohoto kódu vypršela",
+	"error.handoffExpired.text":   "Kódy pro pokračování na telefonu platí 10 minut. Na počítači znovu zvolte „Pokračovat v telefonu“ a získáte nový, nebo zaplaťte tam.",
 	"error.shopGone":              "Tento obchod už zde není obsluhován",
 	"error.shopGone.text":         "Vraťte se do obchodu a začněte platbu znovu.",
 	"error.banksUnavailable":      "Banky teď nemůžeme zobrazit",

@@ -136,6 +136,8 @@ var da = map[string]string{
 	"error.checkoutExpired.text":  "Gå tilbage til butikken, og start betalingen igen. Har du allerede betalt, bekræfter butikken det.",
 	"error.checkoutInvalid":       "Betalingsadressen er ikke gyldig",
 	"error.checkoutInvalid.text":  "Den kan være kopieret ufuldstændigt. Gå tilbage til butikken, og start betalingen igen.",
+	"error.handoffExpired":        "Denne kode er udløbet",
+	"error.handoffExpired.text":   "Koder til at fortsætte på en telefon gælder i 10 minutter. Vælg “Fortsæt på din telefon” igen på din computer for at få en ny, eller betal der.",
 	"error.shopGone":              "Butikken betjenes ikke længere her",
 	"error.shopGone.text":         "Gå tilbage til butikken, og start betalingen igen.",
 	"error.banksUnavailable":      "Vi kan ikke vise bankerne lige nu",

@@ -130,6 +130,8 @@ var de = map[string]string{
 	"error.checkoutExpired.text":  "Gehen Sie zurück zum Shop und starten Sie die Zahlung neu. Falls Sie schon bezahlt haben, bestätigt der Shop das.",
 	"error.checkoutInvalid":       "Diese Bezahl-Adresse ist ungültig",
 	"error.checkoutInvalid.text":  "Sie wurde vielleicht unvollständig kopiert. Gehen Sie zurück zum Shop und starten Sie die Zahlung neu.",
+	"error.handoffExpired":        "Dieser Code ist abgelaufen",
+	"error.handoffExpired.text":   "Codes zum Weitermachen auf dem Handy gelten 10 Minuten. Wählen Sie am Computer erneut „Am Handy fortfahren“, um einen neuen zu erhalten, oder bezahlen Sie dort.",
 	"error.shopGone":              "Dieser Shop wird hier nicht mehr bedient",
 	"error.shopGone.text":         "Gehen Sie zurück zum Shop und starten Sie die Zahlung neu.",
 	"error.banksUnavailable":      "Wir können die Banken gerade nicht anzeigen",

@@ -136,6 +136,8 @@ var en = map[string]string{
 	"error.checkoutExpired.text":  "Go back to the shop and start the payment again. If you already paid, the shop will confirm it.",
 	"error.checkoutInvalid":       "This checkout address is not valid",
 	"error.checkoutInvalid.text":  "It may have been copied incompletely. Go back to the shop and start the payment again.",
+	"error.handoffExpired":        "This code has expired",
+	"error.handoffExpired.text":   "Codes to continue on a phone are valid for 10 minutes. On your computer, choose “Continue on your phone” again to get a new one, or pay there.",
 	"error.shopGone":              "This shop is no longer served here",
 	"error.shopGone.text":         "Go back to the shop and start the payment again.",
 	"error.banksUnavailable":      "We cannot show the banks right now",

@@ -130,6 +130,8 @@ var es = map[string]string{
 	"error.checkoutExpired.text":  "Vuelva a la tienda y empiece el pago de nuevo. Si ya pagó, la tienda se lo confirmará.",
 	"error.checkoutInvalid":       "Esta dirección de pago no es válida",
 	"error.checkoutInvalid.text":  "Puede que se haya copiado de forma incompleta. Vuelva a la tienda y empiece el pago de nuevo.",
+	"error.handoffExpired":        "Este código ha caducado",
+	"error.handoffExpired.text":   "Los códigos para continuar en el móvil son válidos durante 10 minutos. En tu ordenador, elige de nuevo «Continuar en el móvil» para obtener uno nuevo, o paga allí.",
 	"error.shopGone":              "Esta tienda ya no se atiende aquí",
 	"error.shopGone.text":         "Vuelva a la tienda y empiece el pago de nuevo.",
 	"error.banksUnavailable":      "No podemos mostrar los bancos ahora mismo",

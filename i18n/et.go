@@ -130,6 +130,8 @@ var et = map[string]string{
 	"error.checkoutExpired.text":  "Mine tagasi poodi ja alusta makset uuesti. Kui oled juba maksnud, kinnitab pood selle.",
 	"error.checkoutInvalid":       "See makseaadress ei kehti",
 	"error.checkoutInvalid.text":  "See on ehk poolikult kopeeritud. Mine tagasi poodi ja alusta makset uuesti.",
+	"error.handoffExpired":        "See kood on aegunud",
+	"error.handoffExpired.text":   "Telefonis jätkamise koodid kehtivad 10 minutit. Valige arvutis uuesti „Jätka telefonis“, et saada uus, või makske seal.",
 	"error.shopGone":              "Seda poodi siin enam ei teenindata",
 	"error.shopGone.text":         "Mine tagasi poodi ja alusta makset uuesti.",
 	"error.banksUnavailable":      "Me ei saa panku praegu näidata",

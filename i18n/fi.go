@@ -130,6 +130,8 @@ var fi = map[string]string{
 	"error.checkoutExpired.text":  "Palaa kauppaan ja aloita maksu alusta. Jos olet jo maksanut, kauppa vahvistaa sen.",
 	"error.checkoutInvalid":       "Tämä maksuosoite ei kelpaa",
 	"error.checkoutInvalid.text":  "Se on ehkä kopioitu vajaana. Palaa kauppaan ja aloita maksu alusta.",
+	"error.handoffExpired":        "Tämä koodi on vanhentunut",
+	"error.handoffExpired.text":   "Puhelimella jatkamisen koodit ovat voimassa 10 minuuttia. Valitse tietokoneella uudelleen ”Jatka puhelimella” saadaksesi uuden, tai maksa siellä.",
 	"error.shopGone":              "Tätä kauppaa ei enää palvella täällä",
 	"error.shopGone.text":         "Palaa kauppaan ja aloita maksu alusta.",
 	"error.banksUnavailable":      "Emme voi näyttää pankkeja juuri nyt",

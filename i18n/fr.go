@@ -130,6 +130,8 @@ var fr = map[string]string{
 	"error.checkoutExpired.text":  "Retournez sur la boutique et recommencez le paiement. Si vous avez déjà payé, la boutique vous le confirmera.",
 	"error.checkoutInvalid":       "Cette adresse de paiement n'est pas valide",
 	"error.checkoutInvalid.text":  "Elle a peut-être été copiée incomplètement. Retournez sur la boutique et recommencez le paiement.",
+	"error.handoffExpired":        "Ce code a expiré",
+	"error.handoffExpired.text":   "Les codes pour continuer sur un téléphone sont valables 10 minutes. Sur votre ordinateur, choisissez à nouveau « Continuer sur votre téléphone » pour en obtenir un nouveau, ou payez depuis l'ordinateur.",
 	"error.shopGone":              "Cette boutique n'est plus servie ici",
 	"error.shopGone.text":         "Retournez sur la boutique et recommencez le paiement.",
 	"error.banksUnavailable":      "Impossible d'afficher les banques pour le moment",

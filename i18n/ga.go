@@ -136,6 +136,8 @@ var ga = map[string]string{
 	"error.checkoutExpired.text":  "Téigh ar ais chuig an siopa agus tosaigh an íocaíocht arís. Má d'íoc tú cheana, deimhneoidh an siopa é.",
 	"error.checkoutInvalid":       "Níl seoladh na híocaíochta seo bailí",
 	"error.checkoutInvalid.text":  "B'fhéidir gur cóipeáladh go neamhiomlán é. Téigh ar ais chuig an siopa agus tosaigh an íocaíocht arís.",
+	"error.handoffExpired":        "Tá an cód seo imithe in éag",
+	"error.handoffExpired.text":   "Tá cóid chun leanúint ar aghaidh ar fhón bailí ar feadh 10 nóiméad. Ar do ríomhaire, roghnaigh “Lean ar aghaidh ar do ghuthán” arís chun ceann nua a fháil, nó íoc ansin.",
 	"error.shopGone":              "Ní fhreastalaítear ar an siopa seo anseo a thuilleadh",
 	"error.shopGone.text":         "Téigh ar ais chuig an siopa agus tosaigh an íocaíocht arís.",
 	"error.banksUnavailable":      "Ní féidir linn na bainc a thaispeáint faoi láthair",

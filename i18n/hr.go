@@ -130,6 +130,8 @@ var hr = map[string]string{
 	"error.checkoutExpired.text":  "Vratite se u trgovinu i ponovno započnite plaćanje. Ako ste već platili, trgovina će to potvrditi.",
 	"error.checkoutInvalid":       "Ova adresa plaćanja nije valjana",
 	"error.checkoutInvalid.text":  "Možda je nepotpuno kopirana. Vratite se u trgovinu i ponovno započnite plaćanje.",
+	"error.handoffExpired":        "Ovaj je kod istekao",
+	"error.handoffExpired.text":   "Kodovi za nastavak na telefonu vrijede 10 minuta. Na računalu ponovno odaberite „Nastavi na mobitelu” za novi kod ili platite ondje.",
 	"error.shopGone":              "Ova se trgovina ovdje više ne poslužuje",
 	"error.shopGone.text":         "Vratite se u trgovinu i ponovno započnite plaćanje.",
 	"error.banksUnavailable":      "Trenutačno ne možemo prikazati banke",

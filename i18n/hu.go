@@ -136,6 +136,8 @@ var hu = map[string]string{
 	"error.checkoutExpired.text":  "Menjen vissza a webáruházba, és kezdje újra a fizetést. Ha már fizetett, a webáruház megerősíti.",
 	"error.checkoutInvalid":       "Ez a fizetési cím érvénytelen",
 	"error.checkoutInvalid.text":  "Lehet, hogy hiányosan másolták. Menjen vissza a webáruházba, és kezdje újra a fizetést.",
+	"error.handoffExpired":        "Ez a kód lejárt",
+	"error.handoffExpired.text":   "A telefonon folytatáshoz szükséges kódok 10 percig érvényesek. A számítógépen válassza újra a „Folytatás telefonon” lehetőséget egy új kódért, vagy fizessen ott.",
 	"error.shopGone":              "Ezt a webáruházat itt már nem szolgáljuk ki",
 	"error.shopGone.text":         "Menjen vissza a webáruházba, és kezdje újra a fizetést.",
 	"error.banksUnavailable":      "A bankokat most nem tudjuk megjeleníteni",

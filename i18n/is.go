@@ -136,6 +136,8 @@ var is = map[string]string{
 	"error.checkoutExpired.text":  "Farðu aftur í verslunina og byrjaðu greiðsluna upp á nýtt. Ef þú hefur þegar greitt staðfestir verslunin það.",
 	"error.checkoutInvalid":       "Þetta greiðsluvistfang er ekki gilt",
 	"error.checkoutInvalid.text":  "Það gæti hafa verið afritað ófullkomlega. Farðu aftur í verslunina og byrjaðu greiðsluna upp á nýtt.",
+	"error.handoffExpired":        "Þessi kóði er útrunninn",
+	"error.handoffExpired.text":   "Kóðar til að halda áfram í síma gilda í 10 mínútur. Veldu „Halda áfram í símanum“ aftur í tölvunni til að fá nýjan, eða greiddu þar.",
 	"error.shopGone":              "Þessi verslun er ekki lengur þjónustuð hér",
 	"error.shopGone.text":         "Farðu aftur í verslunina og byrjaðu greiðsluna upp á nýtt.",
 	"error.banksUnavailable":      "Við getum ekki sýnt bankana eins og er",

@@ -130,6 +130,8 @@ var it = map[string]string{
 	"error.checkoutExpired.text":  "Torna al negozio e ricomincia il pagamento. Se hai già pagato, il negozio lo confermerà.",
 	"error.checkoutInvalid":       "Questo indirizzo di pagamento non è valido",
 	"error.checkoutInvalid.text":  "Potrebbe essere stato copiato in modo incompleto. Torna al negozio e ricomincia il pagamento.",
+	"error.handoffExpired":        "Questo codice è scaduto",
+	"error.handoffExpired.text":   "I codici per continuare sul telefono valgono 10 minuti. Sul computer scegli di nuovo «Continua sul telefono» per averne uno nuovo, oppure paga da lì.",
 	"error.shopGone":              "Questo negozio non è più servito qui",
 	"error.shopGone.text":         "Torna al negozio e ricomincia il pagamento.",
 	"error.banksUnavailable":      "Non possiamo mostrare le banche in questo momento",

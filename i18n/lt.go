@@ -130,6 +130,8 @@ var lt = map[string]string{
 	"error.checkoutExpired.text":  "Grįžkite į parduotuvę ir pradėkite mokėjimą iš naujo. Jei jau sumokėjote, parduotuvė tai patvirtins.",
 	"error.checkoutInvalid":       "Šis mokėjimo adresas negaliojantis",
 	"error.checkoutInvalid.text":  "Jis galėjo būti nukopijuotas nepilnai. Grįžkite į parduotuvę ir pradėkite mokėjimą iš naujo.",
+	"error.handoffExpired":        "Šio kodo galiojimas baigėsi",
+	"error.handoffExpired.text":   "Kodai tęsti telefone galioja 10 minučių. Kompiuteryje dar kartą pasirinkite „Tęsti telefone“ ir gausite naują, arba mokėkite ten.",
 	"error.shopGone":              "Ši parduotuvė čia nebeaptarnaujama",
 	"error.shopGone.text":         "Grįžkite į parduotuvę ir pradėkite mokėjimą iš naujo.",
 	"error.banksUnavailable":      "Šiuo metu negalime parodyti bankų",

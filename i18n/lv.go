@@ -130,6 +130,8 @@ var lv = map[string]string{
 	"error.checkoutExpired.text":  "Atgriezieties veikalā un sāciet maksājumu no jauna. Ja jau esat samaksājis, veikals to apstiprinās.",
 	"error.checkoutInvalid":       "Šī maksājuma adrese nav derīga",
 	"error.checkoutInvalid.text":  "Tā, iespējams, nokopēta nepilnīgi. Atgriezieties veikalā un sāciet maksājumu no jauna.",
+	"error.handoffExpired":        "Šī koda derīgums ir beidzies",
+	"error.handoffExpired.text":   "Kodi turpināšanai tālrunī ir derīgi 10 minūtes. Datorā vēlreiz izvēlieties “Turpināt tālrunī”, lai saņemtu jaunu, vai maksājiet tur.",
 	"error.shopGone":              "Šis veikals šeit vairs netiek apkalpots",
 	"error.shopGone.text":         "Atgriezieties veikalā un sāciet maksājumu no jauna.",
 	"error.banksUnavailable":      "Pašlaik nevaram parādīt bankas",

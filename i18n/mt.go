@@ -130,6 +130,8 @@ var mt = map[string]string{
 	"error.checkoutExpired.text":  "Mur lura għall-ħanut u erġa' ibda l-ħlas. Jekk diġà ħallast, il-ħanut jikkonfermah.",
 	"error.checkoutInvalid":       "Dan l-indirizz tal-ħlas mhuwiex validu",
 	"error.checkoutInvalid.text":  "Forsi ġie kkupjat mhux kollu. Mur lura għall-ħanut u erġa' ibda l-ħlas.",
+	"error.handoffExpired":        "Dan il-kodiċi skada",
+	"error.handoffExpired.text":   "Il-kodiċijiet biex tkompli fuq telefown huma validi għal 10 minuti. Fuq il-kompjuter tiegħek, erġa' agħżel “Kompli fuq il-mowbajl” biex tieħu wieħed ġdid, jew ħallas minn hemm.",
 	"error.shopGone":              "Dan il-ħanut m'għadux moqdi hawn",
 	"error.shopGone.text":         "Mur lura għall-ħanut u erġa' ibda l-ħlas.",
 	"error.banksUnavailable":      "Ma nistgħux nuru l-banek bħalissa",

@@ -136,6 +136,8 @@ var nb = map[string]string{
 	"error.checkoutExpired.text":  "Gå tilbake til butikken og start betalingen på nytt. Har du allerede betalt, bekrefter butikken det.",
 	"error.checkoutInvalid":       "Betalingsadressen er ikke gyldig",
 	"error.checkoutInvalid.text":  "Den kan være kopiert ufullstendig. Gå tilbake til butikken og start betalingen på nytt.",
+	"error.handoffExpired":        "Denne koden er utløpt",
+	"error.handoffExpired.text":   "Koder for å fortsette på telefonen gjelder i 10 minutter. Velg «Fortsett på mobilen» igjen på datamaskinen for å få en ny, eller betal der.",
 	"error.shopGone":              "Butikken betjenes ikke lenger her",
 	"error.shopGone.text":         "Gå tilbake til butikken og start betalingen på nytt.",
 	"error.banksUnavailable":      "Vi kan ikke vise bankene akkurat nå",

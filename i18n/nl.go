@@ -130,6 +130,8 @@ var nl = map[string]string{
 	"error.checkoutExpired.text":  "Ga terug naar de winkel en start de betaling opnieuw. Heb je al betaald, dan bevestigt de winkel dat.",
 	"error.checkoutInvalid":       "Dit betaaladres is ongeldig",
 	"error.checkoutInvalid.text":  "Misschien is het niet volledig gekopieerd. Ga terug naar de winkel en start de betaling opnieuw.",
+	"error.handoffExpired":        "Deze code is verlopen",
+	"error.handoffExpired.text":   "Codes om op je telefoon verder te gaan zijn 10 minuten geldig. Kies op je computer opnieuw ‘Verder op je telefoon’ voor een nieuwe, of betaal daar.",
 	"error.shopGone":              "Deze winkel wordt hier niet meer bediend",
 	"error.shopGone.text":         "Ga terug naar de winkel en start de betaling opnieuw.",
 	"error.banksUnavailable":      "We kunnen de banken nu niet tonen",

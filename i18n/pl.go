@@ -136,6 +136,8 @@ var pl = map[string]string{
 	"error.checkoutExpired.text":  "Wróć do sklepu i rozpocznij płatność od nowa. Jeśli już zapłaciłeś, sklep to potwierdzi.",
 	"error.checkoutInvalid":       "Ten adres płatności jest nieprawidłowy",
 	"error.checkoutInvalid.text":  "Mógł zostać skopiowany niepełnie. Wróć do sklepu i rozpocznij płatność od nowa.",
+	"error.handoffExpired":        "Ten kod wygasł",
+	"error.handoffExpired.text":   "Kody do kontynuowania na telefonie są ważne 10 minut. Na komputerze ponownie wybierz „Kontynuuj na telefonie”, aby otrzymać nowy, lub zapłać tam.",
 	"error.shopGone":              "Ten sklep nie jest już tu obsługiwany",
 	"error.shopGone.text":         "Wróć do sklepu i rozpocznij płatność od nowa.",
 	"error.banksUnavailable":      "Nie możemy teraz pokazać banków",

@@ -130,6 +130,8 @@ var pt = map[string]string{
 	"error.checkoutExpired.text":  "Volte à loja e recomece o pagamento. Se já pagou, a loja irá confirmá-lo.",
 	"error.checkoutInvalid":       "Este endereço de pagamento não é válido",
 	"error.checkoutInvalid.text":  "Pode ter sido copiado de forma incompleta. Volte à loja e recomece o pagamento.",
+	"error.handoffExpired":        "Este código expirou",
+	"error.handoffExpired.text":   "Os códigos para continuar no telemóvel são válidos durante 10 minutos. No computador, escolha novamente «Continuar no telemóvel» para obter um novo, ou pague aí.",
 	"error.shopGone":              "Esta loja já não é servida aqui",
 	"error.shopGone.text":         "Volte à loja e recomece o pagamento.",
 	"error.banksUnavailable":      "Não podemos mostrar os bancos neste momento",

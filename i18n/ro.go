@@ -136,6 +136,8 @@ var ro = map[string]string{
 	"error.checkoutExpired.text":  "Reveniți în magazin și începeți din nou plata. Dacă ați plătit deja, magazinul o va confirma.",
 	"error.checkoutInvalid":       "Această adresă de plată nu este validă",
 	"error.checkoutInvalid.text":  "Poate a fost copiată incomplet. Reveniți în magazin și începeți din nou plata.",
+	"error.handoffExpired":        "Acest cod a expirat",
+	"error.handoffExpired.text":   "Codurile pentru a continua pe telefon sunt valabile 10 minute. Pe computer, alegeți din nou „Continuați pe telefon” pentru a primi unul nou sau plătiți de acolo.",
 	"error.shopGone":              "Acest magazin nu mai este deservit aici",
 	"error.shopGone.text":         "Reveniți în magazin și începeți din nou plata.",
 	"error.banksUnavailable":      "Nu putem afișa acum băncile",

@@ -130,6 +130,8 @@ var sk = map[string]string{
 	"error.checkoutExpired.text":  "Vráťte sa do obchodu a začnite platbu odznova. Ak ste už zaplatili, obchod vám to potvrdí.",
 	"error.checkoutInvalid":       "Táto platobná adresa nie je platná",
 	"error.checkoutInvalid.text":  "Mohla byť neúplne skopírovaná. Vráťte sa do obchodu a začnite platbu odznova.",
+	"error.handoffExpired":        "Platnosť tohto kódu vypršala",
+	"error.handoffExpired.text":   "Kódy na pokračovanie v telefóne platia 10 minút. V počítači znova zvoľte „Pokračovať v telefóne“ a získate nový, alebo zaplaťte tam.",
 	"error.shopGone":              "Tento obchod sa tu už neobsluhuje",
 	"error.shopGone.text":         "Vráťte sa do obchodu a začnite platbu odznova.",
 	"error.banksUnavailable":      "Banky teraz nemôžeme zobraziť",

@@ -130,6 +130,8 @@ var sl = map[string]string{
 	"error.checkoutExpired.text":  "Vrnite se v trgovino in začnite plačilo znova. Če ste že plačali, vam bo trgovina to potrdila.",
 	"error.checkoutInvalid":       "Ta plačilni naslov ni veljaven",
 	"error.checkoutInvalid.text":  "Morda je bil nepopolno kopiran. Vrnite se v trgovino in začnite plačilo znova.",
+	"error.handoffExpired":        "Ta koda je potekla",
+	"error.handoffExpired.text":   "Kode za nadaljevanje na telefonu veljajo 10 minut. Na računalniku znova izberite »Nadaljuj na telefonu« za novo kodo ali plačajte tam.",
 	"error.shopGone":              "Ta trgovina tukaj ni več podprta",
 	"error.shopGone.text":         "Vrnite se v trgovino in začnite plačilo znova.",
 	"error.banksUnavailable":      "Bank trenutno ne moremo prikazati",

@@ -136,6 +136,8 @@ var sv = map[string]string{
 	"error.checkoutExpired.text":  "Gå tillbaka till butiken och börja betalningen igen. Om du redan har betalat bekräftar butiken det.",
 	"error.checkoutInvalid":       "Betalningsadressen är inte giltig",
 	"error.checkoutInvalid.text":  "Den kan ha kopierats ofullständigt. Gå tillbaka till butiken och börja betalningen igen.",
+	"error.handoffExpired":        "Den här koden har gått ut",
+	"error.handoffExpired.text":   "Koder för att fortsätta i mobilen gäller i 10 minuter. Välj ”Fortsätt i mobilen” igen på datorn för att få en ny, eller betala där.",
 	"error.shopGone":              "Butiken betjänas inte längre här",
 	"error.shopGone.text":         "Gå tillbaka till butiken och börja betalningen igen.",
 	"error.banksUnavailable":      "Vi kan inte visa bankerna just nu",

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/ledger/ledgertest"
@@ -147,4 +148,29 @@ func TestABadDatabaseURLIsRefused(t *testing.T) {
 			t.Errorf("%q: connected", u)
 		}
 	}
+}
+
+func TestAHandoffOpensUntilItsTime(t *testing.T) {
+	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
+		l := ledgertest.Open(t, databaseURL)
+		now := time.Now()
+		if err := l.PutHandoff(ctx, "LATE", "/c/old", now.Add(-time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.PutHandoff(ctx, "CODE", "/c/token/banks?country=DE", now.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := l.Handoff(ctx, "CODE"); err != nil || got != "/c/token/banks?country=DE" {
+			t.Errorf("Handoff(CODE) = %q, %v", got, err)
+		}
+		for _, code := range []string{"LATE", "NONE"} {
+			if _, err := l.Handoff(ctx, code); !errors.Is(err, ledger.ErrNoHandoff) {
+				t.Errorf("Handoff(%s): %v, want ErrNoHandoff", code, err)
+			}
+		}
+		// A code is given once: a second one alike is refused, not replaced.
+		if err := l.PutHandoff(ctx, "CODE", "/c/other", now.Add(time.Minute)); err == nil {
+			t.Error("a code given twice was accepted")
+		}
+	})
 }

@@ -81,6 +81,16 @@ var migrations = []string{
 
 	// 3: the banks shoppers paid with most, per country, for the bank page.
 	`CREATE INDEX attempts_completed ON attempts (country, updated_at) WHERE status = 'COMPLETED';`,
+
+	// 4: short codes for the address a desktop's QR code carries to the
+	// shopper's phone; target is the checkout's address, whose token is
+	// sealed (encrypted with the app's key), kept minutes.
+	`CREATE TABLE handoffs (
+		code       TEXT PRIMARY KEY,
+		target     TEXT NOT NULL,
+		expires_at BIGINT NOT NULL
+	);
+	CREATE INDEX handoffs_expiry ON handoffs (expires_at);`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once
