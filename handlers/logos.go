@@ -11,7 +11,6 @@ import (
 	"html"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 	"unicode"
@@ -20,6 +19,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/paybybank/checkout/banks"
+	"github.com/paybybank/checkout/views"
 )
 
 // RouteLogo serves a bank's (or a merchant's) logo from the app itself, so
@@ -270,14 +270,4 @@ func tone(name string) int {
 }
 
 // initials are the first letters of the first two words of a name.
-func initials(name string) string {
-	var out []rune
-	words := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	for _, w := range words {
-		out = append(out, unicode.ToUpper([]rune(w)[0]))
-		if len(out) == 2 {
-			break
-		}
-	}
-	return string(out)
-}
+func initials(name string) string { return views.Initials(name) }

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/a-h/templ"
 	"github.com/paybybank/checkout/i18n"
@@ -63,4 +64,19 @@ func currentLanguage(s LanguageSwitch) string {
 		}
 	}
 	return ""
+}
+
+// Initials are the first letters of the first two words of a name: a bank's
+// stand-in for a logo, and a merchant's beside its name when its theme has
+// no logo.
+func Initials(name string) string {
+	var out []rune
+	words := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	for _, w := range words {
+		out = append(out, unicode.ToUpper([]rune(w)[0]))
+		if len(out) == 2 {
+			break
+		}
+	}
+	return string(out)
 }

@@ -189,3 +189,23 @@ func TestStepSaysWhereTheShopperIs(t *testing.T) {
 		t.Errorf("%d of %d bars done, want 2 of %d", done, all, views.Steps)
 	}
 }
+
+// The header names the merchant beside its logo, or beside its initials in
+// its own colour when the theme has no logo: never a bare line of text.
+func TestHeaderShowsTheMerchantsMark(t *testing.T) {
+	plain := render(t, views.Error(views.ErrorPage{Page: views.Page{Theme: views.Theme{Title: "Shop One"}}, Heading: "h"}))
+	mark := plain.Find(`[data-testid="header"] [data-testid="monogram"]`)
+	if mark.Text() != "SO" || mark.AttrOr("aria-hidden", "") != "true" || !mark.HasClass("monogram") {
+		t.Errorf("without a logo the header shows %q (aria-hidden %q)", mark.Text(), mark.AttrOr("aria-hidden", ""))
+	}
+	if got := plain.Find(`[data-testid="merchant"]`).Text(); got != "Shop One" {
+		t.Errorf("merchant %q", got)
+	}
+	logo := render(t, views.Error(views.ErrorPage{Page: views.Page{Theme: views.Theme{Title: "Shop One", LogoURL: "/logos/0123456789abcdef"}}, Heading: "h"}))
+	if logo.Find(`[data-testid="monogram"]`).Length() != 0 || logo.Find(`[data-testid="header"] img[data-testid="logo"]`).Length() != 1 {
+		t.Error("with a logo the header shows initials too, or no logo")
+	}
+	if got := views.Initials("Crédit agricole du Nord"); got != "CA" {
+		t.Errorf("Initials = %q", got)
+	}
+}
