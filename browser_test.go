@@ -253,6 +253,31 @@ func TestFormerNamesFilterAsYouType(t *testing.T) {
 	}
 }
 
+// TestTheFirstBankShowsHighOnAPhone: on a 390 x 844 phone the order's
+// summary, the step and the search leave the banks most of the screen: the
+// first bank starts in its top 40 %, on the bank page as on the way back to
+// it after choosing another country.
+func TestTheFirstBankShowsHighOnAPhone(t *testing.T) {
+	ctx := browser(t)
+	s := start(t, nil)
+	for _, country := range []string{"FR", "DE"} {
+		link := demoOrderLink(t, s.base, "P-2026-11-000"+country, "en", func(l *order.Link) { l.Country = country })
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844), chromedp.Navigate(link),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="bank"]`))); err != nil {
+			t.Fatal(err)
+		}
+		top, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.querySelector('[data-testid="bank"]').getBoundingClientRect().top`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if top > 0.40*844 {
+			t.Errorf("%s: the first bank starts %.0f px down a 844 px screen (%.0f %%)", country, top, 100*top/844)
+		} else {
+			t.Logf("%s: the first bank starts %.0f px down a 844 px screen (%.0f %%)", country, top, 100*top/844)
+		}
+	}
+}
+
 // TestPayOnThePhoneFromADesktop: on a desktop the bank page offers to go on
 // on the phone; the phone (another browser context) opens the QR code's
 // address and pays; the desktop's page shows Paid without a touch.

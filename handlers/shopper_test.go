@@ -319,10 +319,10 @@ func TestUpstreamAndShopperTextIsShownAsText(t *testing.T) {
 	if doc.Find("img[onerror]").Length() != 0 || doc.Find("script:not([src])").Length() != 0 {
 		t.Error("HTML from the provider or the order id became markup")
 	}
-	if got := text(doc, testid("order-id")); got != `<script>alert("order")</script>` {
+	pay := page(t, a.get(checkout+"/pay?country=FR&bank=evil"), http.StatusOK)
+	if got := text(pay, testid("order-id")); got != `<script>alert("order")</script>` {
 		t.Errorf("order id shown as %q", got)
 	}
-	pay := page(t, a.get(checkout+"/pay?country=FR&bank=evil"), http.StatusOK)
 	if got := text(pay, "h1"); !strings.Contains(got, evil) || pay.Find("img[onerror]").Length() != 0 {
 		t.Errorf("pay heading %q", got)
 	}
