@@ -103,6 +103,18 @@ func TestRateLimitAnswers429(t *testing.T) {
 	if res := a.get(checkout); res.StatusCode != http.StatusOK {
 		t.Errorf("GET after the burst: %d", res.StatusCode)
 	}
+	// The phone handoff is: each of its pages writes a code to the ledger.
+	other := a.enter("B-1", nil)
+	for range 3 {
+		last = a.get(other + "/phone?country=FR")
+	}
+	if last.StatusCode != http.StatusOK {
+		t.Fatalf("3rd handoff page in a burst of 3: %d", last.StatusCode)
+	}
+	doc = page(t, a.get(other+"/phone?country=FR"), http.StatusTooManyRequests)
+	if got := text(doc, testid("error-heading")); got != "Too many requests" {
+		t.Errorf("4th handoff page in a burst of 3 says %q", got)
+	}
 }
 
 func TestSecurityHeaders(t *testing.T) {

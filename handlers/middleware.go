@@ -35,8 +35,8 @@ const (
 )
 
 // guard puts the app-wide protections in front of every route: request ids,
-// security headers, a request deadline and a body limit; and on POSTs and
-// the API rate limits (per address, then per checkout or token) and a
+// security headers, a request deadline and a body limit; and on POSTs, the
+// API and the phone handoff rate limits (per address, then per checkout or token) and a
 // refusal of cross-site requests.
 func (h *Handler) guard(e *echo.Echo) {
 	e.Use(requestID)
@@ -44,9 +44,12 @@ func (h *Handler) guard(e *echo.Echo) {
 	e.Use(h.securityHeaders)
 	e.Use(middleware.ContextTimeout(RequestTimeout))
 	e.Use(middleware.BodyLimit(MaxBody))
-	// Reading pages is free; POSTs and the API are limited.
+	// Reading pages is free; POSTs, the API and the phone handoff (whose
+	// page writes a code to the ledger, and whose codes must not be worth
+	// guessing) are limited.
 	free := func(c echo.Context) bool {
-		return c.Request().Method != http.MethodPost && !strings.HasPrefix(c.Path(), "/api/")
+		return c.Request().Method != http.MethodPost && !strings.HasPrefix(c.Path(), "/api/") &&
+			c.Path() != RouteHandoff && c.Path() != RouteHandoffCode
 	}
 	limiter := func(r rate.Limit, burst int, who func(echo.Context) string) echo.MiddlewareFunc {
 		return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
