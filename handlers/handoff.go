@@ -39,6 +39,11 @@ const handoffCodeLength = 12
 // openHandoff answers GET /p/{code}: the phone goes on to the checkout.
 func (h *Handler) openHandoff(c echo.Context) error {
 	target, err := h.Orders.Ledger.Handoff(c.Request().Context(), strings.ToUpper(c.Param("code")))
+	if err == nil && !strings.HasPrefix(target, "/c/") {
+		// Only this app's checkouts are kept there; anything else is not
+		// followed off the site.
+		err = ledger.ErrNoHandoff
+	}
 	if errors.Is(err, ledger.ErrNoHandoff) {
 		return &pageError{status: http.StatusGone, key: "error.handoffExpired", err: err}
 	}

@@ -1,12 +1,14 @@
 package handlers_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skip2/go-qrcode"
 )
@@ -114,7 +116,11 @@ func TestTheShortPhoneAddressWorksOnAnyInstanceAndExpires(t *testing.T) {
 	if res := second.get(second.url + "/p/" + strings.ToLower(code)); res.StatusCode != http.StatusSeeOther {
 		t.Errorf("the code in lower case: %d", res.StatusCode)
 	}
-	for _, unknown := range []string{"AAAAAAAAAAAA", "not-a-code"} {
+	// Only a checkout of this app is followed, whatever the table holds.
+	if err := first.ledger.PutHandoff(context.Background(), "EVILEVILEVIL", "https://evil.example/", time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	for _, unknown := range []string{"AAAAAAAAAAAA", "not-a-code", "EVILEVILEVIL"} {
 		doc := page(t, first.get(first.url+"/p/"+unknown), http.StatusGone)
 		if got := text(doc, testid("error-heading")); got != "This code has expired" {
 			t.Errorf("an unknown code: %q", got)
