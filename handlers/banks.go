@@ -293,7 +293,7 @@ func bankRow(b banks.Bank, country string) views.BankRow {
 		KnownAs: strings.Join(b.KnownAs, ", "),
 	}
 	if row.LogoURL == "" {
-		row.Initials, row.Tone = initials(b.Name), tone(b.Name)
+		row.Initials, row.Tone = views.Initials(b.Name), tone(b.Name)
 	}
 	return row
 }

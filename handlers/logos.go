@@ -254,7 +254,7 @@ func contentTag(body []byte) string {
 // the size of a logo.
 func initialsLogo(name string) *logo {
 	body := []byte(fmt.Sprintf(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 40" width="40" height="40"><rect width="40" height="40" rx="8" fill="%s"/><text x="20" y="25" font-family="system-ui,sans-serif" font-size="14" font-weight="700" fill="#fff" text-anchor="middle">%s</text></svg>`,
-		toneColours[tone(name)], html.EscapeString(initials(name))))
+		toneColours[tone(name)], html.EscapeString(views.Initials(name))))
 	return &logo{body: body, contentType: "image/svg+xml", etag: contentTag(body)}
 }
 
@@ -268,6 +268,3 @@ func tone(name string) int {
 	h.Write([]byte(name))
 	return int(h.Sum32() % uint32(len(toneColours)))
 }
-
-// initials are the first letters of the first two words of a name.
-func initials(name string) string { return views.Initials(name) }

@@ -52,7 +52,7 @@ func (h *Handler) renderPay(c echo.Context, status int, co checkout, bank piscli
 		Page:     layout,
 		Summary:  co.summary(l),
 		BankName: bank.Name,
-		BankLogo: bankLogoPath(bank.LogoURL), BankInitials: initials(bank.Name), BankTone: tone(bank.Name),
+		BankLogo: bankLogoPath(bank.LogoURL), BankInitials: views.Initials(bank.Name), BankTone: tone(bank.Name),
 		Action: payAction(co.token),
 		Hidden: []views.Hidden{
 			{Name: formCountry, Value: bank.CountryCode},

@@ -247,9 +247,9 @@ func (h *Handler) studio(d draft) views.StudioPage {
 		StatusHead: "Paid",
 		StatusText: "Your payment is complete.",
 		Banks: []views.BankRow{
-			{ID: "a", Name: "Crédit Agricole", URL: "#", LastUsed: true, Initials: initials("Crédit Agricole"), Tone: tone("Crédit Agricole")},
-			{ID: "b", Name: "Deutsche Bank", URL: "#", Initials: initials("Deutsche Bank"), Tone: tone("Deutsche Bank")},
-			{ID: "c", Name: "ING", URL: "#", Initials: initials("ING"), Tone: tone("ING")},
+			{ID: "a", Name: "Crédit Agricole", URL: "#", LastUsed: true, Initials: views.Initials("Crédit Agricole"), Tone: tone("Crédit Agricole")},
+			{ID: "b", Name: "Deutsche Bank", URL: "#", Initials: views.Initials("Deutsche Bank"), Tone: tone("Deutsche Bank")},
+			{ID: "c", Name: "ING", URL: "#", Initials: views.Initials("ING"), Tone: tone("ING")},
 		},
 		Form: []views.Field{
 			{Kind: views.KindText, Name: "preview-name", ID: "preview-name", Label: "Account holder's name", Value: "Erika Mustermann"},
