@@ -153,7 +153,7 @@ func (s *Sandbox) logo(w http.ResponseWriter, r *http.Request) {
 	id, ok := strings.CutSuffix(r.PathValue("file"), ".svg")
 	var name string
 	if ok {
-		for _, b := range banksFor(s.Knobs()) {
+		for _, b := range s.listed() {
 			if b.ID == id {
 				name = b.Name
 				break

@@ -127,8 +127,11 @@ type Sandbox struct {
 	now       func() time.Time
 	mux       *http.ServeMux
 
-	mu       sync.Mutex
-	knobs    Knobs
+	mu    sync.Mutex
+	knobs Knobs
+	// banks is the catalogue as the knobs make it, made when they change:
+	// 2,000 generated banks are not made again for every request.
+	banks    []bank
 	stats    Stats
 	payments map[string]*payment // by merchant_order_id
 	byToken  map[string]*payment // by the token in the payment link
@@ -163,6 +166,7 @@ func New(cfg Config) *Sandbox {
 	if s.knobs.SettleDelay == 0 {
 		s.knobs.SettleDelay = DefaultSettleDelay
 	}
+	s.banks = banksFor(s.knobs)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/v2/pis/payment/ob-institutions", s.api(s.listInstitutions))
 	mux.HandleFunc("POST /api/v2/pis/payment", s.api(s.createPayment))
@@ -184,6 +188,14 @@ func (s *Sandbox) SetKnobs(k Knobs) {
 		k.SettleDelay = DefaultSettleDelay
 	}
 	s.knobs = k
+	s.banks = banksFor(k)
+}
+
+// listed is the banks the sandbox lists, with the knobs in force.
+func (s *Sandbox) listed() []bank {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.banks
 }
 
 // Knobs returns the knobs in force.
@@ -290,7 +302,7 @@ func (s *Sandbox) listInstitutions(r *http.Request) apiAnswer {
 	s.mu.Lock()
 	s.stats.InstitutionsCalls++
 	missing := s.knobs.MissingBanks
-	all := banksFor(s.knobs)
+	all := s.banks
 	s.mu.Unlock()
 	window := s.now().Unix() / 60
 	base := s.base(r)
@@ -346,7 +358,7 @@ func (s *Sandbox) createPayment(r *http.Request) apiAnswer {
 	fields := validate(req)
 	bankName := ""
 	if req.InstitutionID != "" {
-		b, ok := findBank(banksFor(s.Knobs()), req.InstitutionID, req.InstitutionCountryCode)
+		b, ok := findBank(s.listed(), req.InstitutionID, req.InstitutionCountryCode)
 		if !ok {
 			fields = append(fields, fieldError{"institution_id", "unknown", "no such institution in that country"})
 		}
