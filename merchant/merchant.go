@@ -303,7 +303,7 @@ func (m *Merchant) check() error {
 		}
 	}
 	for country, ids := range m.PopularBanks {
-		if len(country) != 2 || strings.ToUpper(country) != country || strings.ContainsFunc(country, func(r rune) bool { return r < 'A' || r > 'Z' }) {
+		if rules.CheckCountryCode("popular_banks", country) != nil {
 			return fmt.Errorf("popular_banks: %q is not a country code like DE", country)
 		}
 		if len(ids) > MaxPopularBanks {
