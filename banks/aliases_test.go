@@ -33,7 +33,7 @@ func TestEveryOtherNameNamesACatalogueBank(t *testing.T) {
 	l := sandboxList(t)
 	named := map[string]bool{}
 	for _, country := range l.Countries() {
-		for _, b := range l.Banks(country) {
+		for _, b := range l.Matches(country, "") {
 			named[b.folded] = true
 			named[Fold(country)+" "+b.folded] = true
 		}

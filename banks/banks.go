@@ -32,9 +32,6 @@ type Bank struct {
 	search string
 }
 
-// Folded is the bank's name as search matches it (see Fold).
-func (b Bank) Folded() string { return b.folded }
-
 // SearchText is the bank's name and other names, folded, as search
 // matches them.
 func (b Bank) SearchText() string { return b.search }
@@ -123,9 +120,6 @@ func (l *List) Bank(country, id string) (Bank, bool) {
 	b, ok := l.byID[country+"\x00"+id]
 	return b, ok
 }
-
-// Banks returns the banks of country, in alphabetical order.
-func (l *List) Banks(country string) []Bank { return l.byCountry[country] }
 
 // Logo is where a bank's logo lives at the provider.
 type Logo struct {
