@@ -287,7 +287,7 @@ func (h *Handler) elsewhere(l *i18n.Localizer, list *banks.List, country, query 
 func bankRow(b banks.Bank, country string) views.BankRow {
 	q := url.Values{"country": {country}, "bank": {b.ID}}
 	row := views.BankRow{
-		ID: b.ID, Name: b.Name, BIC: b.BIC, LogoURL: bankLogoPath(b.LogoURL),
+		ID: b.ID, Name: b.Name, LogoURL: bankLogoPath(b.LogoURL),
 		URL:     templ.SafeURL("pay?" + q.Encode()),
 		Search:  strings.TrimSpace(b.SearchText() + " " + strings.ToLower(b.BIC)),
 		KnownAs: strings.Join(b.KnownAs, ", "),

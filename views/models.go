@@ -91,7 +91,6 @@ type BankRow struct {
 	LogoURL  string
 	Initials string
 	Tone     int
-	BIC      string
 	URL      templ.SafeURL
 	LastUsed bool
 	// KnownAs lists the bank's other names (former names, short forms),
