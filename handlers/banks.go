@@ -351,8 +351,14 @@ func (h *Handler) popular(c echo.Context, co checkout, list *banks.List, country
 	return out
 }
 
+// mostPaidRetry is how long a failing ledger is not asked again for the
+// most paid banks: the bank page, on every shopper's way, should not wait
+// on it request after request.
+const mostPaidRetry = 30 * time.Second
+
 // mostPaid asks the ledger for the banks of country most paid with, at most
-// once per pageMaxAge per country; a failing ledger shows no popular banks.
+// once per pageMaxAge per country; a failing ledger shows no popular banks,
+// and is asked again after mostPaidRetry.
 func (h *Handler) mostPaid(c echo.Context, country string) []string {
 	if ids, ok := h.mostPaidCache.Get(country); ok {
 		return ids.([]string)
@@ -363,6 +369,7 @@ func (h *Handler) mostPaid(c echo.Context, country string) []string {
 	ids, err := h.Orders.Ledger.PopularBanks(c.Request().Context(), country, h.Now().Add(-popularWindow), maxPopular)
 	if err != nil {
 		h.log(c).Warn("popular banks unknown: the ledger failed", "err", err)
+		h.mostPaidCache.Set(country, []string(nil), mostPaidRetry)
 		return nil
 	}
 	h.mostPaidCache.SetDefault(country, ids)

@@ -216,3 +216,21 @@ func TestWhenTheLedgerFailsMidPaymentTheShopperIsNotToldNothingWasCharged(t *tes
 		t.Errorf("problem %q", problem)
 	}
 }
+
+// A failing ledger costs the bank page its popular banks, not its speed: it
+// is asked once, not on every shopper's page.
+func TestTheBankPageDoesNotWaitOnAFailingLedgerAgainAndAgain(t *testing.T) {
+	logs := &lockedBuffer{}
+	a := setup(t, options{logTo: logs})
+	checkout := a.enter("A-1", nil)
+	a.ledger.Close()
+	for range 3 {
+		doc := page(t, a.get(checkout+"/banks?country=FR"), http.StatusOK)
+		if doc.Find(testid("popular")).Length() != 0 {
+			t.Error("popular banks shown with the ledger gone")
+		}
+	}
+	if n := strings.Count(logs.String(), "popular banks unknown"); n != 1 {
+		t.Errorf("the ledger was asked %d times for 3 pages, want once", n)
+	}
+}
