@@ -236,6 +236,11 @@ func (h *Handler) studio(d draft) views.StudioPage {
 		r := theme.Contrast(fg, bg)
 		return views.Ratio{ID: id, Label: label, Text: fmt.Sprintf("%.2f:1", r), Warn: r < theme.MinContrast}
 	}
+	// sample is a bank row of the preview, with its initials as a bank
+	// without a logo shows them.
+	sample := func(id, name string, lastUsed bool) views.BankRow {
+		return views.BankRow{ID: id, Name: name, URL: "#", LastUsed: lastUsed, Initials: views.Initials(name), Tone: tone(name)}
+	}
 	s := views.StudioPage{
 		Action: templ.SafeURL(RouteStudio),
 		Ratios: []views.Ratio{
@@ -246,11 +251,7 @@ func (h *Handler) studio(d draft) views.StudioPage {
 		Summary:    views.Summary{Merchant: "Your shop", Amount: "€49.90", OrderID: "A-1001"},
 		StatusHead: "Paid",
 		StatusText: "Your payment is complete.",
-		Banks: []views.BankRow{
-			{ID: "a", Name: "Crédit Agricole", URL: "#", LastUsed: true, Initials: views.Initials("Crédit Agricole"), Tone: tone("Crédit Agricole")},
-			{ID: "b", Name: "Deutsche Bank", URL: "#", Initials: views.Initials("Deutsche Bank"), Tone: tone("Deutsche Bank")},
-			{ID: "c", Name: "ING", URL: "#", Initials: views.Initials("ING"), Tone: tone("ING")},
-		},
+		Banks:      []views.BankRow{sample("a", "Crédit Agricole", true), sample("b", "Deutsche Bank", false), sample("c", "ING", false)},
 		Form: []views.Field{
 			{Kind: views.KindText, Name: "preview-name", ID: "preview-name", Label: "Account holder's name", Value: "Erika Mustermann"},
 			{Kind: views.KindText, Name: "preview-iban", ID: "preview-iban", Label: "IBAN", Value: "DE89 3704 0044 0532 0130 01",
