@@ -16,13 +16,14 @@ func TestArrowsPointDown(t *testing.T) {
 		"pisclient/sandbox": {},
 		"views":             {"i18n"},
 		"theme":             {"rules"},
-		"merchant":          {"rules"},
+		"merchant":          {"rules", "password"},
+		"password":          {},
 		"pisclient":         {"rules"},
-		"order":             {"rules", "merchant"},
+		"order":             {"rules", "merchant", "password"},
 		"banks":             {"rules", "pisclient"},
 		"ledger":            {"rules", "pisclient"},
-		"payment":           {"rules", "pisclient", "ledger", "merchant"},
-		"webhook":           {"rules", "pisclient", "ledger", "merchant"},
+		"payment":           {"rules", "pisclient", "ledger", "merchant", "password"},
+		"webhook":           {"rules", "pisclient", "ledger", "merchant", "password"},
 	}
 	for pkg, below := range allowed {
 		out, err := exec.Command("go", "list", "-deps", "./"+pkg).Output()

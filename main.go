@@ -4,6 +4,7 @@
 //
 //	go run .                 serve (sandbox provider, demo merchant)
 //	go run . link -order A-1 -amount 49.90 -return-url https://shop.example/done
+//	go run . console-password < file   print the hash of a console password
 package main
 
 import (
@@ -51,6 +52,9 @@ func main() {
 // run is the whole program, with its surroundings passed in so that tests
 // start it exactly as `go run .` does.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "console-password" {
+		return consolePassword(os.Stdin, stdout, stderr)
+	}
 	cfg, err := loadConfig(getenv)
 	if err != nil {
 		return err
@@ -59,7 +63,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return makeLink(args[1:], cfg, stdout)
 	}
 	if len(args) > 0 {
-		return fmt.Errorf("unknown command %q (commands: link; the load generator is go run ./cmd/load)", args[0])
+		return fmt.Errorf("unknown command %q (commands: link, console-password; the load generator is go run ./cmd/load)", args[0])
 	}
 	log := slog.New(telemetry.Masking(slog.NewJSONHandler(stderr, nil)))
 

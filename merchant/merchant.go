@@ -11,12 +11,14 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/mail"
 	"net/url"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/paybybank/checkout/password"
 	"github.com/paybybank/checkout/rules"
 )
 
@@ -54,6 +56,65 @@ type Merchant struct {
 	// code: {"DE": ["sparkasse-berlin", "ing"]}. Without pins, the banks
 	// most paid with in the last 30 days come first.
 	PopularBanks map[string][]string `json:"popular_banks"`
+	// ConsoleUsers are the people who sign in to the console to see this
+	// merchant's payments (issue 21), and only this merchant's.
+	ConsoleUsers []*ConsoleUser `json:"console_users"`
+}
+
+// ConsoleUser is one person who signs in to the console.
+type ConsoleUser struct {
+	Email string `json:"email"`
+	// PasswordHash is an argon2id PHC string (`go run . console-password`).
+	PasswordHash string `json:"password_hash"`
+	// Merchant is whose payments the user sees; nil for an operator, who
+	// sees every merchant's. Set when the file is read.
+	Merchant *Merchant `json:"-"`
+	hashed   password.Hashed
+}
+
+// Matches reports whether pw is the user's password.
+func (u *ConsoleUser) Matches(pw string) bool { return u.hashed.Matches(pw) }
+
+// Hashed is the user's parsed hash.
+func (u *ConsoleUser) Hashed() password.Hashed { return u.hashed }
+
+// checkConsoleUsers reads the hashes of a list of console users (field names
+// the list in errors) and refuses an e-mail seen before.
+func (d *Directory) checkConsoleUsers(field string, users []*ConsoleUser, m *Merchant) error {
+	for i, u := range users {
+		if u == nil {
+			return fmt.Errorf("%s[%d]: not an object with email and password_hash", field, i)
+		}
+		addr, err := mail.ParseAddress(u.Email)
+		if err != nil || addr.Address != u.Email || addr.Name != "" {
+			return fmt.Errorf("%s[%d].email: %q is not a plain e-mail address like ops@shop.example", field, i, u.Email)
+		}
+		key := strings.ToLower(u.Email)
+		if _, dup := d.users[key]; dup {
+			return fmt.Errorf("%s[%d].email: %s is a console user twice in the file", field, i, u.Email)
+		}
+		if u.hashed, err = password.Parse(u.PasswordHash); err != nil {
+			return fmt.Errorf("%s[%d].password_hash (%s): %w", field, i, u.Email, err)
+		}
+		u.Merchant = m
+		d.users[key] = u
+	}
+	return nil
+}
+
+// ConsoleUser returns the console user with e-mail email (case ignored).
+func (d *Directory) ConsoleUser(email string) (*ConsoleUser, bool) {
+	u, ok := d.users[strings.ToLower(strings.TrimSpace(email))]
+	return u, ok
+}
+
+// ConsoleUsers returns every console user, operators included.
+func (d *Directory) ConsoleUsers() []*ConsoleUser {
+	list := make([]*ConsoleUser, 0, len(d.users))
+	for _, m := range d.list {
+		list = append(list, m.ConsoleUsers...)
+	}
+	return append(list, d.operators...)
 }
 
 // UpstreamOrderID is the merchant_order_id of an order's first attempt at
@@ -131,8 +192,11 @@ func Origin(u *url.URL) string {
 
 // Directory finds merchants by id.
 type Directory struct {
-	byID map[string]*Merchant
-	list []*Merchant
+	byID      map[string]*Merchant
+	list      []*Merchant
+	operators []*ConsoleUser
+	// users are the console's users by lower-case e-mail.
+	users map[string]*ConsoleUser
 }
 
 // Get returns the merchant with id.
@@ -205,7 +269,7 @@ func Demo(baseURL string) (*Directory, error) {
 		// The demo shop hears of its payments, as a merchant's server would.
 		m.WebhookURL, m.WebhookSecret = strings.TrimRight(baseURL, "/")+DemoWebhookPath, DemoWebhookSecret
 	}
-	return newDirectory([]*Merchant{m})
+	return newDirectory([]*Merchant{m}, nil)
 }
 
 // Load reads a MERCHANTS_FILE. Every error names the merchant and the field.
@@ -221,6 +285,8 @@ func Load(path string) (*Directory, error) {
 func Parse(data []byte) (*Directory, error) {
 	var file struct {
 		Merchants []*Merchant `json:"merchants"`
+		// Operators sign in to the console and see every merchant.
+		Operators []*ConsoleUser `json:"operators"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -230,13 +296,20 @@ func Parse(data []byte) (*Directory, error) {
 	if len(file.Merchants) == 0 {
 		return nil, errors.New("MERCHANTS_FILE: no merchants")
 	}
-	return newDirectory(file.Merchants)
+	return newDirectory(file.Merchants, file.Operators)
 }
 
-func newDirectory(list []*Merchant) (*Directory, error) {
-	d := &Directory{byID: make(map[string]*Merchant), list: list}
+func newDirectory(list []*Merchant, operators []*ConsoleUser) (*Directory, error) {
+	d := &Directory{byID: make(map[string]*Merchant), list: list, operators: operators, users: map[string]*ConsoleUser{}}
 	for i, m := range list {
-		if err := m.check(); err != nil {
+		if m == nil {
+			return nil, fmt.Errorf("MERCHANTS_FILE: merchant #%d: not an object", i+1)
+		}
+		err := m.check()
+		if err == nil {
+			err = d.checkConsoleUsers("console_users", m.ConsoleUsers, m)
+		}
+		if err != nil {
 			name := m.ID
 			if name == "" {
 				name = fmt.Sprintf("#%d", i+1)
@@ -247,6 +320,9 @@ func newDirectory(list []*Merchant) (*Directory, error) {
 			return nil, fmt.Errorf("MERCHANTS_FILE: merchant %s: id: used twice", m.ID)
 		}
 		d.byID[m.ID] = m
+	}
+	if err := d.checkConsoleUsers("operators", operators, nil); err != nil {
+		return nil, fmt.Errorf("MERCHANTS_FILE: %w", err)
 	}
 	return d, nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/password"
 )
 
 const good = `{"id":"shop1","name":"Shop One","link_keys":{"2026-11":"a-long-random-secret-for-shop1-0001"},
@@ -80,5 +81,64 @@ func TestLogoMustBeHTTPSOutsideSandbox(t *testing.T) {
 	}
 	if _, err := merchant.Parse([]byte(`{"merchants":[` + strings.Replace(good, `"name"`, `"customization":{"logoUrl":"/logo.svg"},"name"`, 1) + `]}`)); err == nil {
 		t.Error("a relative logo URL was accepted")
+	}
+}
+
+// hashOf is a console password's hash at the lowest costs, for tests.
+func hashOf(t *testing.T, pw string) string {
+	t.Helper()
+	phc, err := password.Hash(pw, password.Params{Memory: 64, Time: 1, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return phc
+}
+
+func TestConsoleUsersSignInToTheirMerchantOrAll(t *testing.T) {
+	h := hashOf(t, "a long console password")
+	file := `{"merchants":[` + strings.Replace(good, `"name"`, `"console_users":[{"email":"Ops@Shop.example","password_hash":"`+h+`"}],"name"`, 1) + `],
+		"operators":[{"email":"root@psp.example","password_hash":"` + h + `"}]}`
+	d, err := merchant.Parse([]byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, ok := d.ConsoleUser(" ops@shop.EXAMPLE ")
+	if !ok || u.Merchant == nil || u.Merchant.ID != "shop1" {
+		t.Fatalf("the merchant's user, found by e-mail in any case: %+v, %v", u, ok)
+	}
+	if !u.Matches("a long console password") || u.Matches("another password!") {
+		t.Error("the user's password is not checked against the hash in the file")
+	}
+	op, ok := d.ConsoleUser("root@psp.example")
+	if !ok || op.Merchant != nil {
+		t.Errorf("an operator belongs to no merchant: %+v, %v", op, ok)
+	}
+	if _, ok := d.ConsoleUser("nobody@shop.example"); ok {
+		t.Error("an unknown e-mail found a user")
+	}
+	if n := len(d.ConsoleUsers()); n != 2 {
+		t.Errorf("ConsoleUsers lists %d users, want 2", n)
+	}
+}
+
+func TestBadConsoleUsersStopStartUpNamingMerchantAndField(t *testing.T) {
+	h := hashOf(t, "a long console password")
+	with := func(users string) string {
+		return `{"merchants":[` + strings.Replace(good, `"name"`, `"console_users":`+users+`,"name"`, 1) + `]}`
+	}
+	tests := []struct{ name, file, want string }{
+		{"unreadable hash", with(`[{"email":"ops@shop.example","password_hash":"hunter2"}]`), "merchant shop1: console_users[0].password_hash (ops@shop.example): not a PHC string"},
+		{"bcrypt", with(`[{"email":"ops@shop.example","password_hash":"$2b$12$abcdefghijklmnopqrstuv"}]`), "merchant shop1: console_users[0].password_hash"},
+		{"not an e-mail", with(`[{"email":"Ops <ops@shop.example>","password_hash":"` + h + `"}]`), "merchant shop1: console_users[0].email"},
+		{"twice", with(`[{"email":"ops@shop.example","password_hash":"` + h + `"},{"email":"OPS@shop.example","password_hash":"` + h + `"}]`), "console_users[1].email: OPS@shop.example is a console user twice"},
+		{"bad operator", `{"merchants":[` + good + `],"operators":[{"email":"root@psp.example","password_hash":"$argon2id$v=19$m=64,t=1,p=1$x$y"}]}`, "operators[0].password_hash (root@psp.example): the salt"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := merchant.Parse([]byte(tt.file))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want it to say %q", err, tt.want)
+			}
+		})
 	}
 }
