@@ -34,7 +34,7 @@ func (h *Handler) enter(c echo.Context) error {
 	case err != nil:
 		return &pageError{status: http.StatusForbidden, key: "error.linkInvalid", err: err}
 	}
-	if _, err := h.Orders.Record(c.Request().Context(), checkout{order: o, merchant: m}.payment()); err != nil {
+	if _, err := h.Orders.Open(c.Request().Context(), checkout{order: o, merchant: m}.payment()); err != nil {
 		if errors.Is(err, payment.ErrOrderChanged) {
 			return errOrderChanged(err)
 		}

@@ -70,6 +70,10 @@ type Order struct {
 	Status  string
 	Created time.Time
 	Updated time.Time
+	// BankID and Country are the bank of the order's current payment;
+	// empty before one was sent (filled by the console's listing).
+	BankID  string
+	Country string
 }
 
 // Attempt is one payment at the provider for an order.
@@ -190,6 +194,43 @@ func (l *Ledger) RecordOrder(ctx context.Context, o Order) (Order, error) {
 	if err != nil {
 		return Order{}, err
 	}
+	return l.recorded(ctx, o)
+}
+
+// OpenOrder is RecordOrder for a shopper who has just used the order's
+// link: the first use counts the order as opened in the console's funnel.
+func (l *Ledger) OpenOrder(ctx context.Context, o Order) (Order, error) {
+	now := l.now().UnixMilli()
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Order{}, err
+	}
+	defer tx.Rollback()
+	// A row comes back only when this call inserted the order or opened it.
+	var opened int64
+	err = tx.QueryRowContext(ctx, `INSERT INTO orders (merchant_id, order_id, amount, currency, return_url, created_at, updated_at, opened_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $6, $6) ON CONFLICT (merchant_id, order_id)
+		DO UPDATE SET opened_at = excluded.opened_at WHERE orders.opened_at = 0
+		RETURNING opened_at`,
+		o.MerchantID, o.OrderID, o.Amount, o.Currency, o.ReturnURL, now).Scan(&opened)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return Order{}, err
+	case opened == now:
+		if err := addFunnel(ctx, tx, o.MerchantID, hourOf(time.UnixMilli(now)), 1, 0, 0, 0); err != nil {
+			return Order{}, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return Order{}, err
+	}
+	return l.recorded(ctx, o)
+}
+
+// recorded returns the order recorded under o's id, or ErrOrderChanged with
+// it when its amount or currency differ from o's.
+func (l *Ledger) recorded(ctx context.Context, o Order) (Order, error) {
 	got, err := l.order(ctx, o.MerchantID, o.OrderID)
 	if err != nil {
 		return Order{}, err
@@ -252,14 +293,26 @@ func scanAttempt(row interface{ Scan(...any) error }) (Attempt, error) {
 // winner's link.
 func (l *Ledger) InsertAttempt(ctx context.Context, a Attempt) error {
 	now := l.now()
-	_, err := l.db.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`, next_check_at)
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	_, err = tx.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`, next_check_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', '', $10, $10, $11)`,
 		a.UpstreamID, a.MerchantID, a.OrderID, a.Seq, a.Amount, a.Currency, a.BankID, a.Country, Creating, now.UnixMilli(),
 		now.Add(l.FirstCheck).UnixMilli())
 	if l.uniqueViolation(err) {
 		return ErrAttemptTaken
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO attempt_history (upstream_id, at, state, status) VALUES ($1, $2, $3, '')`,
+		a.UpstreamID, now.UnixMilli(), string(Creating)); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // Change is what Move writes to an attempt; empty fields are kept.
@@ -309,6 +362,17 @@ func (l *Ledger) Move(ctx context.Context, upstreamID string, from State, ch Cha
 		return false, err
 	}
 	state := cmp.Or(ch.State, a.State)
+	after := a
+	after.State, after.Status = state, cmp.Or(ch.Status, a.Status)
+	if after.State != a.State || after.Status != a.Status {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO attempt_history (upstream_id, at, state, status) VALUES ($1, $2, $3, $4)`,
+			upstreamID, now.UnixMilli(), string(after.State), after.Status); err != nil {
+			return false, err
+		}
+	}
+	if err := l.tally(ctx, tx, a, after, now); err != nil {
+		return false, err
+	}
 	if ch.Status != "" && ch.Status != orderStatus && state != Orphaned && state != Refused {
 		// The order's status changed: one event, in this transaction.
 		a.Status, a.State = ch.Status, state

@@ -91,6 +91,96 @@ var migrations = []string{
 		expires_at BIGINT NOT NULL
 	);
 	CREATE INDEX handoffs_expiry ON handoffs (expires_at);`,
+
+	// 5: what the console counts and shows (issue 21). Orders learn when
+	// their link was first used (opened), their first payment handed out
+	// (sent), first opened at the bank (began) and paid, and the bank of
+	// their current payment; attempts keep every status they passed
+	// through. Rollups by the hour, written in the transaction of each
+	// change, let the overview sum a few hundred rows instead of scanning
+	// orders: funnel_hourly counts orders by the hour they were opened,
+	// bank_hourly and paid_times count attempts by the hour they were made.
+	// Rows of the past are counted as well as their last status tells.
+	// The console's sign-outs and refused sign-ins are kept here too, so
+	// that every instance knows them.
+	`ALTER TABLE orders ADD COLUMN opened_at BIGINT NOT NULL DEFAULT 0;
+	ALTER TABLE orders ADD COLUMN sent_at BIGINT NOT NULL DEFAULT 0;
+	ALTER TABLE orders ADD COLUMN began_at BIGINT NOT NULL DEFAULT 0;
+	ALTER TABLE orders ADD COLUMN paid_at BIGINT NOT NULL DEFAULT 0;
+	ALTER TABLE orders ADD COLUMN bank_id TEXT NOT NULL DEFAULT '';
+	ALTER TABLE orders ADD COLUMN country TEXT NOT NULL DEFAULT '';
+	ALTER TABLE attempts ADD COLUMN began_at BIGINT NOT NULL DEFAULT 0;
+	CREATE TABLE attempt_history (
+		upstream_id TEXT NOT NULL REFERENCES attempts (upstream_id),
+		at          BIGINT NOT NULL,
+		state       TEXT NOT NULL,
+		status      TEXT NOT NULL
+	);
+	CREATE INDEX attempt_history_by_attempt ON attempt_history (upstream_id, at);
+	CREATE TABLE funnel_hourly (
+		merchant_id TEXT NOT NULL,
+		hour        BIGINT NOT NULL,
+		opened      BIGINT NOT NULL DEFAULT 0,
+		sent        BIGINT NOT NULL DEFAULT 0,
+		began       BIGINT NOT NULL DEFAULT 0,
+		paid        BIGINT NOT NULL DEFAULT 0,
+		PRIMARY KEY (merchant_id, hour)
+	);
+	CREATE TABLE bank_hourly (
+		merchant_id TEXT NOT NULL,
+		hour        BIGINT NOT NULL,
+		country     TEXT NOT NULL,
+		bank_id     TEXT NOT NULL,
+		started     BIGINT NOT NULL DEFAULT 0,
+		completed   BIGINT NOT NULL DEFAULT 0,
+		canceled    BIGINT NOT NULL DEFAULT 0,
+		abandoned   BIGINT NOT NULL DEFAULT 0,
+		PRIMARY KEY (merchant_id, hour, country, bank_id)
+	);
+	CREATE TABLE paid_times (
+		merchant_id TEXT NOT NULL,
+		hour        BIGINT NOT NULL,
+		bucket      INTEGER NOT NULL,
+		n           BIGINT NOT NULL DEFAULT 0,
+		PRIMARY KEY (merchant_id, hour, bucket)
+	);
+	UPDATE orders SET opened_at = created_at;
+	UPDATE attempts SET began_at = updated_at WHERE state IN ('open', 'final') AND status NOT IN ('', 'NOT_FOUND');
+	UPDATE orders SET
+		sent_at = COALESCE((SELECT MIN(a.created_at) FROM attempts a WHERE a.merchant_id = orders.merchant_id AND a.order_id = orders.order_id AND a.state IN ('open', 'final')), 0),
+		began_at = COALESCE((SELECT MIN(a.began_at) FROM attempts a WHERE a.merchant_id = orders.merchant_id AND a.order_id = orders.order_id AND a.began_at > 0), 0),
+		paid_at = COALESCE((SELECT MIN(a.updated_at) FROM attempts a WHERE a.merchant_id = orders.merchant_id AND a.order_id = orders.order_id
+			AND a.status = 'COMPLETED' AND a.amount = orders.amount AND a.currency = orders.currency), 0),
+		bank_id = COALESCE((SELECT a.bank_id FROM attempts a WHERE a.merchant_id = orders.merchant_id AND a.order_id = orders.order_id AND a.state IN ('open', 'final') ORDER BY a.seq DESC LIMIT 1), ''),
+		country = COALESCE((SELECT a.country FROM attempts a WHERE a.merchant_id = orders.merchant_id AND a.order_id = orders.order_id AND a.state IN ('open', 'final') ORDER BY a.seq DESC LIMIT 1), '');
+	INSERT INTO funnel_hourly (merchant_id, hour, opened, sent, began, paid)
+		SELECT merchant_id, opened_at / 3600000 * 3600000, COUNT(*),
+			SUM(CASE WHEN sent_at > 0 THEN 1 ELSE 0 END), SUM(CASE WHEN began_at > 0 THEN 1 ELSE 0 END), SUM(CASE WHEN paid_at > 0 THEN 1 ELSE 0 END)
+		FROM orders GROUP BY merchant_id, opened_at / 3600000 * 3600000;
+	INSERT INTO bank_hourly (merchant_id, hour, country, bank_id, started, completed, canceled, abandoned)
+		SELECT merchant_id, created_at / 3600000 * 3600000, country, bank_id, COUNT(*),
+			SUM(CASE WHEN state = 'final' AND status = 'COMPLETED' THEN 1 ELSE 0 END),
+			SUM(CASE WHEN state = 'final' AND status = 'CANCELED' AND began_at > 0 THEN 1 ELSE 0 END),
+			SUM(CASE WHEN state = 'final' AND status <> 'COMPLETED' AND began_at = 0 THEN 1 ELSE 0 END)
+		FROM attempts WHERE state IN ('open', 'final') GROUP BY merchant_id, created_at / 3600000 * 3600000, country, bank_id;
+	CREATE INDEX orders_recent ON orders (updated_at);
+	CREATE INDEX orders_by_bank ON orders (merchant_id, bank_id, updated_at);
+	CREATE INDEX orders_by_country ON orders (merchant_id, country, updated_at);
+	CREATE INDEX orders_by_id ON orders (order_id{{C}}, merchant_id);
+	CREATE INDEX events_by_order ON events (merchant_id, order_id, created_at);
+	CREATE INDEX events_pending ON events (merchant_id, created_at) WHERE delivery = 'pending';
+	CREATE INDEX events_failed ON events (merchant_id) WHERE delivery = 'failed';
+	CREATE INDEX deliveries_at ON deliveries (at);
+	CREATE INDEX deliveries_failed ON deliveries (at) WHERE code < 200 OR code > 299;
+	CREATE TABLE console_signouts (
+		session_id TEXT PRIMARY KEY,
+		until      BIGINT NOT NULL
+	);
+	CREATE TABLE console_failures (
+		key TEXT NOT NULL,
+		at  BIGINT NOT NULL
+	);
+	CREATE INDEX console_failures_by_key ON console_failures (key, at);`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once
@@ -118,7 +208,7 @@ func (l *Ledger) migrate(ctx context.Context) error {
 		return fmt.Errorf("the database is at schema version %d, newer than this program's %d: run the newer program", done, len(migrations))
 	}
 	for v := done + 1; v <= len(migrations); v++ {
-		if err := execScript(ctx, tx, migrations[v-1]); err != nil {
+		if err := execScript(ctx, tx, strings.ReplaceAll(migrations[v-1], "{{C}}", l.byteOrder())); err != nil {
 			return fmt.Errorf("schema version %d: %w", v, err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)`, v, l.now().UnixMilli()); err != nil {
@@ -126,6 +216,16 @@ func (l *Ledger) migrate(ctx context.Context) error {
 		}
 	}
 	return tx.Commit()
+}
+
+// byteOrder makes a text column compare byte by byte, as a prefix search
+// needs: SQLite does so by default; PostgreSQL follows the database's
+// collation unless told "C".
+func (l *Ledger) byteOrder() string {
+	if l.dialect == postgres {
+		return ` COLLATE "C"`
+	}
+	return ""
 }
 
 // SchemaVersion is the schema version the database is at.

@@ -94,14 +94,30 @@ type Order struct {
 // Record records an order the first time it is seen. The same order id with
 // another amount or currency gives ErrOrderChanged.
 func (s *Service) Record(ctx context.Context, o Order) (ledger.Order, error) {
+	lo, err := o.ledger()
+	if err != nil {
+		return ledger.Order{}, err
+	}
+	return s.Ledger.RecordOrder(ctx, lo)
+}
+
+// Open is Record for a shopper using the order's link: the first use counts
+// the order as opened, the top of the console's funnel.
+func (s *Service) Open(ctx context.Context, o Order) (ledger.Order, error) {
+	lo, err := o.ledger()
+	if err != nil {
+		return ledger.Order{}, err
+	}
+	return s.Ledger.OpenOrder(ctx, lo)
+}
+
+// ledger is the order as the ledger records it, its amount canonical.
+func (o Order) ledger() (ledger.Order, error) {
 	amount, err := canonicalAmount(o)
 	if err != nil {
 		return ledger.Order{}, err
 	}
-	return s.Ledger.RecordOrder(ctx, ledger.Order{
-		MerchantID: o.Merchant.ID, OrderID: o.ID, Amount: amount,
-		Currency: o.Currency, ReturnURL: o.ReturnURL,
-	})
+	return ledger.Order{MerchantID: o.Merchant.ID, OrderID: o.ID, Amount: amount, Currency: o.Currency, ReturnURL: o.ReturnURL}, nil
 }
 
 // canonicalAmount is the order's amount as it is recorded and sent: two
