@@ -1,10 +1,14 @@
 package webhook_test
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
@@ -13,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/webhook"
 )
 
@@ -95,5 +100,34 @@ func TestWebhooksFollowNoRedirect(t *testing.T) {
 	res, err := webhook.NewClient(true).Post(srv.URL, "application/json", strings.NewReader("{}"))
 	if err != nil || res.StatusCode != http.StatusFound {
 		t.Errorf("a redirect: %v %v, want the 302 itself (a failed try)", res, err)
+	}
+}
+
+func TestATestEventIsASignedPing(t *testing.T) {
+	var got []byte
+	var header string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, _ = io.ReadAll(r.Body)
+		header = r.Header.Get(webhook.Header)
+		w.WriteHeader(http.StatusTeapot)
+	}))
+	defer srv.Close()
+	d := &webhook.Dispatcher{Client: webhook.NewClient(true), Log: slog.New(slog.DiscardHandler)}
+	m := &merchant.Merchant{ID: "shop1", WebhookURL: srv.URL, WebhookSecret: secret}
+	try := d.Ping(context.Background(), m)
+	if try.Code != http.StatusTeapot || try.Error != "" {
+		t.Errorf("the endpoint's answer came back as %+v", try)
+	}
+	if !verifyWebhook(secret, header, got) {
+		t.Errorf("the ping's signature %q does not check with the README's code", header)
+	}
+	var ping map[string]any
+	if err := json.Unmarshal(got, &ping); err != nil {
+		t.Fatal(err)
+	}
+	id, _ := ping["id"].(string)
+	data, _ := ping["data"].(map[string]any)
+	if ping["type"] != "ping" || !strings.HasPrefix(id, "evt_") || ping["created_at"] == nil || data == nil || len(data) != 0 || len(ping) != 4 {
+		t.Errorf("ping %s, want {id, type: ping, created_at, data: {}}", got)
 	}
 }

@@ -9,8 +9,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/hmac"
+	crand "crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -186,15 +188,15 @@ func (d *Dispatcher) serve(ctx context.Context, m *merchant.Merchant) {
 	}
 }
 
-// send makes one try at an event and records it.
-func (d *Dispatcher) send(ctx context.Context, m *merchant.Merchant, e ledger.Event) {
+// post sends body to m's webhook, signed, and says how it went.
+func (d *Dispatcher) post(ctx context.Context, m *merchant.Merchant, body []byte) ledger.Delivery {
 	start := d.now()
 	delivery := ledger.Delivery{At: start}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.WebhookURL, bytes.NewReader(e.Body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.WebhookURL, bytes.NewReader(body))
 	if err == nil {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("User-Agent", "pay-by-bank-checkout webhook")
-		req.Header.Set(Header, Sign(m.WebhookSecret, start, e.Body))
+		req.Header.Set(Header, Sign(m.WebhookSecret, start, body))
 		var res *http.Response
 		if res, err = d.Client.Do(req); err == nil {
 			io.Copy(io.Discard, io.LimitReader(res.Body, maxAnswer))
@@ -206,6 +208,36 @@ func (d *Dispatcher) send(ctx context.Context, m *merchant.Merchant, e ledger.Ev
 	if err != nil {
 		delivery.Error = describe(err)
 	}
+	return delivery
+}
+
+// EventPing is the type of the event the console sends to try an endpoint.
+const EventPing = "ping"
+
+// Ping sends m's endpoint a signed event of type ping,
+// {"id","type":"ping","created_at","data":{}}, and says how it went. It is
+// not recorded: it tells about the endpoint, not about a payment.
+func (d *Dispatcher) Ping(ctx context.Context, m *merchant.Merchant) ledger.Delivery {
+	b := make([]byte, 12)
+	crand.Read(b)
+	body, _ := json.Marshal(struct {
+		ID        string    `json:"id"`
+		Type      string    `json:"type"`
+		CreatedAt time.Time `json:"created_at"`
+		Data      struct{}  `json:"data"`
+	}{ID: "evt_" + hex.EncodeToString(b), Type: EventPing, CreatedAt: d.now().UTC().Truncate(time.Millisecond)})
+	return d.post(ctx, m, body)
+}
+
+// SendNow makes one try at an event the caller has leased to this
+// dispatcher's Owner (ledger.ClaimEvent), records it, and returns it.
+func (d *Dispatcher) SendNow(ctx context.Context, m *merchant.Merchant, e ledger.Event) ledger.Delivery {
+	return d.send(ctx, m, e)
+}
+
+// send makes one try at an event and records it.
+func (d *Dispatcher) send(ctx context.Context, m *merchant.Merchant, e ledger.Event) ledger.Delivery {
+	delivery := d.post(ctx, m, e.Body)
 	outcome, next := ledger.Delivered, ledger.Never
 	if delivery.Code < 200 || delivery.Code > 299 {
 		pause := backoff
@@ -230,6 +262,7 @@ func (d *Dispatcher) send(ctx context.Context, m *merchant.Merchant, e ledger.Ev
 	if outcome != ledger.Delivered {
 		d.Log.Warn("webhooks: delivery failed", "merchant", m.ID, "event", e.ID, "code", delivery.Code, "err", delivery.Error, "outcome", outcome)
 	}
+	return delivery
 }
 
 // describe says why no answer came, in words safe to store and show the
