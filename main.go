@@ -29,6 +29,7 @@ import (
 
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/handlers"
+	"github.com/paybybank/checkout/handlers/console"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
@@ -138,6 +139,8 @@ type app struct {
 	metrics   *telemetry.Metrics
 	ledger    *ledger.Ledger
 	orders    *payment.Service
+	// webhooks sends merchants' events; the console sends through it too.
+	webhooks *webhook.Dispatcher
 	// workers follow payments and send webhooks in the background.
 	workers []func(context.Context)
 }
@@ -169,6 +172,7 @@ func newWorkers(a *app, cfg config, log *slog.Logger) []func(context.Context) {
 		Checked: watch.Followed, Log: log}
 	dispatcher := &webhook.Dispatcher{Ledger: a.ledger, Merchants: a.merchants.All(), Owner: owner,
 		Client: webhook.NewClient(cfg.sandboxMode()), Delivered: watch.Delivered, Log: log}
+	a.webhooks = dispatcher
 	return []func(context.Context){follower.Run, dispatcher.Run}
 }
 
@@ -262,6 +266,14 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.Use(middleware.Recover())
 	h.Routes(e, static.Handler(), sandboxHandler)
+	con, err := console.New(console.Config{
+		BaseURL: cfg.BaseURL, Ledger: a.ledger, Merchants: a.merchants, Orders: a.orders, Webhooks: a.webhooks,
+		Banks: a.banks, SessionKeys: keys, Assets: static.Assets(), Log: log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	con.Routes(e)
 	a.echo = e
 	return a, nil
 }

@@ -79,6 +79,8 @@ type Localizer struct {
 	lang     string
 	tag      language.Tag
 	messages map[string]string
+	// fallback are the English strings of the same catalog.
+	fallback map[string]string
 	// plural prints the sentences that count something (plural.go).
 	plural *message.Printer
 	// countries keeps the country names asked for, by code.
@@ -101,7 +103,7 @@ var localizers = func() map[string]*Localizer {
 	out := make(map[string]*Localizer, len(catalog))
 	for lang, messages := range catalog {
 		tag := language.MustParse(lang)
-		out[lang] = &Localizer{lang: lang, tag: tag, messages: messages, plural: pluralPrinter(lang), digits: message.NewPrinter(tag)}
+		out[lang] = &Localizer{lang: lang, tag: tag, messages: messages, fallback: catalog["en"], plural: pluralPrinter(lang), digits: message.NewPrinter(tag)}
 	}
 	return out
 }()
@@ -122,7 +124,7 @@ const Missing = "⟦"
 func (l *Localizer) T(key string, args ...any) string {
 	format, ok := l.messages[key]
 	if !ok {
-		format, ok = catalog["en"][key]
+		format, ok = l.fallback[key]
 		if !ok {
 			return Missing + key + "⟧"
 		}

@@ -111,7 +111,7 @@ func (l *Ledger) ListOrders(ctx context.Context, f OrderFilter, after OrderCurso
 		where += fmt.Sprintf("(updated_at, merchant_id, order_id) < ($%d, $%d, $%d)", n+1, n+2, n+3)
 		args = append(args, after.At.UnixMilli(), after.MerchantID, after.OrderID)
 	}
-	rows, err := l.db.QueryContext(ctx, `SELECT merchant_id, order_id, amount, currency, return_url, status, created_at, updated_at, bank_id, country
+	rows, err := l.db.QueryContext(ctx, `SELECT merchant_id, order_id, amount, currency, return_url, status, created_at, updated_at, bank_id, country, paid_at
 		FROM orders`+where+fmt.Sprintf(` ORDER BY updated_at DESC, merchant_id DESC, order_id DESC LIMIT %d`, limit), args...)
 	if err != nil {
 		return nil, err
@@ -120,11 +120,14 @@ func (l *Ledger) ListOrders(ctx context.Context, f OrderFilter, after OrderCurso
 	var list []Order
 	for rows.Next() {
 		var o Order
-		var created, updated int64
-		if err := rows.Scan(&o.MerchantID, &o.OrderID, &o.Amount, &o.Currency, &o.ReturnURL, &o.Status, &created, &updated, &o.BankID, &o.Country); err != nil {
+		var created, updated, paid int64
+		if err := rows.Scan(&o.MerchantID, &o.OrderID, &o.Amount, &o.Currency, &o.ReturnURL, &o.Status, &created, &updated, &o.BankID, &o.Country, &paid); err != nil {
 			return nil, err
 		}
 		o.Created, o.Updated = time.UnixMilli(created), time.UnixMilli(updated)
+		if paid > 0 {
+			o.Paid = time.UnixMilli(paid)
+		}
 		list = append(list, o)
 	}
 	return list, rows.Err()
@@ -329,6 +332,33 @@ func (l *Ledger) Overview(ctx context.Context, merchant string, since time.Time,
 		ov.PaidTimes[b] = n
 	}
 	return ov, rows.Err()
+}
+
+// BankSeen is a bank payments were made at.
+type BankSeen struct{ Country, BankID string }
+
+// BanksSeen lists the banks merchant's ("" for all) payments were made at
+// since the given time, from the rollups: the choices of the console's
+// bank and country filters.
+func (l *Ledger) BanksSeen(ctx context.Context, merchant string, since time.Time) ([]BankSeen, error) {
+	cond, args := "hour >= $1", []any{hourOf(since)}
+	if merchant != "" {
+		cond, args = "merchant_id = $2 AND "+cond, append(args, merchant)
+	}
+	rows, err := l.db.QueryContext(ctx, `SELECT DISTINCT country, bank_id FROM bank_hourly WHERE `+cond+` ORDER BY country, bank_id LIMIT 2000`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var list []BankSeen
+	for rows.Next() {
+		var b BankSeen
+		if err := rows.Scan(&b.Country, &b.BankID); err != nil {
+			return nil, err
+		}
+		list = append(list, b)
+	}
+	return list, rows.Err()
 }
 
 // WebhookHealth is how a merchant's webhook endpoint has been doing.

@@ -74,6 +74,9 @@ type Order struct {
 	// empty before one was sent (filled by the console's listing).
 	BankID  string
 	Country string
+	// Paid is when the order was paid in full; zero while it is not (filled
+	// by the console's listing).
+	Paid time.Time
 }
 
 // Attempt is one payment at the provider for an order.

@@ -415,17 +415,25 @@ func (s *Service) status(ctx context.Context, m *merchant.Merchant, orderID stri
 			return View{}, err
 		}
 	}
+	cur := reported(attempts)
+	known := true
+	if cur != nil && cur.State == ledger.Open && !pisclient.Status(cur.Status).Final() && !s.refresh(ctx, provider, cur) {
+		known = cur.Status != ""
+	}
+	v := Describe(o, attempts)
+	v.Known = v.Known && known
+	return v, nil
+}
+
+// Describe is where an order stands by the ledger alone, without asking
+// the provider: what the console shows until someone checks now.
+func Describe(o ledger.Order, attempts []ledger.Attempt) View {
 	v := View{Order: o, Attempts: attempts, Status: pisclient.StatusNotFound, Known: true}
 	cur := reported(attempts)
 	if cur == nil {
-		return v, nil
+		return v
 	}
-	switch cur.State {
-	case ledger.Open:
-		if !pisclient.Status(cur.Status).Final() && !s.refresh(ctx, provider, cur) {
-			v.Known = cur.Status != ""
-		}
-	case ledger.Unknown, ledger.Creating:
+	if cur.State == ledger.Unknown || cur.State == ledger.Creating {
 		v.Known = false
 	}
 	v.Attempt = cur
@@ -433,7 +441,7 @@ func (s *Service) status(ctx context.Context, m *merchant.Merchant, orderID stri
 		v.Status = pisclient.Status(cur.Status)
 	}
 	v.Paid = v.Status.Paid() && cur.Amount == o.Amount && cur.Currency == o.Currency
-	return v, nil
+	return v
 }
 
 // StatusOf is Status for the order a shopper holds: an order of another

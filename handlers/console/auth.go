@@ -1,0 +1,322 @@
+package console
+
+import (
+	"crypto/hkdf"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gorilla/sessions"
+	"github.com/labstack/echo/v4"
+
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/views"
+)
+
+// Limits of a console session and of sign-in tries (issue 21).
+const (
+	// IdleTimeout ends a session nobody used for this long.
+	IdleTimeout = 30 * time.Minute
+	// MaxSession ends a session this long after sign-in, used or not.
+	MaxSession = 12 * time.Hour
+	// MaxFailures is how many refused sign-ins an address or an e-mail may
+	// have in FailureWindow before every try is refused unchecked.
+	MaxFailures   = 5
+	FailureWindow = time.Minute
+	// cookieName is the console's cookie, apart from the shopper's.
+	cookieName = "console"
+	// seenEvery is how often a session's last use is written back: not on
+	// every page, so that a page is not a cookie each time.
+	seenEvery = time.Minute
+)
+
+// newStore keeps console sessions in a cookie signed and encrypted under
+// keys derived from SESSION_KEYS for the console alone: a shopper's cookie
+// can never be read as a console session.
+func newStore(secrets [][]byte, secure bool) (*sessions.CookieStore, error) {
+	var pairs [][]byte
+	for _, s := range secrets {
+		auth, err := hkdf.Key(sha256.New, s, nil, "paybybank console cookie auth", 32)
+		if err != nil {
+			return nil, err
+		}
+		enc, err := hkdf.Key(sha256.New, s, nil, "paybybank console cookie encryption", 32)
+		if err != nil {
+			return nil, err
+		}
+		pairs = append(pairs, auth, enc)
+	}
+	store := sessions.NewCookieStore(pairs...)
+	store.Options = &sessions.Options{
+		Path: "/console", MaxAge: int(MaxSession.Seconds()), HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode,
+	}
+	store.MaxAge(int(MaxSession.Seconds()))
+	return store, nil
+}
+
+// session is a signed-in user's session.
+type session struct {
+	user *merchant.ConsoleUser
+	// id names the session in the ledger's sign-outs.
+	id   string
+	csrf string
+	// start is the sign-in.
+	start time.Time
+}
+
+const ctxSession = "console.session"
+
+// sessionOf is the request's session; nil before sign-in.
+func sessionOf(ec echo.Context) *session {
+	s, _ := ec.Get(ctxSession).(*session)
+	return s
+}
+
+// randomToken is 32 random bytes in hex.
+func randomToken() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// fingerprint ties a session to the password hash it signed in with: a new
+// hash in the merchants file ends every session of the old password.
+func fingerprint(u *merchant.ConsoleUser) string {
+	sum := sha256.Sum256([]byte(u.PasswordHash))
+	return hex.EncodeToString(sum[:8])
+}
+
+// signedIn lets a request through only with a live session, and a POST only
+// with the session's CSRF token; anything else goes to the sign-in page.
+func (c *Console) signedIn(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(ec echo.Context) error {
+		s, ended, err := c.openSession(ec)
+		if err != nil {
+			return err
+		}
+		if s == nil {
+			if ec.Request().Method != http.MethodGet {
+				return errForbidden
+			}
+			q := url.Values{}
+			if ended {
+				q.Set("ended", "1")
+			}
+			if next := ec.Request().URL.RequestURI(); next != RouteOverview {
+				q.Set("next", next)
+			}
+			to := RouteLogin
+			if len(q) > 0 {
+				to += "?" + q.Encode()
+			}
+			return ec.Redirect(http.StatusSeeOther, to)
+		}
+		if ec.Request().Method == http.MethodPost {
+			sent := ec.FormValue("csrf")
+			if subtle.ConstantTimeCompare([]byte(sent), []byte(s.csrf)) != 1 {
+				return &consoleError{status: http.StatusForbidden, key: "console.error.forbidden", err: errCSRF}
+			}
+		}
+		ec.Set(ctxSession, s)
+		return next(ec)
+	}
+}
+
+type csrfError struct{}
+
+func (csrfError) Error() string { return "console POST without its session's CSRF token" }
+
+var errCSRF = csrfError{}
+
+// openSession reads the request's session. It returns nil when nobody is
+// signed in, with ended set when a session was there but is over: idle,
+// too old, signed out, or its user or password gone from the merchants
+// file.
+func (c *Console) openSession(ec echo.Context) (*session, bool, error) {
+	r := ec.Request()
+	sess, err := c.store.Get(r, cookieName)
+	if err != nil || sess.IsNew {
+		return nil, false, nil
+	}
+	email, _ := sess.Values["user"].(string)
+	if email == "" {
+		return nil, false, nil
+	}
+	id, _ := sess.Values["sid"].(string)
+	csrf, _ := sess.Values["csrf"].(string)
+	start, _ := sess.Values["start"].(int64)
+	seen, _ := sess.Values["seen"].(int64)
+	pw, _ := sess.Values["pw"].(string)
+	now := c.Now()
+	u, ok := c.Merchants.ConsoleUser(email)
+	switch {
+	case !ok, id == "", csrf == "", pw != fingerprint(u),
+		now.Sub(time.Unix(start, 0)) > MaxSession, now.Sub(time.Unix(seen, 0)) > IdleTimeout:
+		return nil, true, nil
+	}
+	out, err := c.Ledger.IsSignedOut(r.Context(), id)
+	if err != nil {
+		return nil, false, err
+	}
+	if out {
+		return nil, true, nil
+	}
+	if now.Sub(time.Unix(seen, 0)) > seenEvery {
+		sess.Values["seen"] = now.Unix()
+		if err := sess.Save(r, ec.Response()); err != nil {
+			return nil, false, err
+		}
+	}
+	return &session{user: u, id: id, csrf: csrf, start: time.Unix(start, 0)}, false, nil
+}
+
+// showLogin shows the sign-in form, with a fresh token for it.
+func (c *Console) showLogin(ec echo.Context) error {
+	if s, _, err := c.openSession(ec); err == nil && s != nil {
+		return ec.Redirect(http.StatusSeeOther, nextPage(ec.QueryParam("next")))
+	}
+	m := views.ConsoleLogin{Next: ec.QueryParam("next")}
+	switch {
+	case ec.QueryParam("out") == "1":
+		m.Notice = t("console.signedOut")
+	case ec.QueryParam("ended") == "1":
+		m.Notice = t("console.sessionEnded")
+	}
+	return c.loginForm(ec, http.StatusOK, m)
+}
+
+// loginForm renders the sign-in form under a new pre-session holding only
+// its CSRF token: a sign-in must come from this form.
+func (c *Console) loginForm(ec echo.Context, status int, m views.ConsoleLogin) error {
+	sess, _ := c.store.New(ec.Request(), cookieName)
+	sess.Values = map[any]any{"csrf": randomToken()}
+	if err := sess.Save(ec.Request(), ec.Response()); err != nil {
+		return err
+	}
+	m.ConsolePage = views.ConsolePage{Title: t("console.login.title"), Assets: c.Assets, CSRF: sess.Values["csrf"].(string),
+		Notice: m.Notice}
+	if status == http.StatusTooManyRequests {
+		ec.Response().Header().Set("Retry-After", "60")
+	}
+	return render(ec, status, views.ConsoleLoginPage(m))
+}
+
+// signIn checks an e-mail and password. Every refusal says the same, takes
+// about as long whether the e-mail is known or not, and counts against the
+// address and the e-mail; past MaxFailures a minute nothing is checked.
+func (c *Console) signIn(ec echo.Context) error {
+	r := ec.Request()
+	email := strings.TrimSpace(ec.FormValue("email"))
+	pw := ec.FormValue("password")
+	next := ec.FormValue("next")
+	form := views.ConsoleLogin{Email: email, Next: next}
+
+	pre, err := c.store.Get(r, cookieName)
+	want, _ := pre.Values["csrf"].(string)
+	if err != nil || want == "" || subtle.ConstantTimeCompare([]byte(ec.FormValue("csrf")), []byte(want)) != 1 {
+		c.log(ec).Warn("console sign-in refused: no valid form token", "email", maskEmail(email))
+		form.Error = t("console.login.expired")
+		return c.loginForm(ec, http.StatusForbidden, form)
+	}
+	keys := []string{"addr:" + digest(ec.RealIP()), "mail:" + digest(strings.ToLower(email))}
+	ctx := r.Context()
+	n, err := c.Ledger.FailedSignIns(ctx, keys, c.Now().Add(-FailureWindow))
+	if err != nil {
+		return err
+	}
+	if n >= MaxFailures {
+		c.log(ec).Warn("console sign-in refused: too many tries", "email", maskEmail(email), "address", ec.RealIP())
+		form.Error = t("console.login.tooMany")
+		return c.loginForm(ec, http.StatusTooManyRequests, form)
+	}
+	if email == "" || pw == "" {
+		form.Error = t("console.login.missing")
+		return c.loginForm(ec, http.StatusUnprocessableEntity, form)
+	}
+	u, known := c.Merchants.ConsoleUser(email)
+	var ok bool
+	if known {
+		ok = u.Matches(pw)
+	} else {
+		c.decoy.Matches(pw)
+	}
+	if !ok {
+		if err := c.Ledger.FailedSignIn(ctx, keys, 10*FailureWindow); err != nil {
+			return err
+		}
+		c.log(ec).Warn("console sign-in refused: wrong e-mail or password", "email", maskEmail(email), "address", ec.RealIP())
+		form.Error = t("console.login.wrong")
+		return c.loginForm(ec, http.StatusUnauthorized, form)
+	}
+	// A new session on every sign-in: nothing from before it carries over.
+	sess, _ := c.store.New(r, cookieName)
+	now := c.Now().Unix()
+	sess.Values = map[any]any{"user": strings.ToLower(u.Email), "sid": randomToken(), "csrf": randomToken(),
+		"start": now, "seen": now, "pw": fingerprint(u)}
+	if err := sess.Save(r, ec.Response()); err != nil {
+		return err
+	}
+	merchantID := "(operator)"
+	if u.Merchant != nil {
+		merchantID = u.Merchant.ID
+	}
+	c.log(ec).Info("console sign-in", "email", maskEmail(u.Email), "merchant", merchantID, "address", ec.RealIP())
+	return ec.Redirect(http.StatusSeeOther, nextPage(next))
+}
+
+// signOut ends the session here and, through the ledger, on every
+// instance: a copy of the cookie opens nothing afterwards.
+func (c *Console) signOut(ec echo.Context) error {
+	s, _, err := c.openSession(ec)
+	if err != nil {
+		return err
+	}
+	if s == nil {
+		return ec.Redirect(http.StatusSeeOther, RouteLogin)
+	}
+	if subtle.ConstantTimeCompare([]byte(ec.FormValue("csrf")), []byte(s.csrf)) != 1 {
+		return &consoleError{status: http.StatusForbidden, key: "console.error.forbidden", err: errCSRF}
+	}
+	if err := c.Ledger.SignedOut(ec.Request().Context(), s.id, s.start.Add(MaxSession)); err != nil {
+		return err
+	}
+	sess, _ := c.store.New(ec.Request(), cookieName)
+	sess.Options.MaxAge = -1
+	if err := sess.Save(ec.Request(), ec.Response()); err != nil {
+		return err
+	}
+	c.log(ec).Info("console sign-out", "email", maskEmail(s.user.Email))
+	return ec.Redirect(http.StatusSeeOther, RouteLogin+"?out=1")
+}
+
+// nextPage is where a sign-in leads: the console page asked for, never
+// another site.
+func nextPage(next string) string {
+	u, err := url.Parse(next)
+	if err != nil || next == "" || u.Scheme != "" || u.Host != "" || strings.HasPrefix(next, "//") ||
+		!(u.Path == RouteOverview || strings.HasPrefix(u.Path, RouteOverview+"/")) || strings.Contains(next, "\\") {
+		return RouteOverview
+	}
+	return next
+}
+
+// digest names a value in the ledger's sign-in records without keeping it.
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:16])
+}
+
+// maskEmail shows enough of an e-mail to tell accounts apart in the log,
+// not the whole address (nor a password typed into the wrong field).
+func maskEmail(email string) string {
+	local, domain, ok := strings.Cut(email, "@")
+	if !ok || local == "" {
+		return "(not an e-mail)"
+	}
+	return string([]rune(local)[:1]) + "…@" + domain
+}

@@ -1,0 +1,226 @@
+// Package console serves the pages the people who run a shop sign in to
+// (issue 21): every payment of their merchant, its webhook events and what
+// can be done about them, and the overview of how checkouts end. Operators
+// of the deployment see every merchant. It is an audience of its own: its
+// routes, sign-in, error pages and content policy live here, over the same
+// ledger as the shopper's steps and the API.
+package console
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/gorilla/sessions"
+	"github.com/labstack/echo/v4"
+
+	"github.com/paybybank/checkout/banks"
+	"github.com/paybybank/checkout/i18n"
+	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/password"
+	"github.com/paybybank/checkout/payment"
+	"github.com/paybybank/checkout/views"
+	"github.com/paybybank/checkout/webhook"
+)
+
+// Routes of the console (DESIGN.md section 8). Order ids are path-escaped
+// once after RoutePayments + "/".
+const (
+	RouteOverview  = "/console"
+	RouteLogin     = "/console/login"
+	RouteLogout    = "/console/logout"
+	RoutePayments  = "/console/payments"
+	RouteCSV       = "/console/payments.csv"
+	RouteOrder     = "/console/payments/*"
+	RouteRedeliver = "/console/events/:id/redeliver"
+	RouteWebhooks  = "/console/webhooks"
+	RouteTest      = "/console/webhooks/test"
+	routeAnyOther  = "/console/*"
+)
+
+// BankLists gives the banks list, for the names and logos of banks.
+type BankLists interface {
+	List(ctx context.Context) (*banks.List, error)
+}
+
+// Config is what the console is built from.
+type Config struct {
+	// BaseURL is the app's public URL: its cookie is Secure under https.
+	BaseURL   string
+	Ledger    *ledger.Ledger
+	Merchants *merchant.Directory
+	// Orders checks a payment's status on demand, as the follower would.
+	Orders *payment.Service
+	// Webhooks sends test events and redeliveries; its Owner leases them.
+	Webhooks *webhook.Dispatcher
+	Banks    BankLists
+	// SessionKeys are the app's SESSION_KEYS; the console derives its own
+	// cookie keys from them.
+	SessionKeys [][]byte
+	Assets      views.Assets
+	Log         *slog.Logger
+	// Now tells the time; time.Now when nil.
+	Now func() time.Time
+}
+
+// Console serves the console's pages.
+type Console struct {
+	Config
+	store *sessions.CookieStore
+	// decoy is checked against when no user has the e-mail given, so that
+	// an unknown e-mail costs as long as a wrong password.
+	decoy password.Hashed
+}
+
+// New returns the console.
+func New(cfg Config) (*Console, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	store, err := newStore(cfg.SessionKeys, len(cfg.BaseURL) > 8 && cfg.BaseURL[:8] == "https://")
+	if err != nil {
+		return nil, err
+	}
+	c := &Console{Config: cfg, store: store}
+	c.decoy = password.Hashed{}
+	// The costs of the users' own hashes, so that both paths take as long.
+	params := password.Default
+	if users := cfg.Merchants.ConsoleUsers(); len(users) > 0 {
+		params = users[0].Hashed().Params
+	}
+	phc, err := password.Hash("decoy-password-never-used", params)
+	if err != nil {
+		return nil, err
+	}
+	h, err := password.Parse(phc)
+	if err != nil {
+		return nil, err
+	}
+	c.decoy = h.Decoy()
+	return c, nil
+}
+
+// Routes registers the console's routes on e. The app-wide guards (request
+// ids, limits, the Origin check on every POST) are e's already.
+func (c *Console) Routes(e *echo.Echo) {
+	open := e.Group("", c.answerErrors)
+	open.GET(RouteLogin, c.showLogin)
+	open.POST(RouteLogin, c.signIn)
+	open.POST(RouteLogout, c.signOut)
+
+	in := e.Group("", c.answerErrors, c.signedIn)
+	in.GET(RouteOverview, c.showOverview)
+	in.GET(RoutePayments, c.showPayments)
+	in.GET(RouteCSV, c.exportPayments)
+	in.GET(RouteOrder, c.showOrder)
+	in.POST(RouteOrder, c.checkOrder)
+	in.POST(RouteRedeliver, c.redeliver)
+	in.GET(RouteWebhooks, c.showWebhooks)
+	in.POST(RouteTest, c.sendTest)
+	in.GET(routeAnyOther, func(echo.Context) error { return errNotFound })
+}
+
+// contentSecurityPolicy lets console pages load only the app's own files,
+// send forms only to the app, and never be framed.
+const contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; style-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// render writes a console page. Nothing on it may be kept by a browser or a
+// proxy: it is one merchant's business.
+func render(ec echo.Context, status int, page templ.Component) error {
+	var buf bytes.Buffer
+	ctx := i18n.With(context.WithoutCancel(ec.Request().Context()), i18n.Staff("en"))
+	if err := page.Render(ctx, &buf); err != nil {
+		return err
+	}
+	h := ec.Response().Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	return ec.HTMLBlob(status, buf.Bytes())
+}
+
+// t is the console's text for key.
+func t(key string, args ...any) string { return i18n.Staff("en").T(key, args...) }
+
+// consoleError is an error a console user is shown: key names its heading
+// in the console's catalog, key+".text" its message; err is for the log.
+type consoleError struct {
+	status int
+	key    string
+	err    error
+}
+
+func (e *consoleError) Error() string {
+	if e.err != nil {
+		return e.key + ": " + e.err.Error()
+	}
+	return e.key
+}
+
+func (e *consoleError) Unwrap() error { return e.err }
+
+var (
+	errNotFound  = &consoleError{status: http.StatusNotFound, key: "console.error.notFound"}
+	errForbidden = &consoleError{status: http.StatusForbidden, key: "console.error.forbidden"}
+)
+
+// answerErrors turns a console handler's error into the console's error
+// page, logged at Error for our faults and at Warn for the caller's, never
+// with internal text on the page.
+func (c *Console) answerErrors(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(ec echo.Context) error {
+		err := next(ec)
+		if err == nil || ec.Response().Committed {
+			return err
+		}
+		ce := &consoleError{status: http.StatusInternalServerError, key: "console.error.internal", err: err}
+		var he *echo.HTTPError
+		switch {
+		case errors.As(err, &ce):
+		case errors.As(err, &he) && he.Code == http.StatusNotFound:
+			ce = &consoleError{status: http.StatusNotFound, key: "console.error.notFound", err: err}
+		case errors.As(err, &he) && he.Code < 500:
+			ce = &consoleError{status: he.Code, key: "console.error.notFound", err: err}
+		}
+		level := slog.LevelWarn
+		if ce.status >= 500 {
+			level = slog.LevelError
+		}
+		c.log(ec).Log(ec.Request().Context(), level, "console request failed",
+			"status", ce.status, "method", ec.Request().Method, "route", ec.Path(), "err", err)
+		page := views.ConsoleError{
+			ConsolePage: c.frame(ec, t(ce.key), ""),
+			Status:      ce.status, Heading: t(ce.key), Message: t(ce.key + ".text"),
+			Back: templ.SafeURL(RouteOverview), BackLabel: t("console.error.back"),
+		}
+		return render(ec, ce.status, views.ConsoleErrorPage(page))
+	}
+}
+
+// log is the logger of a request, carrying its id.
+func (c *Console) log(ec echo.Context) *slog.Logger {
+	if id := ec.Response().Header().Get(echo.HeaderXRequestID); id != "" {
+		return c.Log.With("request_id", id)
+	}
+	return c.Log
+}
+
+// frame is the layout model of a page for the signed-in user, if any.
+func (c *Console) frame(ec echo.Context, title, nav string) views.ConsolePage {
+	p := views.ConsolePage{Title: title, Assets: c.Assets, Nav: nav}
+	if s := sessionOf(ec); s != nil {
+		p.User, p.CSRF = s.user.Email, s.csrf
+		p.Whose = t("console.operator")
+		if m := s.user.Merchant; m != nil {
+			p.Whose = m.Name
+		}
+	}
+	return p
+}

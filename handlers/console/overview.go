@@ -1,0 +1,279 @@
+package console
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/paybybank/checkout/banks"
+	"github.com/paybybank/checkout/i18n"
+	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/views"
+)
+
+// window is a period the overview sums.
+type window struct {
+	param string
+	span  time.Duration
+	step  time.Duration
+}
+
+var windows = []window{
+	{"24h", 24 * time.Hour, time.Hour},
+	{"7d", 7 * 24 * time.Hour, 24 * time.Hour},
+	{"30d", 30 * 24 * time.Hour, 24 * time.Hour},
+}
+
+// topBanks is how many banks the conversion chart shows.
+const topBanks = 10
+
+// scope is whose figures a request sees: the user's own merchant, or for
+// an operator the merchant asked for by ?merchant= ("" for every one).
+// options is the operator's merchant picker (with allLabel first when
+// every merchant may be shown); nil for a merchant's user.
+func (c *Console) scope(ec echo.Context, asked, allLabel string) (merchantID string, options []views.ConsoleOption, err error) {
+	s := sessionOf(ec)
+	if s.user.Merchant != nil {
+		return s.user.Merchant.ID, nil, nil
+	}
+	if asked != "" {
+		if _, ok := c.Merchants.Get(asked); !ok {
+			return "", nil, errNotFound
+		}
+	}
+	if allLabel != "" {
+		options = append(options, views.ConsoleOption{Value: "", Label: allLabel, Selected: asked == ""})
+	}
+	for _, m := range c.Merchants.All() {
+		options = append(options, views.ConsoleOption{Value: m.ID, Label: m.Name + " (" + m.ID + ")", Selected: m.ID == asked})
+	}
+	return asked, options, nil
+}
+
+// showOverview answers GET /console: the funnel, figures and charts of the
+// last 24 hours, 7 or 30 days, summed from the ledger's hourly rollups.
+func (c *Console) showOverview(ec echo.Context) error {
+	w := windows[0]
+	for _, x := range windows {
+		if ec.QueryParam("range") == x.param {
+			w = x
+		}
+	}
+	merchantID, options, err := c.scope(ec, ec.QueryParam("merchant"), t("console.allMerchants"))
+	if err != nil {
+		return err
+	}
+	ctx := ec.Request().Context()
+	now := c.Now()
+	since := now.Add(-w.span)
+	ov, err := c.Ledger.Overview(ctx, merchantID, since, w.step, topBanks)
+	if err != nil {
+		return err
+	}
+	l := i18n.Staff("en")
+	m := views.ConsoleOverview{
+		ConsolePage: c.frame(ec, t("console.overview"), "overview"),
+		Range:       t("console.range." + w.param + ".long"),
+		RangeValue:  w.param,
+		Merchants:   options,
+		Chart:       chart(ov.Buckets, since, now, w.step, l),
+		Banks:       c.bankChart(ctx, ov.Banks, l),
+	}
+	for _, x := range windows {
+		q := url.Values{"range": {x.param}}
+		if merchantID != "" && options != nil {
+			q.Set("merchant", merchantID)
+		}
+		m.Ranges = append(m.Ranges, views.ConsoleLink{Label: t("console.range." + x.param),
+			URL: templ.SafeURL(RouteOverview + "?" + q.Encode()), Current: x == w})
+	}
+	f := ov.Funnel
+	for _, s := range []struct {
+		key string
+		n   int64
+	}{{"opened", f.Opened}, {"sent", f.Sent}, {"began", f.Began}, {"paid", f.Paid}} {
+		m.Funnel = append(m.Funnel, views.ConsoleStage{Label: t("console.funnel." + s.key), Count: count(l, s.n),
+			Share: t("console.funnel.share", percent(s.n, f.Opened)), Percent: int(math.Round(share(s.n, f.Opened) * 100))})
+	}
+	a := ov.Attempts
+	m.Figures = []views.ConsoleFigure{
+		{Label: t("console.fig.conversion"), Value: percent(f.Paid, f.Opened), Hint: t("console.fig.conversion.hint"), TestID: "conversion"},
+		{Label: t("console.fig.canceled"), Value: count(l, a.Canceled), Hint: t("console.fig.canceled.hint"), TestID: "canceled"},
+		{Label: t("console.fig.abandoned"), Value: count(l, a.Abandoned), Hint: t("console.fig.abandoned.hint"), TestID: "abandoned"},
+		{Label: t("console.fig.median"), Value: medianPaid(ov.PaidTimes), Hint: t("console.fig.median.hint"), TestID: "median"},
+	}
+	return render(ec, 200, views.ConsoleOverviewPage(m))
+}
+
+// share is n ÷ of, 0 when of is 0.
+func share(n, of int64) float64 {
+	if of == 0 {
+		return 0
+	}
+	return float64(n) / float64(of)
+}
+
+// percent is n ÷ of as a percentage with one decimal; a dash when of is 0.
+func percent(n, of int64) string {
+	if of == 0 {
+		return t("console.fig.none")
+	}
+	return strconv.FormatFloat(share(n, of)*100, 'f', 1, 64) + " %"
+}
+
+// count is a count as English writes it: 12,345.
+func count(l *i18n.Localizer, n int64) string { return l.Number(n) }
+
+// medianPaid reads the median time from submit to paid off the rollup's
+// buckets: the middle of the bucket that holds the middle payment, within
+// about 12 % of the true median.
+func medianPaid(buckets map[int]int64) string {
+	var total int64
+	lo, hi := math.MaxInt, math.MinInt
+	for b, n := range buckets {
+		total += n
+		lo, hi = min(lo, b), max(hi, b)
+	}
+	if total == 0 {
+		return t("console.fig.none")
+	}
+	var seen int64
+	for b := lo; b <= hi; b++ {
+		seen += buckets[b]
+		if 2*seen >= total {
+			secs := math.Pow(ledger.PaidBucketBase, float64(b)+0.5)
+			return duration(time.Duration(secs * float64(time.Second)))
+		}
+	}
+	return t("console.fig.none")
+}
+
+// duration is a time span as a person reads it: 850 ms, 42 s, 3 min 5 s,
+// 2 h 10 min.
+func duration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", int(d.Round(time.Second).Seconds()))
+	case d < time.Hour:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%d min %d s", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 48*time.Hour:
+		d = d.Round(time.Minute)
+		return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%d days", int(d.Hours()/24))
+}
+
+// Geometry of the payments chart, in the SVG's own units.
+const (
+	chartWidth  = 1000.0
+	chartBottom = 200.0
+	chartTop    = 20.0
+)
+
+// chart lays out the payments per step from since to now as stacked bars,
+// one per step, empty steps included.
+func chart(buckets []ledger.Bucket, since, now time.Time, step time.Duration, l *i18n.Localizer) views.ConsoleChart {
+	c := views.ConsoleChart{Caption: t("console.chart.perHour"), Unit: t("console.chart.hour")}
+	layout := "15:00"
+	if step >= 24*time.Hour {
+		c.Caption, c.Unit, layout = t("console.chart.perDay"), t("console.chart.day"), "Jan 2"
+	}
+	byStart := map[int64]ledger.Bucket{}
+	for _, b := range buckets {
+		byStart[b.At.UnixMilli()] = b
+	}
+	first := since.UTC().Truncate(step)
+	var starts []time.Time
+	for at := first; !at.After(now); at = at.Add(step) {
+		starts = append(starts, at)
+	}
+	for _, at := range starts {
+		c.Max = max(c.Max, byStart[at.UnixMilli()].Started)
+	}
+	scale := max(c.Max, 1)
+	w := chartWidth / float64(len(starts))
+	every := max(1, len(starts)/6)
+	for i, at := range starts {
+		b := byStart[at.UnixMilli()]
+		canceled := b.Canceled + b.Abandoned
+		bar := views.ConsoleBar{
+			Label: at.Format("2006-01-02 " + layout), Paid: b.Completed, Canceled: canceled, Open: b.Open(),
+			X: float64(i)*w + w*0.1, W: w * 0.8,
+			PaidN: count(l, b.Completed), CanceledN: count(l, canceled), OpenN: count(l, b.Open()),
+		}
+		if step >= 24*time.Hour {
+			bar.Label = at.Format("2006-01-02")
+		}
+		height := func(n int64) float64 { return float64(n) / float64(scale) * (chartBottom - chartTop) }
+		y := chartBottom
+		bar.HPaid = height(bar.Paid)
+		y -= bar.HPaid
+		bar.YPaid = y
+		bar.HCanceled = height(bar.Canceled)
+		y -= bar.HCanceled
+		bar.YCanceled = y
+		bar.HOpen = height(bar.Open)
+		y -= bar.HOpen
+		bar.YOpen = y
+		c.Bars = append(c.Bars, bar)
+		if i%every == 0 {
+			c.Ticks = append(c.Ticks, views.ConsoleTick{X: float64(i)*w + w/2, Label: at.Format(layout)})
+		}
+	}
+	return c
+}
+
+// bankChart is conversion per bank (paid ÷ payments made) for the busiest
+// banks, named as the banks list names them.
+func (c *Console) bankChart(ctx context.Context, counts []ledger.BankCounts, l *i18n.Localizer) views.ConsoleBankChart {
+	chart := views.ConsoleBankChart{Caption: t("console.banks.heading")}
+	list := c.bankList(ctx)
+	for i, b := range counts {
+		conv := share(b.Completed, b.Started)
+		chart.Rows = append(chart.Rows, views.ConsoleBankRow{
+			Bank: bankOf(list, b.Country, b.BankID), Attempts: count(l, b.Started), Paid: count(l, b.Completed),
+			Canceled: count(l, b.Canceled), Abandoned: count(l, b.Abandoned), Conversion: percent(b.Completed, b.Started),
+			Percent: int(math.Round(conv * 100)), Y: float64(i) * 28,
+		})
+	}
+	return chart
+}
+
+// bankList is the banks list if it can be had now; nil otherwise (banks
+// are then named by their ids).
+func (c *Console) bankList(ctx context.Context) *banks.List {
+	if c.Banks == nil {
+		return nil
+	}
+	list, err := c.Banks.List(ctx)
+	if err != nil {
+		return nil
+	}
+	return list
+}
+
+// bankOf is a bank's name and logo; its id when the list does not know it.
+func bankOf(list *banks.List, country, id string) views.ConsoleBank {
+	if id == "" {
+		return views.ConsoleBank{}
+	}
+	b := views.ConsoleBank{Name: id, Country: country}
+	if list != nil {
+		if bank, ok := list.Bank(country, id); ok {
+			b.Name = bank.Name
+			if bank.LogoURL != "" {
+				b.LogoURL = "/logos/" + banks.LogoKey(bank.LogoURL)
+			}
+		}
+	}
+	return b
+}

@@ -1,0 +1,527 @@
+package console
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/payment"
+	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/rules"
+	"github.com/paybybank/checkout/views"
+)
+
+// pageSize is how many payments a page of the list shows.
+const pageSize = 50
+
+// statuses are the statuses the list can be filtered by, in the order a
+// payment passes through them.
+var statuses = []pisclient.Status{pisclient.StatusNotFound, pisclient.StatusInProgress, pisclient.StatusAccepted,
+	pisclient.StatusCompleted, pisclient.StatusCanceled}
+
+// timeLayout is how the console writes a time: UTC, to the second.
+const timeLayout = "2006-01-02 15:04:05"
+
+func when(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(timeLayout)
+}
+
+// listQuery is the list's filters as the request gave them: kept as typed,
+// so that the form shows them back even when wrong.
+type listQuery struct {
+	q, status, bank, country, from, to, merchant, after string
+}
+
+func listQueryOf(ec echo.Context) listQuery {
+	get := func(k string) string { return strings.TrimSpace(ec.QueryParam(k)) }
+	return listQuery{q: get("q"), status: get("status"), bank: get("bank"), country: get("country"),
+		from: get("from"), to: get("to"), merchant: get("merchant"), after: get("after")}
+}
+
+// values are the filters as a URL's query, without the cursor.
+func (q listQuery) values() url.Values {
+	v := url.Values{}
+	for k, val := range map[string]string{"q": q.q, "status": q.status, "bank": q.bank, "country": q.country,
+		"from": q.from, "to": q.to, "merchant": q.merchant} {
+		if val != "" {
+			v.Set(k, val)
+		}
+	}
+	return v
+}
+
+// filter reads the query into the ledger's filter, with a message for
+// each field that cannot be read.
+func (q listQuery) filter(merchantID string) (ledger.OrderFilter, ledger.OrderCursor, map[string]string) {
+	f := ledger.OrderFilter{Merchant: merchantID, Prefix: q.q, BankID: q.bank}
+	errs := map[string]string{}
+	if q.status != "" {
+		if !slices.Contains(statuses, pisclient.Status(q.status)) {
+			errs["status"] = t("console.filters.badStatus")
+		}
+		f.Status = q.status
+	}
+	if q.country != "" {
+		if rules.CheckCountryCode("country", q.country) != nil {
+			errs["country"] = t("console.filters.badCountry")
+		}
+		f.Country = q.country
+	}
+	day := func(field, s, label string) time.Time {
+		if s == "" {
+			return time.Time{}
+		}
+		d, err := time.Parse(time.DateOnly, s)
+		if err != nil {
+			errs[field] = t("console.filters.badDate", label)
+		}
+		return d
+	}
+	f.From = day("from", q.from, t("console.filters.from"))
+	if to := day("to", q.to, t("console.filters.to")); !to.IsZero() {
+		f.To = to.Add(24 * time.Hour)
+		if !f.From.IsZero() && f.To.Before(f.From.Add(time.Nanosecond)) && errs["from"] == "" {
+			errs["to"] = t("console.filters.badRange")
+		}
+	}
+	after, err := ledger.ParseOrderCursor(q.after)
+	if err != nil {
+		errs["after"] = t("console.filters.badCursor")
+	}
+	return f, after, errs
+}
+
+// showPayments answers GET /console/payments: the orders newest change
+// first, pageSize at a time, narrowed by the filters.
+func (c *Console) showPayments(ec echo.Context) error {
+	q := listQueryOf(ec)
+	merchantID, options, err := c.scope(ec, q.merchant, "")
+	if err != nil {
+		return err
+	}
+	if options == nil {
+		q.merchant = ""
+	}
+	ctx := ec.Request().Context()
+	f, after, errs := q.filter(merchantID)
+	list := c.bankList(ctx)
+	m := views.ConsolePayments{
+		ConsolePage: c.frame(ec, t("console.payments"), "payments"),
+		Action:      templ.SafeURL(RoutePayments), Query: q.q, From: q.from, To: q.to, Merchants: options,
+		Operator: options != nil, Errors: errs, Searched: len(q.values()) > 0,
+	}
+	for _, s := range statuses {
+		m.Statuses = append(m.Statuses, views.ConsoleOption{Value: string(s), Label: statusOf(string(s)).Word, Selected: q.status == string(s)})
+	}
+	seen, err := c.Ledger.BanksSeen(ctx, merchantID, c.Now().Add(-90*24*time.Hour))
+	if err != nil {
+		return err
+	}
+	countries := map[string]bool{}
+	for _, b := range seen {
+		bank := bankOf(list, b.Country, b.BankID)
+		m.Banks = append(m.Banks, views.ConsoleOption{Value: b.BankID, Label: bank.Name + " (" + b.Country + ")", Selected: q.bank == b.BankID})
+		countries[b.Country] = true
+	}
+	if q.bank != "" && !slices.ContainsFunc(m.Banks, func(o views.ConsoleOption) bool { return o.Value == q.bank }) {
+		m.Banks = append(m.Banks, views.ConsoleOption{Value: q.bank, Label: q.bank, Selected: true})
+	}
+	if q.country != "" {
+		countries[q.country] = true
+	}
+	for _, code := range slices.Sorted(mapsKeys(countries)) {
+		m.Countries = append(m.Countries, views.ConsoleOption{Value: code, Label: code, Selected: q.country == code})
+	}
+	if len(errs) > 0 {
+		return render(ec, http.StatusUnprocessableEntity, views.ConsolePaymentsPage(m))
+	}
+	orders, err := c.Ledger.ListOrders(ctx, f, after, pageSize+1)
+	if err != nil {
+		return err
+	}
+	base := q.values()
+	if len(orders) > pageSize {
+		orders = orders[:pageSize]
+		last := orders[len(orders)-1]
+		next := q.values()
+		next.Set("after", ledger.OrderCursor{At: last.Updated, MerchantID: last.MerchantID, OrderID: last.OrderID}.String())
+		m.Next = templ.SafeURL(RoutePayments + "?" + next.Encode())
+	}
+	if q.after != "" {
+		m.First = templ.SafeURL(RoutePayments + "?" + base.Encode())
+	}
+	m.CSV = templ.SafeURL(RouteCSV + "?" + base.Encode())
+	for _, o := range orders {
+		row := views.ConsolePaymentRow{
+			OrderID: o.OrderID, URL: c.orderURL(o.MerchantID, o.OrderID, options != nil), Amount: o.Amount + " " + o.Currency,
+			Status: statusOf(o.Status), Paid: yesNo(!o.Paid.IsZero()), Bank: bankOf(list, o.Country, o.BankID), Country: o.Country,
+			Created: when(o.Created), Updated: when(o.Updated),
+		}
+		if options != nil {
+			row.Merchant = o.MerchantID
+		}
+		m.Rows = append(m.Rows, row)
+	}
+	return render(ec, http.StatusOK, views.ConsolePaymentsPage(m))
+}
+
+func mapsKeys(m map[string]bool) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// orderURL is an order's console page; an operator's names the merchant.
+func (c *Console) orderURL(merchantID, orderID string, operator bool) templ.SafeURL {
+	u := RoutePayments + "/" + url.PathEscape(orderID)
+	if operator {
+		u += "?" + url.Values{"merchant": {merchantID}}.Encode()
+	}
+	return templ.SafeURL(u)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return t("console.yes")
+	}
+	return t("console.no")
+}
+
+// statusOf is a status as a badge: its word and colour.
+func statusOf(status string) views.ConsoleStatus {
+	s := views.ConsoleStatus{Code: status, Word: t("console.status." + status)}
+	switch pisclient.Status(status) {
+	case "":
+		s.Word, s.Tone, s.Code = t("console.status.none"), "processing", "–"
+	case pisclient.StatusNotFound, pisclient.StatusInProgress:
+		s.Tone = "pending"
+	case pisclient.StatusAccepted:
+		s.Tone = "accepted"
+	case pisclient.StatusCompleted:
+		s.Tone = "paid"
+	case pisclient.StatusCanceled:
+		s.Tone = "canceled"
+	default:
+		s.Word, s.Tone = t("console.status.other", status), "processing"
+	}
+	return s
+}
+
+// csvBatch is how many orders an export reads at a time.
+const csvBatch = 1000
+
+// exportPayments answers GET /console/payments.csv: every order the
+// filters select, as RFC 4180 CSV. A cell that a spreadsheet would run as a
+// formula is prefixed with a quote.
+func (c *Console) exportPayments(ec echo.Context) error {
+	q := listQueryOf(ec)
+	merchantID, options, err := c.scope(ec, q.merchant, "")
+	if err != nil {
+		return err
+	}
+	f, _, errs := q.filter(merchantID)
+	if len(errs) > 0 {
+		return ec.Redirect(http.StatusSeeOther, RoutePayments+"?"+q.values().Encode())
+	}
+	ctx := ec.Request().Context()
+	list := c.bankList(ctx)
+	h := ec.Response().Header()
+	h.Set(echo.HeaderContentType, "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", `attachment; filename="payments-`+c.Now().UTC().Format("2006-01-02")+`.csv"`)
+	h.Set("Cache-Control", "no-store")
+	ec.Response().WriteHeader(http.StatusOK)
+	w := csv.NewWriter(ec.Response())
+	w.UseCRLF = true
+	header := []string{"order_id", "amount", "currency", "status", "paid", "paid_at", "bank_id", "bank_name", "country", "created_at", "updated_at"}
+	if options != nil {
+		header = append([]string{"merchant_id"}, header...)
+	}
+	w.Write(header)
+	var after ledger.OrderCursor
+	for {
+		orders, err := c.Ledger.ListOrders(ctx, f, after, csvBatch)
+		if err != nil {
+			// The answer has begun: the file stops short; the log says why.
+			c.log(ec).Error("console: CSV export stopped", "err", err)
+			break
+		}
+		for _, o := range orders {
+			row := []string{o.OrderID, o.Amount, o.Currency, o.Status, yesNo(!o.Paid.IsZero()), when(o.Paid),
+				o.BankID, bankOf(list, o.Country, o.BankID).Name, o.Country, when(o.Created), when(o.Updated)}
+			if options != nil {
+				row = append([]string{o.MerchantID}, row...)
+			}
+			for i := range row {
+				row[i] = safeCell(row[i])
+			}
+			w.Write(row)
+		}
+		if len(orders) < csvBatch {
+			break
+		}
+		last := orders[len(orders)-1]
+		after = ledger.OrderCursor{At: last.Updated, MerchantID: last.MerchantID, OrderID: last.OrderID}
+		w.Flush()
+	}
+	w.Flush()
+	return w.Error()
+}
+
+// safeCell keeps a spreadsheet from running a cell as a formula: one that
+// starts with =, +, -, @ (or a tab or carriage return, which some read past)
+// gets a leading quote.
+func safeCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// orderIDOf reads the order id from the escaped path after the payments
+// route, decoded exactly once, with suffix (an action) removed.
+func orderIDOf(ec echo.Context, suffix string) (string, bool) {
+	raw := strings.TrimPrefix(ec.Request().URL.EscapedPath(), RoutePayments+"/")
+	if suffix != "" {
+		var ok bool
+		if raw, ok = strings.CutSuffix(raw, suffix); !ok {
+			return "", false
+		}
+	}
+	id, err := url.PathUnescape(raw)
+	if err != nil || rules.CheckOrderID(id) != nil {
+		return "", false
+	}
+	return id, true
+}
+
+// orderMerchant is the merchant whose order the request names: the user's
+// own, or for an operator the one asked for (or the only merchant with an
+// order of that id).
+func (c *Console) orderMerchant(ec echo.Context, orderID, asked string) (*merchant.Merchant, error) {
+	s := sessionOf(ec)
+	if s.user.Merchant != nil {
+		return s.user.Merchant, nil
+	}
+	if asked == "" {
+		found, err := c.Ledger.ListOrders(ec.Request().Context(), ledger.OrderFilter{Prefix: orderID}, ledger.OrderCursor{}, 20)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range found {
+			if o.OrderID == orderID {
+				if asked != "" {
+					// Several merchants have the id: the list tells them apart.
+					return nil, ec.Redirect(http.StatusSeeOther, RoutePayments+"?"+url.Values{"q": {orderID}}.Encode())
+				}
+				asked = o.MerchantID
+			}
+		}
+	}
+	m, ok := c.Merchants.Get(asked)
+	if !ok {
+		return nil, errNotFound
+	}
+	return m, nil
+}
+
+// showOrder answers GET /console/payments/{order id}: the order, each
+// payment with its status history, each event with every delivery try.
+func (c *Console) showOrder(ec echo.Context) error {
+	id, ok := orderIDOf(ec, "")
+	if !ok {
+		return errNotFound
+	}
+	m, err := c.orderMerchant(ec, id, ec.QueryParam("merchant"))
+	if err != nil || ec.Response().Committed {
+		return err
+	}
+	ctx := ec.Request().Context()
+	o, attempts, err := c.Ledger.Order(ctx, m.ID, id)
+	if errors.Is(err, ledger.ErrNotFound) {
+		return errNotFound
+	}
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(attempts))
+	for i, a := range attempts {
+		ids[i] = a.UpstreamID
+	}
+	history, err := c.Ledger.History(ctx, ids)
+	if err != nil {
+		return err
+	}
+	events, err := c.Ledger.OrderEvents(ctx, m.ID, id)
+	if err != nil {
+		return err
+	}
+	operator := sessionOf(ec).user.Merchant == nil
+	v := payment.Describe(o, attempts)
+	page := views.ConsoleOrder{
+		ConsolePage: c.frame(ec, t("console.order.heading", id), "payments"),
+		OrderID:     id, Amount: o.Amount + " " + o.Currency, Status: statusOf(string(v.Status)),
+		Paid: yesNo(v.Paid), Final: yesNo(v.Final()), Created: when(o.Created), Updated: when(o.Updated),
+		Check: templ.SafeURL(RoutePayments + "/" + url.PathEscape(id) + "/check"), Back: templ.SafeURL(RoutePayments),
+	}
+	if v.Attempt == nil {
+		page.Status = statusOf("")
+	}
+	if !v.Known {
+		page.Status = views.ConsoleStatus{Word: t("console.status.unknown"), Tone: "processing", Code: string(v.Status)}
+	}
+	if operator {
+		page.Merchant, page.MerchantID = m.Name+" ("+m.ID+")", m.ID
+	}
+	list := c.bankList(ctx)
+	for _, a := range attempts {
+		ca := views.ConsoleAttempt{Seq: strconv.Itoa(a.Seq), Bank: bankOf(list, a.Country, a.BankID), UpstreamID: a.UpstreamID,
+			Amount: a.Amount + " " + a.Currency, State: string(a.State), Status: statusOf(a.Status), Created: when(a.Created)}
+		for _, s := range history[a.UpstreamID] {
+			ca.History = append(ca.History, views.ConsoleStep{At: when(s.At), State: string(s.State), Status: s.Status})
+		}
+		page.Attempts = append(page.Attempts, ca)
+	}
+	redelivered := ec.QueryParam("redelivered")
+	for _, e := range events {
+		ce := views.ConsoleEvent{ID: e.ID, Type: e.Type, Created: when(e.Created), Delivery: t("console.delivery." + e.Delivery),
+			Redeliver: templ.SafeURL("/console/events/" + url.PathEscape(e.ID) + "/redeliver"), Highlight: e.ID == redelivered}
+		var body struct {
+			Data struct {
+				Status string `json:"status"`
+			} `json:"data"`
+		}
+		if json.Unmarshal(e.Body, &body) == nil {
+			ce.Status = body.Data.Status
+		}
+		for _, d := range e.Deliveries {
+			ce.Tries = append(ce.Tries, tryOf(d))
+		}
+		if ce.Highlight && len(e.Deliveries) > 0 {
+			last := tryOf(e.Deliveries[len(e.Deliveries)-1])
+			page.Notice, page.NoticeError = t("console.order.redelivered", last.Code, last.Duration), !last.OK
+			if !last.OK {
+				page.Notice = t("console.order.redeliverFailed", last.Error)
+			}
+		}
+		page.Events = append(page.Events, ce)
+	}
+	switch ec.QueryParam("checked") {
+	case "known":
+		page.Notice = t("console.order.checked", page.Status.Word)
+	case "unknown":
+		page.Notice, page.NoticeError = t("console.order.checkedUnknown"), true
+	}
+	if ec.QueryParam("busy") == "1" {
+		page.Notice = t("console.order.busy")
+	}
+	return render(ec, http.StatusOK, views.ConsoleOrderPage(page))
+}
+
+// tryOf is a delivery try as the page shows it.
+func tryOf(d ledger.Delivery) views.ConsoleTry {
+	tr := views.ConsoleTry{N: strconv.Itoa(d.Try), At: when(d.At), Duration: duration(d.Duration), Error: d.Error,
+		OK: d.Code >= 200 && d.Code <= 299, Code: strconv.Itoa(d.Code)}
+	if d.Code == 0 {
+		tr.Code = "–"
+		if tr.Error == "" {
+			tr.Error = "no answer"
+		}
+	} else if !tr.OK && tr.Error == "" {
+		tr.Error = "HTTP " + tr.Code
+	}
+	return tr
+}
+
+// checkOrder answers POST /console/payments/{order id}/check: one read
+// from the provider, recorded and notified as the follower would, then
+// the order's page again.
+func (c *Console) checkOrder(ec echo.Context) error {
+	id, ok := orderIDOf(ec, "/check")
+	if !ok {
+		return errNotFound
+	}
+	m, err := c.orderMerchant(ec, id, ec.FormValue("merchant"))
+	if err != nil || ec.Response().Committed {
+		return err
+	}
+	v, err := c.Orders.Status(ec.Request().Context(), m, id)
+	if errors.Is(err, payment.ErrNotFound) {
+		return errNotFound
+	}
+	if err != nil {
+		return err
+	}
+	checked := "known"
+	if !v.Known {
+		checked = "unknown"
+	}
+	c.log(ec).Info("console: status checked", "merchant", m.ID, "email", maskEmail(sessionOf(ec).user.Email), "status", v.Status)
+	return ec.Redirect(http.StatusSeeOther, c.orderPage(m.ID, id, url.Values{"checked": {checked}}))
+}
+
+// orderPage is an order's page with query values added (an operator's
+// names the merchant).
+func (c *Console) orderPage(merchantID, orderID string, q url.Values) string {
+	if q == nil {
+		q = url.Values{}
+	}
+	q.Set("merchant", merchantID)
+	return RoutePayments + "/" + url.PathEscape(orderID) + "?" + q.Encode()
+}
+
+// redeliver answers POST /console/events/{id}/redeliver: a new try of the
+// event now, recorded like every other, then the order's page showing it.
+func (c *Console) redeliver(ec echo.Context) error {
+	id := ec.Param("id")
+	var m *merchant.Merchant
+	if u := sessionOf(ec).user; u.Merchant != nil {
+		m = u.Merchant
+	} else if found, ok := c.Merchants.Get(ec.FormValue("merchant")); ok {
+		m = found
+	} else {
+		return errNotFound
+	}
+	ctx := ec.Request().Context()
+	e, err := c.Ledger.Event(ctx, m.ID, id)
+	if errors.Is(err, ledger.ErrNotFound) {
+		return errNotFound
+	}
+	if err != nil {
+		return err
+	}
+	back := url.Values{"redelivered": {e.ID}}
+	if m.WebhookURL == "" {
+		back = url.Values{}
+	} else {
+		claimed, err := c.Ledger.ClaimEvent(ctx, m.ID, id, c.Webhooks.Owner, time.Minute)
+		switch {
+		case errors.Is(err, ledger.ErrEventBusy):
+			back = url.Values{"busy": {"1"}}
+		case err != nil:
+			return err
+		default:
+			d := c.Webhooks.SendNow(ctx, m, claimed)
+			c.log(ec).Info("console: event redelivered", "merchant", m.ID, "event", e.ID, "code", d.Code,
+				"email", maskEmail(sessionOf(ec).user.Email))
+		}
+	}
+	return ec.Redirect(http.StatusSeeOther, c.orderPage(m.ID, e.OrderID, back)+"#event-"+url.PathEscape(e.ID))
+}

@@ -1,0 +1,259 @@
+package console_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/labstack/echo/v4"
+
+	"github.com/paybybank/checkout/banks"
+	"github.com/paybybank/checkout/handlers/console"
+	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/ledger/ledgertest"
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/password"
+	"github.com/paybybank/checkout/payment"
+	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/views"
+	"github.com/paybybank/checkout/webhook"
+)
+
+var ctx = context.Background()
+
+// The console's people in the tests' merchants file.
+const (
+	shop1User = "ops@shop1.example"
+	shop2User = "ops@shop2.example"
+	operator  = "root@psp.example"
+	secret    = "a long console password"
+)
+
+// fakeBanks lists two German banks with logos.
+type fakeBanks struct{}
+
+func (fakeBanks) List(context.Context) (*banks.List, error) {
+	return banks.NewList([]pisclient.Institution{
+		{ID: "ing", Name: "ING Deutschland", CountryCode: "DE", LogoURL: "https://cdn.example/ing.svg"},
+		{ID: "dkb", Name: "DKB", CountryCode: "DE"},
+	}, false, time.Now()), nil
+}
+
+// provider answers every status read with the status set last.
+type provider struct {
+	mu     sync.Mutex
+	status pisclient.Status
+	reads  int
+}
+
+func (p *provider) CreatePayment(context.Context, pisclient.PaymentRequest) (*pisclient.Payment, error) {
+	panic("the console creates no payment")
+}
+
+func (p *provider) PaymentStatus(_ context.Context, id string) (*pisclient.PaymentStatus, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.reads++
+	return &pisclient.PaymentStatus{MerchantOrderID: id, Status: p.status}, nil
+}
+
+// endpoint is a merchant's webhook endpoint that answers with code.
+type endpoint struct {
+	mu     sync.Mutex
+	code   int
+	bodies []string
+}
+
+func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.bodies = append(e.bodies, string(b))
+	w.WriteHeader(e.code)
+}
+
+func (e *endpoint) received() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.bodies...)
+}
+
+// env is a console on a fresh ledger with two merchants and an operator.
+type env struct {
+	t        *testing.T
+	url      string
+	ledger   *ledger.Ledger
+	provider *provider
+	hook     *endpoint
+	logs     *strings.Builder
+	// skew moves the console's clock ahead of the real one.
+	skew atomic.Int64
+}
+
+func setup(t *testing.T) *env {
+	t.Helper()
+	hash, err := password.Hash(secret, password.Params{Memory: 64, Time: 1, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook := &endpoint{code: http.StatusNoContent}
+	hookSrv := httptest.NewServer(hook)
+	t.Cleanup(hookSrv.Close)
+	user := func(email string) string { return `[{"email":"` + email + `","password_hash":"` + hash + `"}]` }
+	shop := func(id, email, extra string) string {
+		return `{"id":"` + id + `","name":"Shop ` + id + `","link_keys":{"k1":"a-long-random-secret-for-` + id + `-0001"},
+			"api_token":"another-long-random-secret-` + id + `-00000","return_origins":["https://` + id + `.example"],` + extra + `
+			"console_users":` + user(email) + `}`
+	}
+	dir, err := merchant.Parse([]byte(`{"merchants":[` +
+		shop("shop1", shop1User, `"webhook_url":"`+hookSrv.URL+`","webhook_secret":"a-long-random-webhook-secret-of-shop1",`) + `,` +
+		shop("shop2", shop2User, "") + `],"operators":` + user(operator) + `}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := ledgertest.Open(t, ledgertest.SQLiteURL(t))
+	p := &provider{status: pisclient.StatusInProgress}
+	var logs strings.Builder
+	var logMu sync.Mutex
+	log := slog.New(slog.NewTextHandler(lockedWriter{&logs, &logMu}, nil))
+	orders := &payment.Service{Ledger: l, Log: log, ProviderFor: func(*merchant.Merchant) payment.Provider { return p }}
+	hooks := &webhook.Dispatcher{Ledger: l, Merchants: dir.All(), Owner: "console-test", Client: webhook.NewClient(true), Log: log}
+	e := &env{t: t, ledger: l, provider: p, hook: hook, logs: &logs}
+	c, err := console.New(console.Config{BaseURL: "http://127.0.0.1", Ledger: l, Merchants: dir, Orders: orders, Webhooks: hooks,
+		Banks: fakeBanks{}, SessionKeys: [][]byte{[]byte("a-session-key-of-32-bytes-or-more!!")}, Assets: views.Assets{CSS: "/static/app.css"}, Log: log,
+		Now: func() time.Time { return time.Now().Add(time.Duration(e.skew.Load())) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	router := echo.New()
+	c.Routes(router)
+	srv := httptest.NewServer(router)
+	t.Cleanup(srv.Close)
+	e.url = srv.URL
+	return e
+}
+
+type lockedWriter struct {
+	b  *strings.Builder
+	mu *sync.Mutex
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+// browser is one person's cookie jar, redirects not followed.
+type browser struct {
+	e      *env
+	client *http.Client
+}
+
+func (e *env) browser() *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{e: e, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}}
+}
+
+func (b *browser) get(path string) *http.Response {
+	b.e.t.Helper()
+	res, err := b.client.Get(b.e.url + path)
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	return res
+}
+
+func (b *browser) post(path string, form url.Values) *http.Response {
+	b.e.t.Helper()
+	return b.postFrom("", path, form)
+}
+
+// postFrom posts a form as if from address (X-Real-IP); "" for the test's own.
+func (b *browser) postFrom(address, path string, form url.Values) *http.Response {
+	b.e.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, b.e.url+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if address != "" {
+		req.Header.Set("X-Real-IP", address)
+	}
+	res, err := b.client.Do(req)
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	return res
+}
+
+// page reads an HTML answer, failing unless its status is want.
+func page(t *testing.T, res *http.Response, want int) *goquery.Document {
+	t.Helper()
+	defer res.Body.Close()
+	if res.StatusCode != want {
+		body, _ := io.ReadAll(res.Body)
+		t.Fatalf("%s %s: status %d, want %d\n%.600s", res.Request.Method, res.Request.URL.Path, res.StatusCode, want, body)
+	}
+	doc, err := goquery.NewDocumentFromReader(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// csrfOf is the token of the first form on a page.
+func csrfOf(doc *goquery.Document) string {
+	v, _ := doc.Find(`input[name="csrf"]`).First().Attr("value")
+	return v
+}
+
+// signIn signs in as email and returns the CSRF token of the first page.
+func (b *browser) signIn(email string) string {
+	b.e.t.Helper()
+	form := page(b.e.t, b.get("/console/login"), http.StatusOK)
+	res := b.post("/console/login", url.Values{"email": {email}, "password": {secret}, "csrf": {csrfOf(form)}})
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/console" {
+		b.e.t.Fatalf("sign-in as %s: %d to %q", email, res.StatusCode, res.Header.Get("Location"))
+	}
+	return csrfOf(page(b.e.t, b.get("/console"), http.StatusOK))
+}
+
+// seed makes an order of merchantID with one payment at bank walked
+// through statuses (a final one ends it), as the checkout would.
+func (e *env) seed(merchantID, orderID, bank string, statuses ...pisclient.Status) {
+	e.t.Helper()
+	if _, err := e.ledger.OpenOrder(ctx, ledger.Order{MerchantID: merchantID, OrderID: orderID, Amount: "49.90", Currency: "EUR",
+		ReturnURL: "https://" + merchantID + ".example/done"}); err != nil {
+		e.t.Fatal(err)
+	}
+	if bank == "" {
+		return
+	}
+	a := ledger.Attempt{UpstreamID: merchantID + ":" + orderID, MerchantID: merchantID, OrderID: orderID, Seq: 1,
+		Amount: "49.90", Currency: "EUR", BankID: bank, Country: "DE"}
+	if err := e.ledger.InsertAttempt(ctx, a); err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := e.ledger.Move(ctx, a.UpstreamID, ledger.Creating, ledger.Change{State: ledger.Open, Link: "https://bank.example/" + orderID}); err != nil {
+		e.t.Fatal(err)
+	}
+	for _, s := range statuses {
+		ch := ledger.Change{Status: string(s)}
+		if s.Final() {
+			ch.State = ledger.Final
+		}
+		if _, err := e.ledger.Move(ctx, a.UpstreamID, ledger.Open, ch); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+}
