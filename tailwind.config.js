@@ -1,8 +1,10 @@
-/** Tailwind reads the templ views and the scripts; theme values come from CSS
+/** Tailwind reads the templ views and the scripts (the console's views are
+ * built into static/console.css apart, by package.json, so that shoppers
+ * never download them); theme values come from CSS
  * custom properties set once in static/input.css (and by a merchant's theme),
  * so the classes never hard-code a colour. */
 module.exports = {
-  content: ["./views/**/*.templ", "./static/*.js"],
+  content: ["./views/**/*.templ", "!./views/console*.templ", "./static/*.js"],
   theme: {
     extend: {
       colors: {

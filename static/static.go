@@ -13,10 +13,11 @@ import (
 	"github.com/paybybank/checkout/views"
 )
 
-// app.css is built by Tailwind from input.css (see package.json); it is
+// app.css and console.css are built by Tailwind from input.css (see
+// package.json); they are
 // committed so that `go run .` needs nothing but Go.
 //
-//go:embed app.css banks.js frame.js embed.js studio.js status.js form.js handoff.js favicon.svg
+//go:embed app.css console.css banks.js frame.js embed.js studio.js status.js form.js handoff.js favicon.svg
 var files embed.FS
 
 // versions holds a short content hash of each file, for cache busting.
@@ -62,5 +63,5 @@ func Handler() http.Handler {
 
 // Assets are the versioned URLs the views load.
 func Assets() views.Assets {
-	return views.Assets{CSS: URL("app.css"), BanksJS: URL("banks.js"), FrameJS: URL("frame.js"), StudioJS: URL("studio.js"), StatusJS: URL("status.js"), FormJS: URL("form.js"), Favicon: URL("favicon.svg"), HandoffJS: URL("handoff.js")}
+	return views.Assets{CSS: URL("app.css"), ConsoleCSS: URL("console.css"), BanksJS: URL("banks.js"), FrameJS: URL("frame.js"), StudioJS: URL("studio.js"), StatusJS: URL("status.js"), FormJS: URL("form.js"), Favicon: URL("favicon.svg"), HandoffJS: URL("handoff.js")}
 }

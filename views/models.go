@@ -44,8 +44,10 @@ type Theme struct {
 
 // Assets are the versioned URLs of the static files every page uses.
 type Assets struct {
-	CSS     string
-	BanksJS string
+	CSS string
+	// ConsoleCSS styles the console's pages, apart from the shopper's.
+	ConsoleCSS string
+	BanksJS    string
 	// FrameJS tells a merchant's page around an iframe how tall we are.
 	FrameJS string
 	// StudioJS updates the studio's preview as a designer types.

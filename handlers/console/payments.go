@@ -444,8 +444,6 @@ func tryOf(d ledger.Delivery) views.ConsoleTry {
 		if tr.Error == "" {
 			tr.Error = "no answer"
 		}
-	} else if !tr.OK && tr.Error == "" {
-		tr.Error = "HTTP " + tr.Code
 	}
 	return tr
 }

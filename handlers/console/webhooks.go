@@ -80,7 +80,11 @@ func (c *Console) webhooksPage(ec echo.Context, m *merchant.Merchant, options []
 	}
 	if f := h.LastFailure; f != nil {
 		try := tryOf(f.Delivery)
-		page.LastFailure = t("console.webhooks.failure", f.EventID, try.N, try.Error)
+		why := try.Error
+		if why == "" {
+			why = "HTTP " + try.Code
+		}
+		page.LastFailure = t("console.webhooks.failure", f.EventID, try.N, why)
 		page.LastFailureWhen = when(f.At)
 		page.LastFailureURL = c.orderURL(m.ID, f.OrderID, options != nil)
 	}
