@@ -92,6 +92,7 @@ var consoleEN = map[string]string{
 	"console.chart.paid":      "Paid",
 	"console.chart.canceled":  "Cancelled or abandoned",
 	"console.chart.open":      "Still open",
+	"console.tableOf":         "Table: %s",
 	"console.chart.table":     "The same figures are in the table that follows.",
 	"console.chart.showTable": "Show the figures as a table",
 	"console.banks.heading":   "Conversion per bank (the 10 with most payments)",

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/order"
+	"github.com/paybybank/checkout/password"
+)
+
+// TestTheConsoleInABrowser is a support agent's morning: a shopper paid;
+// the agent signs in, finds the order by its id, redelivers its event and
+// sends the endpoint a test event, with the keyboard and the mouse. Every
+// console page is screenshot at 390 and 1280 px and checked by axe-core.
+func TestTheConsoleInABrowser(t *testing.T) {
+	ctx := browserFor(t, 3*time.Minute)
+	axe := loadAxe(t)
+	var received atomic.Int32
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		received.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(hook.Close)
+	const email, pw = "support@demo.example", "a long console password"
+	hash, err := password.Hash(pw, password.Params{Memory: 64, Time: 1, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "merchants.json")
+	merchants := fmt.Sprintf(`{"merchants":[{"id":%q,"name":"Demo Shop","link_keys":{%q:%q},
+		"api_token":"demo-api-token-of-the-console-browser-test","return_origins":["https://shop.example"],
+		"webhook_url":%q,"webhook_secret":"a-long-random-webhook-secret-for-the-test",
+		"console_users":[{"email":%q,"password_hash":%q}]}]}`,
+		merchant.DemoID, merchant.DemoKID, merchant.DemoSecret, hook.URL, email, hash)
+	if err := os.WriteFile(file, []byte(merchants), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, map[string]string{"MERCHANTS_FILE": file, "SANDBOX_SETTLE_DELAY": "1h"})
+
+	// A shopper pays order C-1 at the sandbox's Deutsche Bank.
+	orderID := fmt.Sprintf("C-%d", time.Now().UnixNano()%100000)
+	link := demoOrderLink(t, s.base, orderID, "en", func(l *order.Link) {
+		l.Country, l.Bank, l.ReturnURL = "DE", "deutsche-bank", "https://shop.example/done"
+	})
+	do := func(step string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+			t.Fatalf("%s: %v\n%.800s", step, err, body)
+		}
+	}
+	visible := func(css string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(css)) }
+	click := func(css string) chromedp.Action[chromedp.Void] { return chromedp.Click(chromedp.CSS(css)) }
+	do("pay", chromedp.Navigate(link), visible(`[data-testid="continue"]`), click(`[data-testid="continue"]`),
+		visible(`button.approve`), click(`button.leave`), visible(`[data-testid="status"]`))
+
+	check := func(name string) {
+		t.Helper()
+		if found := audit(t, ctx, axe); len(found) > 0 {
+			t.Errorf("%s: axe-core finds %+v", name, found)
+		}
+		for _, width := range []int64{390, 1280} {
+			do("resize", chromedp.EmulateViewport(width, 900))
+			overflow, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if overflow > 0 {
+				wide, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > window.innerWidth + 1).slice(-3).map(e => e.tagName + '.' + e.className).join(' | ')`))
+				t.Errorf("%s scrolls sideways by %d px at %d px: %s", name, overflow, width, wide)
+			}
+			shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+			if err != nil {
+				t.Fatal(err)
+			}
+			artifact(t, fmt.Sprintf("console-%s-%d.png", name, width), shot)
+		}
+		do("back to a phone", chromedp.EmulateViewport(390, 844))
+	}
+
+	// Sign in, with a wrong password first.
+	do("open the console", chromedp.Navigate(s.base+"/console"), chromedp.WaitVisible(chromedp.ID("email")))
+	check("login")
+	do("a wrong password", chromedp.SendKeys(chromedp.ID("email"), email), chromedp.SendKeys(chromedp.ID("password"), "wrong password!"),
+		click(`[data-testid="sign-in"]`), visible(`[data-testid="login-error"]`))
+	if got, _ := chromedp.Run(ctx, chromedp.Value(chromedp.ID("email"))); got != email {
+		t.Errorf("after a refusal the e-mail field holds %q", got)
+	}
+	do("sign in with the keyboard", chromedp.SendKeys(chromedp.ID("password"), pw+"\r"), visible(`[data-testid="funnel"]`))
+	check("overview")
+
+	// Find the order by the start of its id.
+	do("search", chromedp.Navigate(s.base+"/console/payments"), chromedp.WaitVisible(chromedp.ID("q")),
+		chromedp.SendKeys(chromedp.ID("q"), orderID[:4]), click(`[data-testid="apply"]`), visible(`[data-testid="payments"]`))
+	check("payments")
+	do("open the order", click(`[data-testid="order-link"]`), visible(`[data-testid="order-heading"]`))
+	if h, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="order-heading"]`))); h != "Order "+orderID {
+		t.Errorf("the order page is %q", h)
+	}
+	check("order")
+
+	// Redeliver its first event: a new try, shown on the page after.
+	before := received.Load()
+	do("redeliver", click(`[data-testid="redeliver"]`), visible(`[data-testid="notice"]`))
+	if notice, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="notice"]`))); !strings.Contains(notice, "HTTP 204") {
+		t.Errorf("after Redeliver the page says %q", notice)
+	}
+	if received.Load() <= before {
+		t.Error("the endpoint received nothing on Redeliver")
+	}
+
+	// Send a test event.
+	do("webhooks", click(`a[href="/console/webhooks"]`), visible(`[data-testid="send-test"]`))
+	do("send a test event", click(`[data-testid="send-test"]`), visible(`[data-testid="test-result"]`))
+	if result, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="test-result"]`))); !strings.Contains(result, "took the test event: HTTP 204") {
+		t.Errorf("the test event's result reads %q", result)
+	}
+	check("webhooks")
+
+	// Sign out.
+	do("sign out", click(`[data-testid="sign-out"]`), chromedp.WaitVisible(chromedp.ID("email")))
+	do("the console is closed", chromedp.Navigate(s.base+"/console/payments"), chromedp.WaitVisible(chromedp.ID("email")))
+}
