@@ -164,6 +164,7 @@ var migrations = []string{
 			SUM(CASE WHEN state = 'final' AND status <> 'COMPLETED' AND began_at = 0 THEN 1 ELSE 0 END)
 		FROM attempts WHERE state IN ('open', 'final') GROUP BY merchant_id, created_at / 3600000 * 3600000, country, bank_id;
 	CREATE INDEX orders_recent ON orders (updated_at);
+	CREATE INDEX orders_recent_by_merchant ON orders (merchant_id, updated_at, order_id);
 	CREATE INDEX orders_by_bank ON orders (merchant_id, bank_id, updated_at);
 	CREATE INDEX orders_by_country ON orders (merchant_id, country, updated_at);
 	CREATE INDEX orders_by_id ON orders (order_id{{C}}, merchant_id);

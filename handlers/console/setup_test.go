@@ -90,7 +90,7 @@ func (e *endpoint) received() []string {
 
 // env is a console on a fresh ledger with two merchants and an operator.
 type env struct {
-	t        *testing.T
+	t        testing.TB
 	url      string
 	ledger   *ledger.Ledger
 	provider *provider
@@ -101,6 +101,12 @@ type env struct {
 }
 
 func setup(t *testing.T) *env {
+	t.Helper()
+	return setupOn(t, ledgertest.SQLiteURL(t))
+}
+
+// setupOn is setup on the ledger at databaseURL.
+func setupOn(t testing.TB, databaseURL string) *env {
 	t.Helper()
 	hash, err := password.Hash(secret, password.Params{Memory: 64, Time: 1, Threads: 1})
 	if err != nil {
@@ -121,7 +127,7 @@ func setup(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := ledgertest.Open(t, ledgertest.SQLiteURL(t))
+	l := ledgertest.Open(t, databaseURL)
 	p := &provider{status: pisclient.StatusInProgress}
 	var logs strings.Builder
 	var logMu sync.Mutex
@@ -197,7 +203,7 @@ func (b *browser) postFrom(address, path string, form url.Values) *http.Response
 }
 
 // page reads an HTML answer, failing unless its status is want.
-func page(t *testing.T, res *http.Response, want int) *goquery.Document {
+func page(t testing.TB, res *http.Response, want int) *goquery.Document {
 	t.Helper()
 	defer res.Body.Close()
 	if res.StatusCode != want {
