@@ -53,6 +53,8 @@ var consoleEN = map[string]string{
 
 	"console.error.notFound":         "Not found",
 	"console.error.notFound.text":    "There is no such page, or no such order for your merchant.",
+	"console.error.request":          "This request could not be served",
+	"console.error.request.text":     "Check the address, or go back and try again.",
 	"console.error.forbidden":        "This form cannot be sent",
 	"console.error.forbidden.text":   "The form was not sent from your console session (it may be from an older session or another site). Open the page again and repeat what you did.",
 	"console.error.internal":         "Something went wrong on our side",

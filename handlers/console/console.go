@@ -12,6 +12,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -85,12 +86,11 @@ func New(cfg Config) (*Console, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	store, err := newStore(cfg.SessionKeys, len(cfg.BaseURL) > 8 && cfg.BaseURL[:8] == "https://")
+	store, err := newStore(cfg.SessionKeys, strings.HasPrefix(cfg.BaseURL, "https://"))
 	if err != nil {
 		return nil, err
 	}
 	c := &Console{Config: cfg, store: store}
-	c.decoy = password.Hashed{}
 	// The costs of the users' own hashes, so that both paths take as long.
 	params := password.Default
 	if users := cfg.Merchants.ConsoleUsers(); len(users) > 0 {
@@ -187,7 +187,7 @@ func (c *Console) answerErrors(next echo.HandlerFunc) echo.HandlerFunc {
 		case errors.As(err, &he) && he.Code == http.StatusNotFound:
 			ce = &consoleError{status: http.StatusNotFound, key: "console.error.notFound", err: err}
 		case errors.As(err, &he) && he.Code < 500:
-			ce = &consoleError{status: he.Code, key: "console.error.notFound", err: err}
+			ce = &consoleError{status: he.Code, key: "console.error.request", err: err}
 		}
 		level := slog.LevelWarn
 		if ce.status >= 500 {
