@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/password"
 )
 
@@ -65,5 +67,35 @@ func TestTheConsoleIsServedWithTheAppsGuards(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusForbidden || strings.Contains(res.Header.Get("Set-Cookie"), "console=") {
 		t.Errorf("a sign-in from another site: %d, cookie %q; want 403 and no session", res.StatusCode, res.Header.Get("Set-Cookie"))
+	}
+}
+
+// TestTheDemoConsoleOpensWithThePrintedPassword signs in to the console of
+// a plain `go run .` with the password it printed.
+func TestTheDemoConsoleOpensWithThePrintedPassword(t *testing.T) {
+	s := start(t, nil)
+	if s.consoleEmail != merchant.DemoConsoleEmail || len(s.consolePassword) < password.MinLength {
+		t.Fatalf("the demo console line gave %q / %q", s.consoleEmail, s.consolePassword)
+	}
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar}
+	res, err := client.Get(s.base + "/console/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	token := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(string(body))
+	if token == nil {
+		t.Fatal("no form token on the sign-in page")
+	}
+	res, err = client.PostForm(s.base+"/console/login", url.Values{"email": {s.consoleEmail}, "password": {s.consolePassword}, "csrf": {token[1]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), "Checkouts, counted per order") || !strings.Contains(string(body), "Demo Shop") {
+		t.Errorf("signing in with the printed password: %d\n%.400s", res.StatusCode, body)
 	}
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/paybybank/checkout/handlers/console"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/password"
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
@@ -111,6 +112,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			}
 			fmt.Fprintf(stdout, "Demo payment link: %s\n", link)
 		}
+		if a.consolePassword != "" {
+			fmt.Fprintf(stdout, "Demo console: %s/console (sign in as %s with password %s, new at each start)\n",
+				cfg.BaseURL, merchant.DemoConsoleEmail, a.consolePassword)
+		}
 	}
 
 	select {
@@ -139,6 +144,9 @@ type app struct {
 	metrics   *telemetry.Metrics
 	ledger    *ledger.Ledger
 	orders    *payment.Service
+	// consolePassword signs the demo shop's people in to the console in
+	// sandbox mode; empty otherwise.
+	consolePassword string
 	// webhooks sends merchants' events; the console sends through it too.
 	webhooks *webhook.Dispatcher
 	// workers follow payments and send webhooks in the background.
@@ -184,6 +192,14 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	switch {
 	case cfg.MerchantsFile != "":
 		a.merchants, err = merchant.Load(cfg.MerchantsFile)
+	case cfg.sandboxMode():
+		// The demo shop's people may look at its payments in the console,
+		// with a password made for this start only.
+		a.consolePassword = rand.Text()
+		var phc string
+		if phc, err = password.Hash(a.consolePassword, password.Default); err == nil {
+			a.merchants, err = merchant.DemoWithConsole(cfg.BaseURL, phc)
+		}
 	default:
 		a.merchants, err = merchant.Demo(cfg.BaseURL)
 	}

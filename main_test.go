@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -96,7 +97,12 @@ func TestConfigErrorsNameTheVariable(t *testing.T) {
 // server is the app started as `go run .` starts it.
 type server struct {
 	base, demoLink string
+	// consoleEmail and consolePassword sign in to the demo shop's console.
+	consoleEmail, consolePassword string
 }
+
+// demoConsole is the line that tells how to sign in to the demo console.
+var demoConsole = regexp.MustCompile(`^Demo console: \S+/console \(sign in as (\S+) with password (\S+), new at each start\)$`)
 
 // start runs the app on a free loopback port with vars added to an empty
 // environment, and stops it when the test ends.
@@ -129,7 +135,10 @@ func start(t *testing.T, vars map[string]string) server {
 		if link, ok := strings.CutPrefix(line, "Demo payment link: "); ok {
 			s.demoLink = link
 		}
-		if s.base != "" && (s.demoLink != "" || !demo) {
+		if m := demoConsole.FindStringSubmatch(line); m != nil {
+			s.consoleEmail, s.consolePassword = m[1], m[2]
+		}
+		if s.base != "" && (s.demoLink != "" && s.consolePassword != "" || !demo) {
 			break
 		}
 	}
