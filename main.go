@@ -32,8 +32,8 @@ import (
 	"github.com/paybybank/checkout/handlers/console"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
-	"github.com/paybybank/checkout/password"
 	"github.com/paybybank/checkout/order"
+	"github.com/paybybank/checkout/password"
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/pisclient/sandbox"
@@ -154,7 +154,8 @@ type app struct {
 }
 
 // newWorkers are the background work of an instance: the follower, which
-// reads open payments until they are final, and the webhook dispatcher.
+// reads open payments until they are final, the webhook dispatcher, and the
+// folding of the console's counts.
 // Leases in the ledger let any number of instances run them together.
 func newWorkers(a *app, cfg config, log *slog.Logger) []func(context.Context) {
 	host, _ := os.Hostname()
@@ -181,7 +182,8 @@ func newWorkers(a *app, cfg config, log *slog.Logger) []func(context.Context) {
 	dispatcher := &webhook.Dispatcher{Ledger: a.ledger, Merchants: a.merchants.All(), Owner: owner,
 		Client: webhook.NewClient(cfg.sandboxMode()), Delivered: watch.Delivered, Log: log}
 	a.webhooks = dispatcher
-	return []func(context.Context){follower.Run, dispatcher.Run}
+	keepCounts := func(ctx context.Context) { a.ledger.KeepCounts(ctx, log) }
+	return []func(context.Context){follower.Run, dispatcher.Run, keepCounts}
 }
 
 // newApp builds every dependency from the configuration. The caller closes

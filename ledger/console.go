@@ -140,7 +140,8 @@ type Step struct {
 	Status string
 }
 
-// History returns the steps of each of the attempts named, oldest first.
+// History returns the steps of each of the attempts named, oldest first:
+// its making (its created time), then every state and status it moved to.
 func (l *Ledger) History(ctx context.Context, upstreamIDs []string) (map[string][]Step, error) {
 	out := map[string][]Step{}
 	if len(upstreamIDs) == 0 {
@@ -151,8 +152,11 @@ func (l *Ledger) History(ctx context.Context, upstreamIDs []string) (map[string]
 	for i, id := range upstreamIDs {
 		marks[i], args[i] = fmt.Sprintf("$%d", i+1), id
 	}
-	rows, err := l.db.QueryContext(ctx, `SELECT upstream_id, at, state, status FROM attempt_history
-		WHERE upstream_id IN (`+strings.Join(marks, ", ")+`) ORDER BY upstream_id, at`, args...)
+	in := strings.Join(marks, ", ")
+	rows, err := l.db.QueryContext(ctx, `SELECT upstream_id, created_at AS at, 0 AS id, 'creating' AS state, '' AS status
+		FROM attempts WHERE upstream_id IN (`+in+`)
+		UNION ALL SELECT upstream_id, at, id, state, status FROM attempt_history WHERE upstream_id IN (`+in+`)
+		ORDER BY upstream_id, at, id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -160,8 +164,8 @@ func (l *Ledger) History(ctx context.Context, upstreamIDs []string) (map[string]
 	for rows.Next() {
 		var id string
 		var s Step
-		var at int64
-		if err := rows.Scan(&id, &at, &s.State, &s.Status); err != nil {
+		var at, n int64
+		if err := rows.Scan(&id, &at, &n, &s.State, &s.Status); err != nil {
 			return nil, err
 		}
 		s.At = time.UnixMilli(at)
@@ -264,7 +268,7 @@ type Overview struct {
 	PaidTimes map[int]int64
 }
 
-// Overview sums the rollups of merchant ("" for all) from since on, by
+// Overview sums the rollups (and the changes not yet folded in) of merchant ("" for all) from since on, by
 // buckets of step (an hour or a day), with the topBanks busiest banks.
 func (l *Ledger) Overview(ctx context.Context, merchant string, since time.Time, step time.Duration, topBanks int) (Overview, error) {
 	var ov Overview
@@ -273,12 +277,12 @@ func (l *Ledger) Overview(ctx context.Context, merchant string, since time.Time,
 		cond, args = cond+" AND merchant_id = $2", append(args, merchant)
 	}
 	if err := l.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(opened), 0), COALESCE(SUM(sent), 0), COALESCE(SUM(began), 0), COALESCE(SUM(paid), 0)
-		FROM funnel_hourly WHERE `+cond, args...).Scan(&ov.Funnel.Opened, &ov.Funnel.Sent, &ov.Funnel.Began, &ov.Funnel.Paid); err != nil {
+		FROM `+funnelCounts.source(cond), args...).Scan(&ov.Funnel.Opened, &ov.Funnel.Sent, &ov.Funnel.Began, &ov.Funnel.Paid); err != nil {
 		return ov, err
 	}
 	ms := step.Milliseconds()
 	rows, err := l.db.QueryContext(ctx, fmt.Sprintf(`SELECT hour / %d * %d AS bucket, SUM(started), SUM(completed), SUM(canceled), SUM(abandoned)
-		FROM bank_hourly WHERE %s GROUP BY hour / %d * %d ORDER BY bucket`, ms, ms, cond, ms, ms), args...)
+		FROM %s GROUP BY hour / %d * %d ORDER BY bucket`, ms, ms, bankCounts.source(cond), ms, ms), args...)
 	if err != nil {
 		return ov, err
 	}
@@ -301,7 +305,7 @@ func (l *Ledger) Overview(ctx context.Context, merchant string, since time.Time,
 		return ov, err
 	}
 	rows, err = l.db.QueryContext(ctx, fmt.Sprintf(`SELECT country, bank_id, SUM(started) AS n, SUM(completed), SUM(canceled), SUM(abandoned)
-		FROM bank_hourly WHERE %s GROUP BY country, bank_id ORDER BY n DESC, country, bank_id LIMIT %d`, cond, topBanks), args...)
+		FROM %s GROUP BY country, bank_id ORDER BY n DESC, country, bank_id LIMIT %d`, bankCounts.source(cond), topBanks), args...)
 	if err != nil {
 		return ov, err
 	}
@@ -317,7 +321,7 @@ func (l *Ledger) Overview(ctx context.Context, merchant string, since time.Time,
 	if err := rows.Err(); err != nil {
 		return ov, err
 	}
-	rows, err = l.db.QueryContext(ctx, `SELECT bucket, SUM(n) FROM paid_times WHERE `+cond+` GROUP BY bucket`, args...)
+	rows, err = l.db.QueryContext(ctx, `SELECT bucket, SUM(n) FROM `+paidCounts.source(cond)+` GROUP BY bucket`, args...)
 	if err != nil {
 		return ov, err
 	}
@@ -345,7 +349,7 @@ func (l *Ledger) BanksSeen(ctx context.Context, merchant string, since time.Time
 	if merchant != "" {
 		cond, args = "merchant_id = $2 AND "+cond, append(args, merchant)
 	}
-	rows, err := l.db.QueryContext(ctx, `SELECT DISTINCT country, bank_id FROM bank_hourly WHERE `+cond+` ORDER BY country, bank_id LIMIT 2000`, args...)
+	rows, err := l.db.QueryContext(ctx, `SELECT DISTINCT country, bank_id FROM `+bankCounts.source(cond)+` ORDER BY country, bank_id LIMIT 2000`, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -190,3 +190,44 @@ func TestSignInFailuresAndSignOutsAreShared(t *testing.T) {
 		}
 	})
 }
+
+func TestFoldingTheCountsChangesNoFigure(t *testing.T) {
+	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
+		l, other := ledgertest.Open(t, databaseURL), ledgertest.Open(t, databaseURL)
+		overview := func() ledger.Overview {
+			t.Helper()
+			ov, err := l.Overview(ctx, "shop1", time.Now().Add(-24*time.Hour), time.Hour, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ov
+		}
+		l.OpenOrder(ctx, order("A-1", "49.90"))
+		pay(t, l, "A-1", 1, "ing", "IN_PROGRESS", "COMPLETED")
+		l.OpenOrder(ctx, order("A-2", "49.90"))
+		before := overview()
+		// Two instances fold at once, then a payment changes, then again.
+		errs := make(chan error, 2)
+		go func() { errs <- l.FoldCounts(ctx) }()
+		go func() { errs <- other.FoldCounts(ctx) }()
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if after := overview(); fmt.Sprint(after) != fmt.Sprint(before) {
+			t.Errorf("after folding: %+v\nbefore: %+v", after, before)
+		}
+		pay(t, l, "A-2", 1, "dkb", "NOT_FOUND", "CANCELED")
+		if err := l.FoldCounts(ctx); err != nil {
+			t.Fatal(err)
+		}
+		ov := overview()
+		if want := (ledger.Funnel{Opened: 2, Sent: 2, Began: 1, Paid: 1}); ov.Funnel != want {
+			t.Errorf("funnel %+v after folding twice, want %+v", ov.Funnel, want)
+		}
+		if ov.Attempts.Started != 2 || ov.Attempts.Abandoned != 1 || len(ov.Banks) != 2 {
+			t.Errorf("attempts %+v, banks %+v", ov.Attempts, ov.Banks)
+		}
+	})
+}

@@ -3,7 +3,11 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"log/slog"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/paybybank/checkout/pisclient"
@@ -20,9 +24,10 @@ func hourOf(t time.Time) int64 {
 // was handed out. Only those count as payments sent to a bank.
 func counted(s State) bool { return s == Open || s == Final }
 
-// beganAt reports whether a status shows the shopper opened the bank's page:
-// anything past NOT_FOUND but a cancellation, which may come without it.
-func beganAt(status string) bool {
+// opensBank reports whether a status shows the shopper opened the bank's
+// page: anything past NOT_FOUND but a cancellation, which may come without
+// it.
+func opensBank(status string) bool {
 	return status != "" && status != string(pisclient.StatusNotFound) && status != string(pisclient.StatusCanceled)
 }
 
@@ -38,100 +43,188 @@ func PaidBucket(d time.Duration) int {
 	return int(math.Floor(math.Log(s) / math.Log(PaidBucketBase)))
 }
 
-// tally keeps the console's counts (schema 5) as attempt a moves to after,
-// inside Move's transaction: the order's stages and bank, and the hourly
-// rollups the overview sums.
-func (l *Ledger) tally(ctx context.Context, tx *sql.Tx, a, after Attempt, now time.Time) error {
-	var o struct {
-		opened, sent, began, paid int64
-		amount, currency          string
-	}
-	if err := tx.QueryRowContext(ctx, `SELECT opened_at, sent_at, began_at, paid_at, amount, currency FROM orders
-		WHERE merchant_id = $1 AND order_id = $2`, a.MerchantID, a.OrderID).Scan(&o.opened, &o.sent, &o.began, &o.paid, &o.amount, &o.currency); err != nil {
-		return err
-	}
+// orderRow is what Move reads of an attempt's order.
+type orderRow struct {
+	status, amount, currency string
+	stages
+}
+
+// stages are when an order was opened, sent to a bank, begun at the bank
+// and paid; 0 for not yet.
+type stages struct{ opened, sent, began, paid int64 }
+
+// tally works out, as attempt a (begun at the bank at began, 0 for not)
+// moves to after, the order's new stages and the change of the console's
+// counts (schema 5). Move writes both in its transaction.
+func tally(a, after Attempt, began int64, o orderRow, now time.Time) (countChange, stages) {
+	st := o.stages
 	if !counted(after.State) {
-		return nil
+		return countChange{}, st
 	}
 	ms := now.UnixMilli()
-	var funnel struct{ opened, sent, began, paid int64 }
-	var bank struct{ started, completed, canceled, abandoned int64 }
+	c := countChange{merchantID: a.MerchantID, attemptHour: hourOf(a.Created), country: a.Country, bankID: a.BankID, bucket: -1}
 	if !counted(a.State) {
-		bank.started = 1
-		if o.opened == 0 {
+		c.started = 1
+		if st.opened == 0 {
 			// An order recorded before its link was used (or before the
 			// ledger counted openings) opens with its first payment.
-			o.opened, funnel.opened = ms, 1
+			st.opened, c.opened = ms, 1
 		}
-		if o.sent == 0 {
-			o.sent, funnel.sent = ms, 1
+		if st.sent == 0 {
+			st.sent, c.sent = ms, 1
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE orders SET opened_at = $1, sent_at = $2, bank_id = $3, country = $4
-			WHERE merchant_id = $5 AND order_id = $6`, o.opened, o.sent, a.BankID, a.Country, a.MerchantID, a.OrderID); err != nil {
-			return err
-		}
-	}
-	var attemptBegan int64
-	if err := tx.QueryRowContext(ctx, `SELECT began_at FROM attempts WHERE upstream_id = $1`, a.UpstreamID).Scan(&attemptBegan); err != nil {
-		return err
 	}
 	paid := after.Status == string(pisclient.StatusCompleted)
-	if attemptBegan == 0 && (beganAt(after.Status) || paid) {
-		attemptBegan = ms
-		if _, err := tx.ExecContext(ctx, `UPDATE attempts SET began_at = $1 WHERE upstream_id = $2`, ms, a.UpstreamID); err != nil {
-			return err
-		}
-		if o.began == 0 {
-			funnel.began = 1
-			if _, err := tx.ExecContext(ctx, `UPDATE orders SET began_at = $1 WHERE merchant_id = $2 AND order_id = $3`,
-				ms, a.MerchantID, a.OrderID); err != nil {
-				return err
-			}
+	if began == 0 && opensBank(after.Status) {
+		began = ms
+		if st.began == 0 {
+			st.began, c.began = ms, 1
 		}
 	}
 	if after.State == Final && a.State != Final {
 		switch {
 		case paid:
-			bank.completed = 1
-			if _, err := tx.ExecContext(ctx, `INSERT INTO paid_times (merchant_id, hour, bucket, n) VALUES ($1, $2, $3, 1)
-				ON CONFLICT (merchant_id, hour, bucket) DO UPDATE SET n = paid_times.n + 1`,
-				a.MerchantID, hourOf(a.Created), PaidBucket(now.Sub(a.Created))); err != nil {
-				return err
+			c.completed, c.bucket, c.paidTimes = 1, PaidBucket(now.Sub(a.Created)), 1
+			if st.paid == 0 && a.Amount == o.amount && a.Currency == o.currency {
+				st.paid, c.paid = ms, 1
 			}
-			if o.paid == 0 && a.Amount == o.amount && a.Currency == o.currency {
-				funnel.paid = 1
-				if _, err := tx.ExecContext(ctx, `UPDATE orders SET paid_at = $1 WHERE merchant_id = $2 AND order_id = $3`,
-					ms, a.MerchantID, a.OrderID); err != nil {
-					return err
-				}
-			}
-		case attemptBegan > 0:
-			bank.canceled = 1
+		case began > 0:
+			c.canceled = 1
 		default:
-			bank.abandoned = 1
+			c.abandoned = 1
 		}
 	}
-	if bank != (struct{ started, completed, canceled, abandoned int64 }{}) {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO bank_hourly (merchant_id, hour, country, bank_id, started, completed, canceled, abandoned)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-			ON CONFLICT (merchant_id, hour, country, bank_id) DO UPDATE SET started = bank_hourly.started + excluded.started,
-				completed = bank_hourly.completed + excluded.completed, canceled = bank_hourly.canceled + excluded.canceled,
-				abandoned = bank_hourly.abandoned + excluded.abandoned`,
-			a.MerchantID, hourOf(a.Created), a.Country, a.BankID, bank.started, bank.completed, bank.canceled, bank.abandoned); err != nil {
-			return err
-		}
+	c.funnelHour = hourOf(time.UnixMilli(st.opened))
+	if c.opened+c.sent+c.began+c.paid+c.started+c.completed+c.canceled+c.abandoned == 0 {
+		return countChange{}, st
 	}
-	if funnel != (struct{ opened, sent, began, paid int64 }{}) {
-		return addFunnel(ctx, tx, a.MerchantID, hourOf(time.UnixMilli(o.opened)), funnel.opened, funnel.sent, funnel.began, funnel.paid)
-	}
-	return nil
+	return c, st
 }
 
-// addFunnel adds to the funnel of the orders opened in one hour.
-func addFunnel(ctx context.Context, tx *sql.Tx, merchantID string, hour, opened, sent, began, paid int64) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO funnel_hourly (merchant_id, hour, opened, sent, began, paid) VALUES ($1, $2, $3, $4, $5, $6)
-		ON CONFLICT (merchant_id, hour) DO UPDATE SET opened = funnel_hourly.opened + excluded.opened, sent = funnel_hourly.sent + excluded.sent,
-			began = funnel_hourly.began + excluded.began, paid = funnel_hourly.paid + excluded.paid`,
-		merchantID, hour, opened, sent, began, paid)
+// countChange is one change of the console's counts, written as a row of
+// its own into count_changes in the transaction of the change: were it to
+// add to the shared row of its merchant's hour, payments changing at once
+// would queue for that row's lock. FoldCounts adds the changes into the
+// hourly rollups in the background; reads count both.
+type countChange struct {
+	merchantID string
+	// funnelHour is the hour the order was opened; attemptHour the hour
+	// the payment was made, with its bank.
+	funnelHour, attemptHour   int64
+	country, bankID           string
+	opened, sent, began, paid int64
+	started, completed        int64
+	canceled, abandoned       int64
+	// bucket is the PaidBucket of a payment's time to pay, counted by
+	// paidTimes; -1 when none.
+	bucket    int
+	paidTimes int64
+}
+
+func (c countChange) add(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO count_changes (merchant_id, funnel_hour, attempt_hour, country, bank_id,
+		opened, sent, began, paid, started, completed, canceled, abandoned, bucket, paid_times)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+		c.merchantID, c.funnelHour, c.attemptHour, c.country, c.bankID, c.opened, c.sent, c.began, c.paid,
+		c.started, c.completed, c.canceled, c.abandoned, c.bucket, c.paidTimes)
 	return err
+}
+
+// rollup is one of the console's hourly count tables, and how its rows
+// are made of count_changes.
+type rollup struct {
+	table        string
+	keys, counts []string
+	// fromChanges are the changes' columns under the table's names.
+	fromChanges string
+	// some keeps the changes that count here.
+	some string
+}
+
+var (
+	funnelCounts = rollup{"funnel_hourly", []string{"merchant_id", "hour"}, []string{"opened", "sent", "began", "paid"},
+		"merchant_id, funnel_hour AS hour, opened, sent, began, paid", "opened + sent + began + paid > 0"}
+	bankCounts = rollup{"bank_hourly", []string{"merchant_id", "hour", "country", "bank_id"}, []string{"started", "completed", "canceled", "abandoned"},
+		"merchant_id, attempt_hour AS hour, country, bank_id, started, completed, canceled, abandoned", "started + completed + canceled + abandoned > 0"}
+	paidCounts = rollup{"paid_times", []string{"merchant_id", "hour", "bucket"}, []string{"n"},
+		"merchant_id, attempt_hour AS hour, bucket, paid_times AS n", "paid_times > 0"}
+	rollups = []rollup{funnelCounts, bankCounts, paidCounts}
+)
+
+func (r rollup) columns() string {
+	return strings.Join(append(slices.Clone(r.keys), r.counts...), ", ")
+}
+
+// source is the rollup with the changes not yet folded in, as one table to
+// read, of rows matching cond (over the rollup's columns) only.
+func (r rollup) source(cond string) string {
+	return `(SELECT ` + r.columns() + ` FROM ` + r.table + ` WHERE ` + cond +
+		` UNION ALL SELECT ` + r.columns() + ` FROM (SELECT ` + r.fromChanges + ` FROM count_changes WHERE ` + r.some + `) AS changes WHERE ` + cond + `) AS counted`
+}
+
+// upsert adds the changes of from into the rollup.
+func (r rollup) upsert(from string) string {
+	keys := strings.Join(r.keys, ", ")
+	var sums, adds []string
+	for _, c := range r.counts {
+		sums = append(sums, "SUM("+c+")")
+		adds = append(adds, c+" = "+r.table+"."+c+" + excluded."+c)
+	}
+	return `INSERT INTO ` + r.table + ` (` + r.columns() + `) SELECT ` + keys + `, ` + strings.Join(sums, ", ") +
+		` FROM (SELECT ` + r.fromChanges + ` FROM ` + from + ` WHERE ` + r.some + `) AS changes WHERE true GROUP BY ` + keys +
+		` ON CONFLICT (` + keys + `) DO UPDATE SET ` + strings.Join(adds, ", ")
+}
+
+// FoldCounts adds the changes of the console's counts into their hourly
+// rollups and removes them. Reads count the changes not yet folded, so
+// folding only keeps them few.
+func (l *Ledger) FoldCounts(ctx context.Context) error {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if l.dialect == postgres {
+		// The rows deleted are exactly those added in: a change inserted
+		// meanwhile waits for the next fold, and of two instances folding
+		// at once only one takes each change.
+		stmt := `WITH moved AS (DELETE FROM count_changes RETURNING *)`
+		for i, r := range rollups[:len(rollups)-1] {
+			stmt += fmt.Sprintf(`, fold%d AS (%s)`, i, r.upsert("moved"))
+		}
+		if _, err := tx.ExecContext(ctx, stmt+` `+rollups[len(rollups)-1].upsert("moved")); err != nil {
+			return fmt.Errorf("folding the console's counts: %w", err)
+		}
+		return tx.Commit()
+	}
+	// SQLite: the first write locks every other writer out until commit,
+	// so the changes added are exactly those deleted.
+	for _, r := range rollups {
+		if _, err := tx.ExecContext(ctx, r.upsert("count_changes")); err != nil {
+			return fmt.Errorf("folding the console's counts into %s: %w", r.table, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM count_changes`); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// FoldEvery is how often KeepCounts folds.
+const FoldEvery = 5 * time.Second
+
+// KeepCounts folds the console's counts every FoldEvery until ctx ends.
+func (l *Ledger) KeepCounts(ctx context.Context, log *slog.Logger) {
+	t := time.NewTicker(FoldEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := l.FoldCounts(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("ledger: folding the console's counts", "err", err)
+			}
+		}
+	}
 }

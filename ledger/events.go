@@ -80,14 +80,9 @@ type EventData struct {
 	Attempt         int    `json:"attempt"`
 }
 
-// addEvent writes the event of attempt a's new status inside tx and makes it
-// the order's status.
-func (l *Ledger) addEvent(ctx context.Context, tx *sql.Tx, a Attempt, now time.Time) error {
-	var amount, currency string
-	if err := tx.QueryRowContext(ctx, `SELECT amount, currency FROM orders WHERE merchant_id = $1 AND order_id = $2`,
-		a.MerchantID, a.OrderID).Scan(&amount, &currency); err != nil {
-		return err
-	}
+// addEvent writes the event of attempt a's new status inside tx; amount and
+// currency are the order's. The caller makes the status the order's.
+func (l *Ledger) addEvent(ctx context.Context, tx *sql.Tx, a Attempt, amount, currency string, now time.Time) error {
 	st := pisclient.Status(a.Status)
 	b := make([]byte, 12)
 	rand.Read(b)
@@ -103,12 +98,8 @@ func (l *Ledger) addEvent(ctx context.Context, tx *sql.Tx, a Attempt, now time.T
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO events (id, merchant_id, order_id, type, body, created_at, next_try_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $6)`, body.ID, a.MerchantID, a.OrderID, body.Type, string(raw), now.UnixMilli()); err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `UPDATE orders SET status = $1, updated_at = $2 WHERE merchant_id = $3 AND order_id = $4`,
-		a.Status, now.UnixMilli(), a.MerchantID, a.OrderID)
+	_, err = tx.ExecContext(ctx, `INSERT INTO events (id, merchant_id, order_id, type, body, created_at, next_try_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $6)`, body.ID, a.MerchantID, a.OrderID, body.Type, string(raw), now.UnixMilli())
 	return err
 }
 

@@ -221,7 +221,7 @@ func (l *Ledger) OpenOrder(ctx context.Context, o Order) (Order, error) {
 	case err != nil:
 		return Order{}, err
 	case opened == now:
-		if err := addFunnel(ctx, tx, o.MerchantID, hourOf(time.UnixMilli(now)), 1, 0, 0, 0); err != nil {
+		if err := (countChange{merchantID: o.MerchantID, funnelHour: hourOf(time.UnixMilli(now)), opened: 1}).add(ctx, tx); err != nil {
 			return Order{}, err
 		}
 	}
@@ -296,26 +296,14 @@ func scanAttempt(row interface{ Scan(...any) error }) (Attempt, error) {
 // winner's link.
 func (l *Ledger) InsertAttempt(ctx context.Context, a Attempt) error {
 	now := l.now()
-	tx, err := l.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	_, err = tx.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`, next_check_at)
+	_, err := l.db.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`, next_check_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', '', $10, $10, $11)`,
 		a.UpstreamID, a.MerchantID, a.OrderID, a.Seq, a.Amount, a.Currency, a.BankID, a.Country, Creating, now.UnixMilli(),
 		now.Add(l.FirstCheck).UnixMilli())
 	if l.uniqueViolation(err) {
 		return ErrAttemptTaken
 	}
-	if err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO attempt_history (upstream_id, at, state, status) VALUES ($1, $2, $3, '')`,
-		a.UpstreamID, now.UnixMilli(), string(Creating)); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return err
 }
 
 // Change is what Move writes to an attempt; empty fields are kept.
@@ -336,7 +324,11 @@ func (l *Ledger) Move(ctx context.Context, upstreamID string, from State, ch Cha
 		return false, err
 	}
 	defer tx.Rollback()
-	a, err := scanAttempt(tx.QueryRowContext(ctx, `SELECT `+attemptColumns+` FROM attempts WHERE upstream_id = $1`, upstreamID))
+	var began int64
+	a, err := scanAttempt(scanFunc(func(dest ...any) error {
+		return tx.QueryRowContext(ctx, `SELECT `+attemptColumns+`, began_at FROM attempts WHERE upstream_id = $1`, upstreamID).
+			Scan(append(dest, &began)...)
+	}))
 	if errors.Is(err, sql.ErrNoRows) || err == nil && a.State != from {
 		return false, nil
 	}
@@ -344,50 +336,66 @@ func (l *Ledger) Move(ctx context.Context, upstreamID string, from State, ch Cha
 		return false, err
 	}
 	now := l.now()
+	after := a
+	after.State, after.Status = cmp.Or(ch.State, a.State), cmp.Or(ch.Status, a.Status)
 	// The status read is part of the condition: of two instances that read
 	// the same change, one records it.
 	res, err := tx.ExecContext(ctx, `UPDATE attempts SET
 			state = CASE WHEN $1 = '' THEN state ELSE $1 END,
 			link = CASE WHEN $2 = '' THEN link ELSE $2 END,
 			status = CASE WHEN $3 = '' THEN status ELSE $3 END,
-			updated_at = $4
+			updated_at = $4,
+			began_at = CASE WHEN began_at = 0 AND $8 THEN $4 ELSE began_at END
 		WHERE upstream_id = $5 AND state = $6 AND status = $7`,
-		string(ch.State), ch.Link, ch.Status, now.UnixMilli(), upstreamID, string(from), a.Status)
+		string(ch.State), ch.Link, ch.Status, now.UnixMilli(), upstreamID, string(from), a.Status, counted(after.State) && opensBank(after.Status))
 	if err != nil {
 		return false, err
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return false, err
 	}
-	var orderStatus string
-	if err := tx.QueryRowContext(ctx, `SELECT status FROM orders WHERE merchant_id = $1 AND order_id = $2`,
-		a.MerchantID, a.OrderID).Scan(&orderStatus); err != nil {
+	var o orderRow
+	if err := tx.QueryRowContext(ctx, `SELECT status, amount, currency, opened_at, sent_at, began_at, paid_at FROM orders
+		WHERE merchant_id = $1 AND order_id = $2`, a.MerchantID, a.OrderID).
+		Scan(&o.status, &o.amount, &o.currency, &o.opened, &o.sent, &o.began, &o.paid); err != nil {
 		return false, err
 	}
-	state := cmp.Or(ch.State, a.State)
-	after := a
-	after.State, after.Status = state, cmp.Or(ch.Status, a.Status)
 	if after.State != a.State || after.Status != a.Status {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO attempt_history (upstream_id, at, state, status) VALUES ($1, $2, $3, $4)`,
 			upstreamID, now.UnixMilli(), string(after.State), after.Status); err != nil {
 			return false, err
 		}
 	}
-	if err := l.tally(ctx, tx, a, after, now); err != nil {
-		return false, err
-	}
-	if ch.Status != "" && ch.Status != orderStatus && state != Orphaned && state != Refused {
+	counts, stages := tally(a, after, began, o, now)
+	status := o.status
+	if ch.Status != "" && ch.Status != o.status && after.State != Orphaned && after.State != Refused {
 		// The order's status changed: one event, in this transaction.
-		a.Status, a.State = ch.Status, state
-		if err := l.addEvent(ctx, tx, a, now); err != nil {
+		if err := l.addEvent(ctx, tx, after, o.amount, o.currency, now); err != nil {
 			return false, err
 		}
-	} else if _, err := tx.ExecContext(ctx, `UPDATE orders SET updated_at = $1 WHERE merchant_id = $2 AND order_id = $3`,
-		now.UnixMilli(), a.MerchantID, a.OrderID); err != nil {
+		status = ch.Status
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE orders SET status = $1, updated_at = $2,
+			opened_at = $3, sent_at = $4, began_at = $5, paid_at = $6,
+			bank_id = CASE WHEN $7 THEN $8 ELSE bank_id END, country = CASE WHEN $7 THEN $9 ELSE country END
+		WHERE merchant_id = $10 AND order_id = $11`,
+		status, now.UnixMilli(), stages.opened, stages.sent, stages.began, stages.paid,
+		!counted(a.State) && counted(after.State), a.BankID, a.Country, a.MerchantID, a.OrderID); err != nil {
 		return false, err
+	}
+	if counts != (countChange{}) {
+		if err := counts.add(ctx, tx); err != nil {
+			return false, err
+		}
 	}
 	return true, tx.Commit()
 }
+
+// scanFunc is a Scan method of its own, to read more columns than a
+// scanner of a row knows.
+type scanFunc func(dest ...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
 
 func (l *Ledger) uniqueViolation(err error) bool {
 	if err == nil {

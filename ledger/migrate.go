@@ -96,10 +96,11 @@ var migrations = []string{
 	// their link was first used (opened), their first payment handed out
 	// (sent), first opened at the bank (began) and paid, and the bank of
 	// their current payment; attempts keep every status they passed
-	// through. Rollups by the hour, written in the transaction of each
-	// change, let the overview sum a few hundred rows instead of scanning
-	// orders: funnel_hourly counts orders by the hour they were opened,
-	// bank_hourly and paid_times count attempts by the hour they were made.
+	// through. Rollups by the hour let the overview sum a few hundred rows
+	// instead of scanning orders: funnel_hourly counts orders by the hour
+	// they were opened, bank_hourly and paid_times count attempts by the
+	// hour they were made. Each change inserts a row of its own into
+	// count_changes, in its transaction; FoldCounts adds them up.
 	// Rows of the past are counted as well as their last status tells.
 	// The console's sign-outs and refused sign-ins are kept here too, so
 	// that every instance knows them.
@@ -111,6 +112,7 @@ var migrations = []string{
 	ALTER TABLE orders ADD COLUMN country TEXT NOT NULL DEFAULT '';
 	ALTER TABLE attempts ADD COLUMN began_at BIGINT NOT NULL DEFAULT 0;
 	CREATE TABLE attempt_history (
+		id          {{ID}},
 		upstream_id TEXT NOT NULL REFERENCES attempts (upstream_id),
 		at          BIGINT NOT NULL,
 		state       TEXT NOT NULL,
@@ -144,8 +146,25 @@ var migrations = []string{
 		n           BIGINT NOT NULL DEFAULT 0,
 		PRIMARY KEY (merchant_id, hour, bucket)
 	);
+	CREATE TABLE count_changes (
+		merchant_id  TEXT NOT NULL,
+		funnel_hour  BIGINT NOT NULL,
+		attempt_hour BIGINT NOT NULL,
+		country      TEXT NOT NULL,
+		bank_id      TEXT NOT NULL,
+		opened       BIGINT NOT NULL,
+		sent         BIGINT NOT NULL,
+		began        BIGINT NOT NULL,
+		paid         BIGINT NOT NULL,
+		started      BIGINT NOT NULL,
+		completed    BIGINT NOT NULL,
+		canceled     BIGINT NOT NULL,
+		abandoned    BIGINT NOT NULL,
+		bucket       INTEGER NOT NULL,
+		paid_times   BIGINT NOT NULL
+	);
 	UPDATE orders SET opened_at = created_at;
-	UPDATE attempts SET began_at = updated_at WHERE state IN ('open', 'final') AND status NOT IN ('', 'NOT_FOUND');
+	UPDATE attempts SET began_at = updated_at WHERE state IN ('open', 'final') AND status NOT IN ('', 'NOT_FOUND', 'CANCELED');
 	UPDATE orders SET
 		sent_at = COALESCE((SELECT MIN(a.created_at) FROM attempts a WHERE a.merchant_id = orders.merchant_id AND a.order_id = orders.order_id AND a.state IN ('open', 'final')), 0),
 		began_at = COALESCE((SELECT MIN(a.began_at) FROM attempts a WHERE a.merchant_id = orders.merchant_id AND a.order_id = orders.order_id AND a.began_at > 0), 0),
@@ -164,7 +183,6 @@ var migrations = []string{
 			SUM(CASE WHEN state = 'final' AND status <> 'COMPLETED' AND began_at = 0 THEN 1 ELSE 0 END)
 		FROM attempts WHERE state IN ('open', 'final') GROUP BY merchant_id, created_at / 3600000 * 3600000, country, bank_id;
 	CREATE INDEX orders_recent ON orders (updated_at);
-	CREATE INDEX orders_recent_by_merchant ON orders (merchant_id, updated_at, order_id);
 	CREATE INDEX orders_by_bank ON orders (merchant_id, bank_id, updated_at);
 	CREATE INDEX orders_by_country ON orders (merchant_id, country, updated_at);
 	CREATE INDEX orders_by_id ON orders (order_id{{C}}, merchant_id);
@@ -209,7 +227,7 @@ func (l *Ledger) migrate(ctx context.Context) error {
 		return fmt.Errorf("the database is at schema version %d, newer than this program's %d: run the newer program", done, len(migrations))
 	}
 	for v := done + 1; v <= len(migrations); v++ {
-		if err := execScript(ctx, tx, strings.ReplaceAll(migrations[v-1], "{{C}}", l.byteOrder())); err != nil {
+		if err := execScript(ctx, tx, l.dialectOf(migrations[v-1])); err != nil {
 			return fmt.Errorf("schema version %d: %w", v, err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)`, v, l.now().UnixMilli()); err != nil {
@@ -217,6 +235,17 @@ func (l *Ledger) migrate(ctx context.Context) error {
 		}
 	}
 	return tx.Commit()
+}
+
+// dialectOf fills a migration's placeholders for the database: {{C}}
+// (byteOrder) and {{ID}}, a key numbering rows in the order they are
+// written.
+func (l *Ledger) dialectOf(script string) string {
+	id := "INTEGER PRIMARY KEY"
+	if l.dialect == postgres {
+		id = "BIGSERIAL PRIMARY KEY"
+	}
+	return strings.NewReplacer("{{C}}", l.byteOrder(), "{{ID}}", id).Replace(script)
 }
 
 // byteOrder makes a text column compare byte by byte, as a prefix search

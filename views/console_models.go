@@ -105,12 +105,12 @@ type ConsoleChart struct {
 
 // ConsoleBar is one hour's or day's payments.
 type ConsoleBar struct {
-	Label                  string
-	Paid, Canceled, Open   int64
-	X, W                   float64
-	YPaid, HPaid           float64
-	YCanceled, HCanceled   float64
-	YOpen, HOpen           float64
+	Label                   string
+	Paid, Canceled, Open    int64
+	X, W                    float64
+	YPaid, HPaid            float64
+	YCanceled, HCanceled    float64
+	YOpen, HOpen            float64
 	PaidN, CanceledN, OpenN string
 }
 
@@ -234,14 +234,14 @@ type ConsoleStep struct {
 
 // ConsoleEvent is one webhook event with its delivery tries.
 type ConsoleEvent struct {
-	ID         string
-	Type       string
-	Status     string
-	Created    string
-	Delivery   string
-	Redeliver  templ.SafeURL
-	Tries      []ConsoleTry
-	Highlight  bool
+	ID        string
+	Type      string
+	Status    string
+	Created   string
+	Delivery  string
+	Redeliver templ.SafeURL
+	Tries     []ConsoleTry
+	Highlight bool
 }
 
 // ConsoleTry is one try at delivering an event.
