@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/handlers/web"
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/views"
 )
@@ -26,33 +27,33 @@ const (
 // for people and a JSON error for programs.
 type failure struct {
 	page *pageError
-	api  *apiError
+	api  *web.APIError
 }
 
-func (f failure) status() int { return f.api.status }
+func (f failure) status() int { return f.api.Status }
 
 // classify is the one error mapper: our own errors keep their status and
 // words, Echo's become their status, anything else is an internal error
 // whose text nobody outside sees.
 func classify(err error) failure {
 	var pe *pageError
-	var ae *apiError
+	var ae *web.APIError
 	var he *echo.HTTPError
 	switch {
 	case errors.As(err, &ae):
-		return failure{page: &pageError{status: ae.status, key: "error.request"}, api: ae}
+		return failure{page: &pageError{status: ae.Status, key: "error.request"}, api: ae}
 	case errors.As(err, &pe):
 		_, message := pe.texts(i18n.New("en"))
-		return failure{page: pe, api: &apiError{status: pe.status, code: strings.TrimPrefix(pe.key, "error."), message: message}}
+		return failure{page: pe, api: &web.APIError{Status: pe.status, Code: strings.TrimPrefix(pe.key, "error."), Message: message}}
 	case errors.As(err, &he):
 		page := &pageError{status: he.Code, key: "error.request"}
 		if he.Code == http.StatusNotFound {
 			page = errNotFound
 		}
 		code := strings.ToLower(strings.ReplaceAll(http.StatusText(he.Code), " ", "_"))
-		return failure{page: page, api: &apiError{status: he.Code, code: code, message: http.StatusText(he.Code)}}
+		return failure{page: page, api: &web.APIError{Status: he.Code, Code: code, Message: http.StatusText(he.Code)}}
 	}
-	return failure{page: errInternal, api: &apiError{status: http.StatusInternalServerError, code: "internal_error", message: "something went wrong on our side"}}
+	return failure{page: errInternal, api: &web.APIError{Status: http.StatusInternalServerError, Code: "internal_error", Message: "something went wrong on our side"}}
 }
 
 // handleError is the app's one error handler: it maps an error (classify),
@@ -100,11 +101,8 @@ func (h *Handler) tellPerson(c echo.Context, pe *pageError) {
 }
 
 // tellProgram answers with {"error": {"code", "message", "fields"}}.
-func (h *Handler) tellProgram(c echo.Context, ae *apiError) {
-	if ae.status == http.StatusUnauthorized {
-		c.Response().Header().Set(echo.HeaderWWWAuthenticate, "Bearer")
-	}
-	if err := c.JSON(ae.status, ae.body()); err != nil {
+func (h *Handler) tellProgram(c echo.Context, ae *web.APIError) {
+	if err := web.TellProgram(c, ae); err != nil {
 		h.log(c).Error("api error answer failed", "err", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/paybybank/checkout/banks"
+	"github.com/paybybank/checkout/handlers/api"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/payment"
@@ -97,6 +98,8 @@ type Handler struct {
 	mostPaidCache *cache.Cache
 	// logos serves logos from the app itself.
 	logos *logos
+	// api answers the merchants' servers.
+	api *api.API
 }
 
 // New returns a Handler.
@@ -110,7 +113,8 @@ func New(cfg Config) *Handler {
 	if cfg.LogoClient == nil {
 		cfg.LogoClient = webhook.NewClient(false)
 	}
-	h := &Handler{Config: cfg, mostPaidCache: cache.New(pageMaxAge, 2*pageMaxAge), logos: newLogos(cfg.LogoClient, cfg.Now)}
+	h := &Handler{Config: cfg, mostPaidCache: cache.New(pageMaxAge, 2*pageMaxAge), logos: newLogos(cfg.LogoClient, cfg.Now),
+		api: api.New(api.Config{BaseURL: cfg.BaseURL, Merchants: cfg.Merchants, Orders: cfg.Orders, Now: cfg.Now})}
 	// Every instance knows the merchants' logos, whichever served the page.
 	if cfg.Merchants != nil {
 		for _, m := range cfg.Merchants.All() {

@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/time/rate"
 
+	"github.com/paybybank/checkout/handlers/web"
 	"github.com/paybybank/checkout/merchant"
 )
 
@@ -255,10 +256,4 @@ func (h *Handler) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // log is the logger of a request, carrying its id.
-func (h *Handler) log(c echo.Context) *slog.Logger {
-	id := c.Response().Header().Get(echo.HeaderXRequestID)
-	if id == "" {
-		return h.Log
-	}
-	return h.Log.With("request_id", id)
-}
+func (h *Handler) log(c echo.Context) *slog.Logger { return web.Logger(c, h.Log) }

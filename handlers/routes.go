@@ -10,6 +10,8 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/paybybank/checkout/handlers/api"
+	"github.com/paybybank/checkout/handlers/health"
 	"github.com/paybybank/checkout/merchant"
 )
 
@@ -20,11 +22,11 @@ const (
 	RouteBanks        = "/c/:token/banks"
 	RoutePay          = "/c/:token/pay"
 	RouteReturn       = "/c/:token/return"
-	RouteAPILinks     = "/api/v1/links"
-	RouteAPIPayment   = "/api/v1/payments/*"
-	RouteAPIPayments  = "/api/v1/payments"
-	RouteAPIEvents    = "/api/v1/events"
-	RouteAPIRedeliver = "/api/v1/events/:id/redeliver"
+	RouteAPILinks     = api.RouteLinks
+	RouteAPIPayment   = api.RoutePayment
+	RouteAPIPayments  = api.RoutePayments
+	RouteAPIEvents    = api.RouteEvents
+	RouteAPIRedeliver = api.RouteRedeliver
 	RouteHealth       = "/healthz"
 	RouteReady        = "/readyz"
 	RouteMetrics      = "/metrics"
@@ -64,21 +66,22 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 	people.get(RouteStatic, echo.WrapHandler(static))
 	programs.get(RouteLogo, h.serveLogo)
 
-	// Merchants' servers: the API.
-	programs.post(RouteAPILinks, h.createLink)
-	programs.get(RouteAPIPayment, h.showPaymentStatus)
-	programs.get(RouteAPIPayments, h.listPayments)
-	programs.get(RouteAPIEvents, h.listEvents)
-	programs.post(RouteAPIRedeliver, h.redeliverEvent)
+	// Merchants' servers: the API (package handlers/api).
+	programs.post(RouteAPILinks, h.api.CreateLink)
+	programs.get(RouteAPIPayment, h.api.ShowPaymentStatus)
+	programs.get(RouteAPIPayments, h.api.ListPayments)
+	programs.get(RouteAPIEvents, h.api.ListEvents)
+	programs.post(RouteAPIRedeliver, h.api.RedeliverEvent)
 
 	// Designers: the studio.
 	people.get(RouteStudio, h.showStudio)
 	people.post(RouteStudio, h.updateStudio)
 	people.get(RouteStudioCheck, h.studioCheck)
 
-	// Operators: health.
-	programs.get(RouteHealth, h.health)
-	programs.get(RouteReady, h.ready)
+	// Operators: health (package handlers/health).
+	checks := health.Checks{Ledger: h.Orders.Ledger, Banks: h.Banks, Log: h.Log}
+	programs.get(RouteHealth, checks.Health)
+	programs.get(RouteReady, checks.Ready)
 
 	// Sandbox mode: the demo shop and the provider stand-in.
 	if sandbox != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/paybybank/checkout/banks"
+	"github.com/paybybank/checkout/handlers/web"
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
@@ -205,12 +206,7 @@ func (c *Console) answerErrors(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // log is the logger of a request, carrying its id.
-func (c *Console) log(ec echo.Context) *slog.Logger {
-	if id := ec.Response().Header().Get(echo.HeaderXRequestID); id != "" {
-		return c.Log.With("request_id", id)
-	}
-	return c.Log
-}
+func (c *Console) log(ec echo.Context) *slog.Logger { return web.Logger(ec, c.Log) }
 
 // frame is the layout model of a page for the signed-in user, if any.
 func (c *Console) frame(ec echo.Context, title, nav string) views.ConsolePage {

@@ -1,4 +1,9 @@
-package handlers
+// Package api serves the merchants' servers (DESIGN.md section 4): signed
+// links made on request, where an order stands, the lists for
+// reconciliation and the events with their deliveries. Every call carries
+// the merchant's api_token and sees only that merchant's orders. Errors are
+// *web.APIError, told as JSON by the app's error handler.
+package api
 
 import (
 	"encoding/json"
@@ -13,6 +18,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/handlers/web"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
@@ -21,56 +27,49 @@ import (
 	"github.com/paybybank/checkout/rules"
 )
 
-// apiError is an error of the merchants' API, answered as JSON:
-// {"error": {"code", "message", "fields": [{"field", "reason", "message"}]}}.
-type apiError struct {
-	status  int
-	code    string
-	message string
-	fields  []rules.FieldError
-	err     error
+var errUnauthorized = &web.APIError{Status: http.StatusUnauthorized, Code: "unauthorized",
+	Message: "send the merchant's api_token as 'Authorization: Bearer <token>'"}
+
+// Routes of the API (DESIGN.md section 4). Other programs rely on them.
+const (
+	RouteLinks     = "/api/v1/links"
+	RoutePayment   = "/api/v1/payments/*"
+	RoutePayments  = "/api/v1/payments"
+	RouteEvents    = "/api/v1/events"
+	RouteRedeliver = "/api/v1/events/:id/redeliver"
+)
+
+// Config is what the API is built from.
+type Config struct {
+	// BaseURL is the app's public URL, which links lead to.
+	BaseURL   string
+	Merchants *merchant.Directory
+	// Orders records the orders links are made for and reads where they
+	// stand; its Ledger lists them and their events.
+	Orders *payment.Service
+	Now    func() time.Time
 }
 
-func (e *apiError) Error() string {
-	if e.err != nil {
-		return e.code + ": " + e.err.Error()
+// API answers the merchants' servers.
+type API struct{ Config }
+
+// New returns the API.
+func New(cfg Config) *API {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
-	return e.code + ": " + e.message
+	return &API{Config: cfg}
 }
-
-func (e *apiError) Unwrap() error { return e.err }
-
-type apiFieldJSON struct {
-	Field   string `json:"field"`
-	Reason  string `json:"reason"`
-	Message string `json:"message"`
-}
-
-func (e *apiError) body() any {
-	type errorJSON struct {
-		Code    string         `json:"code"`
-		Message string         `json:"message"`
-		Fields  []apiFieldJSON `json:"fields,omitempty"`
-	}
-	out := errorJSON{Code: e.code, Message: e.message}
-	for _, f := range e.fields {
-		out.Fields = append(out.Fields, apiFieldJSON{f.Field, f.Reason, f.Message})
-	}
-	return map[string]any{"error": out}
-}
-
-var errAPIUnauthorized = &apiError{status: http.StatusUnauthorized, code: "unauthorized",
-	message: "send the merchant's api_token as 'Authorization: Bearer <token>'"}
 
 // apiMerchant is the merchant whose bearer token the request carries.
-func (h *Handler) apiMerchant(c echo.Context) (*merchant.Merchant, error) {
+func (h *API) merchant(c echo.Context) (*merchant.Merchant, error) {
 	scheme, token, ok := strings.Cut(strings.TrimSpace(c.Request().Header.Get(echo.HeaderAuthorization)), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return nil, errAPIUnauthorized
+		return nil, errUnauthorized
 	}
 	m, ok := h.Merchants.ByAPIToken(strings.TrimSpace(token))
 	if !ok {
-		return nil, errAPIUnauthorized
+		return nil, errUnauthorized
 	}
 	return m, nil
 }
@@ -97,10 +96,10 @@ const (
 	maxAPIBody     = 64 << 10
 )
 
-// createLink makes a signed /checkout link for the calling merchant, signed
+// CreateLink makes a signed /checkout link for the calling merchant, signed
 // with its newest key (DESIGN.md section 4).
-func (h *Handler) createLink(c echo.Context) error {
-	m, err := h.apiMerchant(c)
+func (h *API) CreateLink(c echo.Context) error {
+	m, err := h.merchant(c)
 	if err != nil {
 		return err
 	}
@@ -136,17 +135,17 @@ func (h *Handler) createLink(c echo.Context) error {
 			Message: "expires_in must be 60 to 2592000 seconds"})
 	}
 	if len(fields) > 0 {
-		return &apiError{status: http.StatusBadRequest, code: "validation_error", message: "the link's order breaks these rules", fields: fields}
+		return &web.APIError{Status: http.StatusBadRequest, Code: "validation_error", Message: "the link's order breaks these rules", Fields: fields}
 	}
-	recorded, err := h.Orders.Record(c.Request().Context(), checkout{order: l.Order, merchant: m}.payment())
+	recorded, err := h.Orders.Record(c.Request().Context(), payment.Order{Merchant: m, ID: l.ID, Amount: l.Amount, Currency: l.Currency, ReturnURL: l.ReturnURL})
 	if errors.Is(err, payment.ErrOrderChanged) {
 		field := "amount"
 		if recorded.Currency != l.Currency {
 			field = "currency"
 		}
-		return &apiError{status: http.StatusConflict, code: "order_changed",
-			message: "this order id is already recorded with another amount or currency; use a new order id", err: err,
-			fields: []rules.FieldError{{Field: field, Reason: "conflict",
+		return &web.APIError{Status: http.StatusConflict, Code: "order_changed",
+			Message: "this order id is already recorded with another amount or currency; use a new order id", Err: err,
+			Fields: []rules.FieldError{{Field: field, Reason: "conflict",
 				Message: "order " + l.ID + " was recorded for " + recorded.Amount + " " + recorded.Currency}}}
 	}
 	if err != nil {
@@ -165,17 +164,17 @@ func (h *Handler) createLink(c echo.Context) error {
 
 // badJSON explains a body that is not the expected JSON, naming the field
 // when one is to blame.
-func badJSON(err error) *apiError {
-	e := &apiError{status: http.StatusBadRequest, code: "bad_request", message: "the body must be a JSON object with the documented fields", err: err}
+func badJSON(err error) *web.APIError {
+	e := &web.APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: "the body must be a JSON object with the documented fields", Err: err}
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) && typeErr.Field != "" {
-		e.code, e.message = "validation_error", "a field has the wrong type"
-		e.fields = []rules.FieldError{{Field: typeErr.Field, Reason: rules.ReasonInvalid, Message: typeErr.Field + " must be a " + typeErr.Type.String()}}
+		e.Code, e.Message = "validation_error", "a field has the wrong type"
+		e.Fields = []rules.FieldError{{Field: typeErr.Field, Reason: rules.ReasonInvalid, Message: typeErr.Field + " must be a " + typeErr.Type.String()}}
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		name = strings.Trim(name, `"`)
-		e.code, e.message = "validation_error", "an unknown field"
-		e.fields = []rules.FieldError{{Field: name, Reason: rules.ReasonNotAllowed, Message: "unknown field " + name}}
+		e.Code, e.Message = "validation_error", "an unknown field"
+		e.Fields = []rules.FieldError{{Field: name, Reason: rules.ReasonNotAllowed, Message: "unknown field " + name}}
 	}
 	return e
 }
@@ -228,25 +227,25 @@ func newPaymentJSON(v payment.View) paymentJSON {
 	return out
 }
 
-// showPaymentStatus answers where one of the calling merchant's orders
+// ShowPaymentStatus answers where one of the calling merchant's orders
 // stands, from the ledger (refreshed from the provider while it can change).
 // Orders are the merchant's own: another merchant's order id is not found.
-func (h *Handler) showPaymentStatus(c echo.Context) error {
-	m, err := h.apiMerchant(c)
+func (h *API) ShowPaymentStatus(c echo.Context) error {
+	m, err := h.merchant(c)
 	if err != nil {
 		return err
 	}
 	// The escaped path, decoded exactly once: Echo's parameter is sometimes
 	// decoded already and sometimes not.
-	raw := strings.TrimPrefix(c.Request().URL.EscapedPath(), strings.TrimSuffix(RouteAPIPayment, "*"))
+	raw := strings.TrimPrefix(c.Request().URL.EscapedPath(), strings.TrimSuffix(RoutePayment, "*"))
 	id, err := url.PathUnescape(raw)
 	if err != nil || rules.CheckOrderID(id) != nil {
-		return &apiError{status: http.StatusBadRequest, code: "validation_error", message: "not an order id",
-			fields: []rules.FieldError{{Field: "merchant_order_id", Reason: rules.ReasonInvalid, Message: "not an order id"}}}
+		return &web.APIError{Status: http.StatusBadRequest, Code: "validation_error", Message: "not an order id",
+			Fields: []rules.FieldError{{Field: "merchant_order_id", Reason: rules.ReasonInvalid, Message: "not an order id"}}}
 	}
 	v, err := h.Orders.Status(c.Request().Context(), m, id)
 	if errors.Is(err, payment.ErrNotFound) {
-		return &apiError{status: http.StatusNotFound, code: "not_found", message: "no order with this merchant_order_id", err: err}
+		return &web.APIError{Status: http.StatusNotFound, Code: "not_found", Message: "no order with this merchant_order_id", Err: err}
 	}
 	if err != nil {
 		return err
@@ -282,7 +281,7 @@ func listParams(c echo.Context, timeParam string) (limit int, after ledger.Curso
 		}
 	}
 	if len(fields) > 0 {
-		return 0, ledger.Cursor{}, time.Time{}, &apiError{status: http.StatusBadRequest, code: "validation_error", message: "the query breaks these rules", fields: fields}
+		return 0, ledger.Cursor{}, time.Time{}, &web.APIError{Status: http.StatusBadRequest, Code: "validation_error", Message: "the query breaks these rules", Fields: fields}
 	}
 	return limit, after, since, nil
 }
@@ -305,11 +304,11 @@ type orderJSON struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// listPayments lists the calling merchant's orders, newest change first, for
+// ListPayments lists the calling merchant's orders, newest change first, for
 // reconciliation: GET /api/v1/payments?status=&updated_since=&limit=&cursor=.
 // An order's status is its last recorded one (the follower keeps it fresh).
-func (h *Handler) listPayments(c echo.Context) error {
-	m, err := h.apiMerchant(c)
+func (h *API) ListPayments(c echo.Context) error {
+	m, err := h.merchant(c)
 	if err != nil {
 		return err
 	}
@@ -367,10 +366,10 @@ func newEventJSON(e ledger.Event) eventJSON {
 	return out
 }
 
-// listEvents lists the calling merchant's events, oldest first, with their
+// ListEvents lists the calling merchant's events, oldest first, with their
 // deliveries: GET /api/v1/events?since=&limit=&cursor=.
-func (h *Handler) listEvents(c echo.Context) error {
-	m, err := h.apiMerchant(c)
+func (h *API) ListEvents(c echo.Context) error {
+	m, err := h.merchant(c)
 	if err != nil {
 		return err
 	}
@@ -396,10 +395,10 @@ func (h *Handler) listEvents(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-// redeliverEvent queues one of the calling merchant's events to be sent
+// RedeliverEvent queues one of the calling merchant's events to be sent
 // again now: POST /api/v1/events/{id}/redeliver.
-func (h *Handler) redeliverEvent(c echo.Context) error {
-	m, err := h.apiMerchant(c)
+func (h *API) RedeliverEvent(c echo.Context) error {
+	m, err := h.merchant(c)
 	if err != nil {
 		return err
 	}
@@ -407,7 +406,7 @@ func (h *Handler) redeliverEvent(c echo.Context) error {
 	id := c.Param("id")
 	err = h.Orders.Ledger.Redeliver(ctx, m.ID, id)
 	if errors.Is(err, ledger.ErrNotFound) {
-		return &apiError{status: http.StatusNotFound, code: "not_found", message: "no event with this id", err: err}
+		return &web.APIError{Status: http.StatusNotFound, Code: "not_found", Message: "no event with this id", Err: err}
 	}
 	if err != nil {
 		return err

@@ -1,0 +1,71 @@
+// Package web is the small kit the app's audiences share (the shopper's
+// steps and the studio in package handlers, the merchant API in
+// handlers/api, the console in handlers/console): how an error is told to
+// a program, and the logger of a request.
+package web
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/paybybank/checkout/rules"
+)
+
+// APIError is an error told to a program as JSON:
+// {"error": {"code", "message", "fields": [{"field", "reason", "message"}]}}.
+// Err, when set, is the cause, for the log only.
+type APIError struct {
+	Status  int
+	Code    string
+	Message string
+	Fields  []rules.FieldError
+	Err     error
+}
+
+func (e *APIError) Error() string {
+	if e.Err != nil {
+		return e.Code + ": " + e.Err.Error()
+	}
+	return e.Code + ": " + e.Message
+}
+
+func (e *APIError) Unwrap() error { return e.Err }
+
+type fieldJSON struct {
+	Field   string `json:"field"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// Body is the error as the API's JSON.
+func (e *APIError) Body() any {
+	type errorJSON struct {
+		Code    string      `json:"code"`
+		Message string      `json:"message"`
+		Fields  []fieldJSON `json:"fields,omitempty"`
+	}
+	out := errorJSON{Code: e.Code, Message: e.Message}
+	for _, f := range e.Fields {
+		out.Fields = append(out.Fields, fieldJSON{f.Field, f.Reason, f.Message})
+	}
+	return map[string]any{"error": out}
+}
+
+// TellProgram answers c with e; a 401 says which scheme to use.
+func TellProgram(c echo.Context, e *APIError) error {
+	if e.Status == http.StatusUnauthorized {
+		c.Response().Header().Set(echo.HeaderWWWAuthenticate, "Bearer")
+	}
+	return c.JSON(e.Status, e.Body())
+}
+
+// Logger is base carrying the request's id (X-Request-Id), so that every
+// line of one request can be found together.
+func Logger(c echo.Context, base *slog.Logger) *slog.Logger {
+	if id := c.Response().Header().Get(echo.HeaderXRequestID); id != "" {
+		return base.With("request_id", id)
+	}
+	return base
+}
