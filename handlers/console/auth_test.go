@@ -213,3 +213,21 @@ func TestAPostNeedsItsOwnSessionsToken(t *testing.T) {
 		t.Errorf("a refused POST asked the provider %d times", e.provider.reads)
 	}
 }
+
+func TestASignInNeedsTheFormsToken(t *testing.T) {
+	e := setup(t)
+	b := e.browser()
+	page(t, b.get("/console/login"), http.StatusOK)
+	doc := page(t, b.post("/console/login", url.Values{"email": {shop1User}, "password": {secret}, "csrf": {"forged"}}), http.StatusForbidden)
+	if msg := doc.Find(`[data-testid="login-error"]`).Text(); !strings.Contains(msg, "form had expired") {
+		t.Errorf("a sign-in without the form's token says %q", msg)
+	}
+	if doc.Find(`input[name="email"]`).AttrOr("value", "") != shop1User {
+		t.Error("the e-mail typed was lost")
+	}
+	// The form it sends back works.
+	res := b.post("/console/login", url.Values{"email": {shop1User}, "password": {secret}, "csrf": {csrfOf(doc)}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Errorf("signing in again from the form sent back: %d", res.StatusCode)
+	}
+}
