@@ -30,6 +30,7 @@ import (
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/handlers"
 	"github.com/paybybank/checkout/handlers/console"
+	"github.com/paybybank/checkout/handlers/shopper"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
@@ -225,7 +226,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := handlers.NewSessionStore(keys, strings.HasPrefix(cfg.BaseURL, "https://"))
+	store, err := shopper.NewSessionStore(keys, strings.HasPrefix(cfg.BaseURL, "https://"))
 	if err != nil {
 		return nil, err
 	}

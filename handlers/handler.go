@@ -1,36 +1,30 @@
-// Package handlers decides what each request gets: it checks the signed link,
-// opens the sealed order, asks the banks cache and the provider, and hands a
-// view model to a templ component (DESIGN.md section 2).
+// Package handlers decides what each request gets: it puts the app-wide
+// guards in front of every route and registers each audience's routes, each
+// audience in a package of its own (see Handler).
 package handlers
 
 import (
-	"context"
 	"log/slog"
 	"net"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/sessions"
-	"github.com/patrickmn/go-cache"
 	"golang.org/x/time/rate"
 
-	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/handlers/api"
+	"github.com/paybybank/checkout/handlers/shopper"
+	"github.com/paybybank/checkout/handlers/studio"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/telemetry"
 	"github.com/paybybank/checkout/views"
-	"github.com/paybybank/checkout/webhook"
 )
 
 // BankLists gives the banks list: the cache in production, a fake in tests.
-type BankLists interface {
-	List(ctx context.Context) (*banks.List, error)
-	Warm() bool
-}
+type BankLists = shopper.BankLists
 
 // Config is what a Handler is built from.
 type Config struct {
@@ -74,32 +68,20 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Handler serves the shopper's pages.
+// Handler is the whole app's web side: the routes of every audience (the
+// shopper's steps in handlers/shopper, the merchant API in handlers/api,
+// the studio in handlers/studio, health in handlers/health) behind the
+// app-wide guards. The console (handlers/console) registers its own routes
+// on the same Echo behind the same guards.
 type Handler struct {
 	Config
-	// formAction is the CSP form-action source list: our own origin, the
-	// provider's, and the origins of payment links the provider gave (in
-	// case they differ from ProviderOrigin). It changes only when a new
-	// origin is seen, so it is kept rather than built per request.
-	formAction atomic.Pointer[string]
-	// linkOrigins are the payment-link origins seen so far; guarded by
-	// originsMu, which also serialises updates of formAction.
-	originsMu   sync.Mutex
-	linkOrigins []string
 	// proxyNotice says once that an untrusted proxy is in front.
 	proxyNotice sync.Once
-	// demoHooks are the webhooks the sandbox's demo shop received.
-	demoHooks demoHooks
 	// audiences says who reads each route's answers; filled by Routes.
-	audiences map[string]audience
-	// pages keeps the country and bank pages rendered.
-	pages pageCache
-	// mostPaidCache keeps the ledger's most paid banks per country.
-	mostPaidCache *cache.Cache
-	// logos serves logos from the app itself.
-	logos *logos
-	// api answers the merchants' servers.
-	api *api.API
+	audiences map[string]shopper.Audience
+	steps     *shopper.Steps
+	api       *api.API
+	studio    *studio.Studio
 }
 
 // New returns a Handler.
@@ -110,19 +92,16 @@ func New(cfg Config) *Handler {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	if cfg.LogoClient == nil {
-		cfg.LogoClient = webhook.NewClient(false)
+	steps := shopper.New(shopper.Config{
+		BaseURL: cfg.BaseURL, Merchants: cfg.Merchants, Sealer: cfg.Sealer, Banks: cfg.Banks, Orders: cfg.Orders,
+		Sessions: cfg.Sessions, ProviderOrigin: cfg.ProviderOrigin, Sandbox: cfg.Sandbox, Assets: cfg.Assets,
+		LogoClient: cfg.LogoClient, Log: cfg.Log, Now: cfg.Now,
+	})
+	return &Handler{
+		Config: cfg,
+		steps:  steps,
+		api:    api.New(api.Config{BaseURL: cfg.BaseURL, Merchants: cfg.Merchants, Orders: cfg.Orders, Now: cfg.Now}),
+		studio: studio.New(studio.Config{BaseURL: cfg.BaseURL, Merchants: cfg.Merchants, Sandbox: cfg.Sandbox,
+			StudioToken: cfg.StudioToken, Assets: cfg.Assets, Log: cfg.Log, Now: cfg.Now, Frame: steps}),
 	}
-	h := &Handler{Config: cfg, mostPaidCache: cache.New(pageMaxAge, 2*pageMaxAge), logos: newLogos(cfg.LogoClient, cfg.Now),
-		api: api.New(api.Config{BaseURL: cfg.BaseURL, Merchants: cfg.Merchants, Orders: cfg.Orders, Now: cfg.Now})}
-	// Every instance knows the merchants' logos, whichever served the page.
-	if cfg.Merchants != nil {
-		for _, m := range cfg.Merchants.All() {
-			if m.Customization != nil {
-				h.logos.themePath(m.Customization.LogoURL)
-			}
-		}
-	}
-	h.setFormAction()
-	return h
 }

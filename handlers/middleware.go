@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/time/rate"
 
+	"github.com/paybybank/checkout/handlers/shopper"
 	"github.com/paybybank/checkout/handlers/web"
 	"github.com/paybybank/checkout/merchant"
 )
@@ -41,7 +42,7 @@ const (
 // refusal of cross-site requests.
 func (h *Handler) guard(e *echo.Echo) {
 	e.Use(requestID)
-	e.Use(h.describe)
+	e.Use(h.steps.Describe(func(route string) shopper.Audience { return h.audiences[route] }))
 	e.Use(h.securityHeaders)
 	e.Use(middleware.ContextTimeout(RequestTimeout))
 	e.Use(middleware.BodyLimit(MaxBody))
@@ -50,7 +51,7 @@ func (h *Handler) guard(e *echo.Echo) {
 	// guessing) are limited.
 	free := func(c echo.Context) bool {
 		return c.Request().Method != http.MethodPost && !strings.HasPrefix(c.Path(), "/api/") &&
-			c.Path() != RouteHandoff && c.Path() != RouteHandoffCode
+			c.Path() != shopper.RouteHandoff && c.Path() != shopper.RouteHandoffCode
 	}
 	limiter := func(r rate.Limit, burst int, who func(echo.Context) string) echo.MiddlewareFunc {
 		return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
@@ -59,7 +60,7 @@ func (h *Handler) guard(e *echo.Echo) {
 				Rate: r, Burst: burst, ExpiresIn: 3 * time.Minute,
 			}),
 			IdentifierExtractor: func(c echo.Context) (string, error) { return who(c), nil },
-			DenyHandler:         h.tooMany,
+			DenyHandler:         h.steps.TooMany,
 		})
 	}
 	// A generous budget per address, then a tight one per checkout (or
@@ -111,19 +112,6 @@ func limitKey(c echo.Context) string {
 		return "api " + hex.EncodeToString(sum[:])
 	}
 	return "address " + c.RealIP()
-}
-
-// tooMany answers a request over its budget. A shopper's details form comes
-// back with everything typed and a word to wait; others get the 429 page
-// (or JSON on the API).
-func (h *Handler) tooMany(c echo.Context, _ string, err error) error {
-	c.Response().Header().Set("Retry-After", "2")
-	if c.Path() == RoutePay && c.Request().Method == http.MethodPost {
-		if err := h.showPayAgain(c, http.StatusTooManyRequests, "error.tooMany.text"); err == nil {
-			return nil
-		}
-	}
-	return &pageError{status: http.StatusTooManyRequests, key: "error.tooMany", err: err}
 }
 
 // noticeUntrustedProxy says once, at the first such request, that requests
@@ -208,12 +196,12 @@ func (h *Handler) sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 		switch {
 		case site == "same-origin" || site == "none":
 		case site != "":
-			return &pageError{status: http.StatusForbidden, key: "error.crossSite", err: errCrossSite(site, from)}
+			return shopper.NewError(http.StatusForbidden, "error.crossSite", errCrossSite(site, from))
 		case from == "null":
 			// An opaque origin (a sandboxed frame, a data: page) is never ours.
-			return &pageError{status: http.StatusForbidden, key: "error.crossSite", err: errCrossSite(site, from)}
+			return shopper.NewError(http.StatusForbidden, "error.crossSite", errCrossSite(site, from))
 		case from != "" && originOf(from) != own:
-			return &pageError{status: http.StatusForbidden, key: "error.crossSite", err: errCrossSite(site, from)}
+			return shopper.NewError(http.StatusForbidden, "error.crossSite", errCrossSite(site, from))
 		}
 		return next(c)
 	}

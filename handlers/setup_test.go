@@ -17,6 +17,7 @@ import (
 
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/handlers"
+	"github.com/paybybank/checkout/handlers/shopper"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/ledger/ledgertest"
 	"github.com/paybybank/checkout/merchant"
@@ -136,7 +137,7 @@ func setup(t testing.TB, opts options) *app {
 	a.shop, _ = dir.Get("shop1")
 	sealer, _ := order.NewSealer([]byte("test token key"))
 	a.sealer = sealer
-	store, err := handlers.NewSessionStore([][]byte{[]byte("test cookie key")}, false)
+	store, err := shopper.NewSessionStore([][]byte{[]byte("test cookie key")}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

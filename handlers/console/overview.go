@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/paybybank/checkout/banks"
+	"github.com/paybybank/checkout/handlers/logos"
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/views"
@@ -270,9 +271,7 @@ func bankOf(list *banks.List, country, id string) views.ConsoleBank {
 	if list != nil {
 		if bank, ok := list.Bank(country, id); ok {
 			b.Name = bank.Name
-			if bank.LogoURL != "" {
-				b.LogoURL = "/logos/" + banks.LogoKey(bank.LogoURL)
-			}
+			b.LogoURL = logos.BankPath(bank.LogoURL)
 		}
 	}
 	return b

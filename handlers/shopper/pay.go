@@ -1,4 +1,4 @@
-package handlers
+package shopper
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/paybybank/checkout/banks"
+	"github.com/paybybank/checkout/handlers/logos"
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/rules"
@@ -17,7 +18,7 @@ import (
 )
 
 // showPay shows the details form, or the one-click summary (DESIGN.md 2.4).
-func (h *Handler) showPay(c echo.Context) error {
+func (h *Steps) showPay(c echo.Context) error {
 	co, bank, list, err := h.payStep(c, c.QueryParam(formCountry), c.QueryParam(formBank))
 	if err != nil {
 		return err
@@ -27,7 +28,7 @@ func (h *Handler) showPay(c echo.Context) error {
 }
 
 // payStep opens the order and finds the chosen bank.
-func (h *Handler) payStep(c echo.Context, country, id string) (checkout, pisclient.Institution, *banks.List, error) {
+func (h *Steps) payStep(c echo.Context, country, id string) (checkout, pisclient.Institution, *banks.List, error) {
 	co, list, err := h.openWithBanks(c)
 	if err != nil {
 		return co, pisclient.Institution{}, nil, err
@@ -41,7 +42,7 @@ func (h *Handler) payStep(c echo.Context, country, id string) (checkout, pisclie
 	return co, bank, list, nil
 }
 
-func (h *Handler) renderPay(c echo.Context, status int, co checkout, bank pisclient.Institution, f *form, problem string) error {
+func (h *Steps) renderPay(c echo.Context, status int, co checkout, bank pisclient.Institution, f *form, problem string) error {
 	l := h.loc(c)
 	if problem != "" {
 		problem = l.T(problem)
@@ -52,7 +53,7 @@ func (h *Handler) renderPay(c echo.Context, status int, co checkout, bank piscli
 		Page:     layout,
 		Summary:  co.summary(l),
 		BankName: bank.Name,
-		BankLogo: bankLogoPath(bank.LogoURL), BankInitials: views.Initials(bank.Name), BankTone: tone(bank.Name),
+		BankLogo: logos.BankPath(bank.LogoURL), BankInitials: views.Initials(bank.Name), BankTone: logos.Tone(bank.Name),
 		Action: payAction(co.token),
 		Hidden: []views.Hidden{
 			{Name: formCountry, Value: bank.CountryCode},
@@ -80,7 +81,7 @@ func (h *Handler) renderPay(c echo.Context, status int, co checkout, bank piscli
 
 // showPayAgain shows the details form again as it was sent, with a problem
 // (a catalog key) above it; the error when the form cannot be shown.
-func (h *Handler) showPayAgain(c echo.Context, status int, problem string) error {
+func (h *Steps) showPayAgain(c echo.Context, status int, problem string) error {
 	co, bank, list, err := h.payStep(c, c.FormValue(formCountry), c.FormValue(formBank))
 	if err != nil {
 		return err
@@ -97,7 +98,7 @@ func inFrame(r *http.Request) bool {
 
 // createPayment validates the details, creates the payment once per order and
 // sends the shopper to it (DESIGN.md section 2.5).
-func (h *Handler) createPayment(c echo.Context) error {
+func (h *Steps) createPayment(c echo.Context) error {
 	co, bank, list, err := h.payStep(c, c.FormValue(formCountry), c.FormValue(formBank))
 	if err != nil {
 		return err

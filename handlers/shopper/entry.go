@@ -1,4 +1,4 @@
-package handlers
+package shopper
 
 import (
 	"encoding/json"
@@ -18,7 +18,7 @@ import (
 
 // enter checks a merchant's signed link and sends the shopper on to the
 // first step, carrying the order in a sealed token (DESIGN.md section 2.1).
-func (h *Handler) enter(c echo.Context) error {
+func (h *Steps) enter(c echo.Context) error {
 	o, m, err := order.FromLink(c.QueryParams(), h.Merchants, h.Now())
 	requestOf(c).forMerchant(m, nil)
 	var ve *rules.ValidationError
@@ -58,7 +58,7 @@ func (h *Handler) enter(c echo.Context) error {
 const ParamPreviewTheme = "theme"
 
 // previewTheme reads the draft of a preview link.
-func (h *Handler) previewTheme(raw string) (*rules.Customization, error) {
+func (h *Steps) previewTheme(raw string) (*rules.Customization, error) {
 	if !h.Sandbox {
 		return nil, errors.New("preview themes work in sandbox mode only")
 	}
@@ -105,7 +105,7 @@ type checkout struct {
 
 // open is the sealed order of the /c/{token} step being served, opened by
 // describe.
-func (h *Handler) open(c echo.Context) (checkout, error) {
+func (h *Steps) open(c echo.Context) (checkout, error) {
 	r := requestOf(c)
 	if r.checkout == nil {
 		return checkout{}, r.checkoutErr

@@ -1,4 +1,4 @@
-package handlers
+package shopper
 
 import (
 	"bytes"
@@ -64,7 +64,7 @@ func contentSecurityPolicy(c echo.Context, styleSrc string) string {
 
 // sawPaymentLink remembers the origin of a payment link the provider gave,
 // so that later pages' forms may lead there too.
-func (h *Handler) sawPaymentLink(link string) {
+func (h *Steps) sawPaymentLink(link string) {
 	origin := originOf(link)
 	if origin == "" || origin == originOf(h.BaseURL) || origin == h.ProviderOrigin {
 		return
@@ -79,7 +79,7 @@ func (h *Handler) sawPaymentLink(link string) {
 
 // setFormAction rebuilds the form-action sources; callers other than New
 // hold originsMu.
-func (h *Handler) setFormAction() {
+func (h *Steps) setFormAction() {
 	sources := []string{"'self'"}
 	if h.ProviderOrigin != "" {
 		sources = append(sources, h.ProviderOrigin)
@@ -131,13 +131,13 @@ var (
 
 // page is the layout model of the page being served, in its merchant's look
 // (forMerchant), or the app's own when no merchant is known.
-func (h *Handler) page(c echo.Context, title string) views.Page {
+func (h *Steps) page(c echo.Context, title string) views.Page {
 	l := look{name: h.loc(c).T("app.name")}
 	if r := requestOf(c); r.merchant != nil {
 		l = look{name: r.merchant.Name, custom: r.custom}
 	}
 	p := pageFor(title, l, h.Assets)
-	p.Theme.LogoURL = h.logos.themePath(p.Theme.LogoURL)
+	p.Theme.LogoURL = h.logos.ThemePath(p.Theme.LogoURL)
 	p.Switch = languageSwitch(c)
 	return p
 }

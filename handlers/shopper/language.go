@@ -1,4 +1,4 @@
-package handlers
+package shopper
 
 import (
 	"net/http"
@@ -21,12 +21,12 @@ const paramLang = "lang"
 // localizer is the language of the request (chosen by describe).
 func localizer(c echo.Context) *i18n.Localizer { return requestOf(c).lang }
 
-func (h *Handler) loc(c echo.Context) *i18n.Localizer { return localizer(c) }
+func (h *Steps) loc(c echo.Context) *i18n.Localizer { return localizer(c) }
 
 // switchLanguage makes a shopper's choice of language the checkout's own:
 // the order is sealed again with it and the page reloads at the new address,
 // so the choice holds in an iframe without cookies.
-func (h *Handler) switchLanguage(next echo.HandlerFunc) echo.HandlerFunc {
+func (h *Steps) switchLanguage(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		lang, ok := i18n.Base(c.QueryParam(paramLang))
 		if !ok || c.Request().Method != http.MethodGet {

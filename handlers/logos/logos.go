@@ -1,4 +1,7 @@
-package handlers
+// Package logos serves banks' and merchants' logos from the app itself
+// (/logos/{key}), so that a shopper's browser talks to nobody else and the
+// pages' content policy can keep img-src 'self'.
+package logos
 
 import (
 	"bytes"
@@ -22,10 +25,15 @@ import (
 	"github.com/paybybank/checkout/views"
 )
 
-// RouteLogo serves a bank's (or a merchant's) logo from the app itself, so
+// Route serves a bank's (or a merchant's) logo from the app itself, so
 // that the shopper's browser talks to nobody else and the CSP's img-src can
 // be 'self'.
-const RouteLogo = "/logos/:key"
+const Route = "/logos/:key"
+
+// BankLists gives the banks list, which names the banks' logos.
+type BankLists interface {
+	List(ctx context.Context) (*banks.List, error)
+}
 
 // Limits of a logo fetched from the provider or a merchant.
 const (
@@ -52,8 +60,9 @@ const logoCSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 // logos fetches logos once, keeps them in a bounded cache and serves them
 // with a content hash; a logo that is missing, too big, not an image or
 // failing is served as initials.
-type logos struct {
+type Logos struct {
 	client *http.Client
+	banks  BankLists
 	now    func() time.Time
 	flight singleflight.Group
 
@@ -74,13 +83,15 @@ type logo struct {
 	until       time.Time // when a failure is tried again
 }
 
-func newLogos(client *http.Client, now func() time.Time) *logos {
-	return &logos{client: client, now: now, cached: map[string]*logo{}, themes: map[string]string{}}
+// New returns the logos of the banks lists and of the merchants whose
+// logo addresses ThemePath is given; client fetches them.
+func New(client *http.Client, banks BankLists, now func() time.Time) *Logos {
+	return &Logos{client: client, banks: banks, now: now, cached: map[string]*logo{}, themes: map[string]string{}}
 }
 
-// themePath is the app's address of a merchant's logo, which it then
+// ThemePath is the app's address of a merchant's logo, which it then
 // serves; "" for none.
-func (l *logos) themePath(url string) string {
+func (l *Logos) ThemePath(url string) string {
 	if url == "" {
 		return ""
 	}
@@ -99,22 +110,22 @@ func (l *logos) themePath(url string) string {
 	return "/logos/" + key
 }
 
-// bankLogoPath is the app's address of a bank's logo; "" for none.
-func bankLogoPath(url string) string {
+// BankPath is the app's address of a bank's logo; "" for none.
+func BankPath(url string) string {
 	if url == "" {
 		return ""
 	}
 	return "/logos/" + banks.LogoKey(url)
 }
 
-// serveLogo answers GET /logos/{key}.
-func (h *Handler) serveLogo(c echo.Context) error {
+// Serve answers GET /logos/{key}.
+func (l *Logos) Serve(c echo.Context) error {
 	key := c.Param("key")
-	source, name, ok := h.logoSource(c, key)
+	source, name, ok := l.logoSource(c, key)
 	if !ok {
 		return echo.NewHTTPError(http.StatusNotFound, "no such logo")
 	}
-	lg := h.logos.get(c.Request().Context(), key, source, name)
+	lg := l.get(c.Request().Context(), key, source, name)
 	header := c.Response().Header()
 	header.Set("Content-Security-Policy", logoCSP)
 	header.Set("Content-Type", lg.contentType)
@@ -132,20 +143,20 @@ func (h *Handler) serveLogo(c echo.Context) error {
 
 // logoSource finds the address behind key: a bank's of the banks list, or a
 // merchant's this instance has shown.
-func (h *Handler) logoSource(c echo.Context, key string) (url, name string, ok bool) {
-	if list, err := h.Banks.List(c.Request().Context()); err == nil {
+func (l *Logos) logoSource(c echo.Context, key string) (url, name string, ok bool) {
+	if list, err := l.banks.List(c.Request().Context()); err == nil {
 		if lg, ok := list.Logo(key); ok {
 			return lg.URL, lg.Name, true
 		}
 	}
-	h.logos.mu.Lock()
-	url, ok = h.logos.themes[key]
-	h.logos.mu.Unlock()
+	l.mu.Lock()
+	url, ok = l.themes[key]
+	l.mu.Unlock()
 	return url, "", ok
 }
 
 // get returns the logo of key, fetching it once however many ask at once.
-func (l *logos) get(ctx context.Context, key, url, name string) *logo {
+func (l *Logos) get(ctx context.Context, key, url, name string) *logo {
 	l.mu.Lock()
 	lg, ok := l.cached[key]
 	l.mu.Unlock()
@@ -168,7 +179,7 @@ func (l *logos) get(ctx context.Context, key, url, name string) *logo {
 }
 
 // keep caches lg, dropping others while the cache is over its bound.
-func (l *logos) keep(key string, lg *logo) {
+func (l *Logos) keep(key string, lg *logo) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if old, ok := l.cached[key]; ok {
@@ -254,7 +265,7 @@ func contentTag(body []byte) string {
 // the size of a logo.
 func initialsLogo(name string) *logo {
 	body := []byte(fmt.Sprintf(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 40" width="40" height="40"><rect width="40" height="40" rx="8" fill="%s"/><text x="20" y="25" font-family="system-ui,sans-serif" font-size="14" font-weight="700" fill="#fff" text-anchor="middle">%s</text></svg>`,
-		toneColours[tone(name)], html.EscapeString(views.Initials(name))))
+		toneColours[Tone(name)], html.EscapeString(views.Initials(name))))
 	return &logo{body: body, contentType: "image/svg+xml", etag: contentTag(body)}
 }
 
@@ -262,8 +273,8 @@ func initialsLogo(name string) *logo {
 // .tone-0 to .tone-5.
 var toneColours = [6]string{"#1e4d8c", "#7a2e1e", "#1f5e3a", "#5b2a7a", "#6b4a00", "#2f4858"}
 
-// tone picks a bank's background from its name, the same every time.
-func tone(name string) int {
+// Tone picks a bank's background from its name, the same every time.
+func Tone(name string) int {
 	h := fnv.New32a()
 	h.Write([]byte(name))
 	return int(h.Sum32() % uint32(len(toneColours)))

@@ -1,4 +1,4 @@
-package handlers
+package shopper
 
 import (
 	"bytes"
@@ -158,7 +158,7 @@ func fragment(c echo.Context, component templ.Component) ([]byte, error) {
 // their token), itself kept rendered per look and language with the amount,
 // order id and token filled in per request: rendering it anew each time was
 // a tenth of the bank page's cost.
-func (h *Handler) shopperPart(c echo.Context, list *banks.List, key pageKey, co checkout, part func(views.Summary, string) templ.Component) ([]byte, error) {
+func (h *Steps) shopperPart(c echo.Context, list *banks.List, key pageKey, co checkout, part func(views.Summary, string) templ.Component) ([]byte, error) {
 	now := h.Now()
 	kept, ok := h.pages.get(list, key, now)
 	if !ok {

@@ -1,4 +1,4 @@
-package handlers
+package shopper
 
 import (
 	"context"
@@ -22,7 +22,7 @@ var refreshSteps = []int{2, 3, 5, 8, 13, 20, 30}
 // showStatus is where the provider sends the shopper back: it reads the
 // status, shows it, refreshes while pending and offers the signed way back
 // to the merchant (DESIGN.md sections 2.6 and 3).
-func (h *Handler) showStatus(c echo.Context) error {
+func (h *Steps) showStatus(c echo.Context) error {
 	co, err := h.open(c)
 	if err != nil {
 		return err
@@ -71,7 +71,7 @@ func (h *Handler) showStatus(c echo.Context) error {
 
 // wayBackURL is the signed way back to the merchant with the order's status
 // (UNKNOWN while it cannot be read).
-func (h *Handler) wayBackURL(co checkout, status pisclient.Status) (templ.SafeURL, error) {
+func (h *Steps) wayBackURL(co checkout, status pisclient.Status) (templ.SafeURL, error) {
 	s := string(status)
 	if s == "" {
 		s = "UNKNOWN"
@@ -83,7 +83,7 @@ func (h *Handler) wayBackURL(co checkout, status pisclient.Status) (templ.SafeUR
 // errorWayBack is the way back to the merchant from an error page of a
 // checkout, with the order's status as the ledger and the provider tell it;
 // none when it cannot be told (the ledger failing, the order changed).
-func (h *Handler) errorWayBack(c echo.Context) templ.SafeURL {
+func (h *Steps) errorWayBack(c echo.Context) templ.SafeURL {
 	co := requestOf(c).checkout
 	if co == nil || co.merchant == nil || h.Orders == nil {
 		return ""

@@ -1,4 +1,4 @@
-package handlers
+package shopper
 
 import (
 	"net/http"
@@ -15,6 +15,7 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/paybybank/checkout/banks"
+	"github.com/paybybank/checkout/handlers/logos"
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/views"
 )
@@ -27,7 +28,7 @@ const (
 
 // bankList asks the cache for the banks list; with none at all the shopper
 // gets a page that says so and offers to try again.
-func (h *Handler) bankList(c echo.Context, retry string) (*banks.List, error) {
+func (h *Steps) bankList(c echo.Context, retry string) (*banks.List, error) {
 	list, err := h.Banks.List(c.Request().Context())
 	if err != nil {
 		return nil, &pageError{status: http.StatusServiceUnavailable, key: "error.banksUnavailable",
@@ -38,7 +39,7 @@ func (h *Handler) bankList(c echo.Context, retry string) (*banks.List, error) {
 
 // openWithBanks opens the order and gets the banks list: where the country,
 // bank and details steps start.
-func (h *Handler) openWithBanks(c echo.Context) (checkout, *banks.List, error) {
+func (h *Steps) openWithBanks(c echo.Context) (checkout, *banks.List, error) {
 	co, err := h.open(c)
 	if err != nil {
 		return co, nil, err
@@ -51,7 +52,7 @@ func (h *Handler) openWithBanks(c echo.Context) (checkout, *banks.List, error) {
 // or the list leaves only one choice (DESIGN.md section 2.2). The page is
 // kept rendered per look, language and suggestion; a request fills in its
 // order and its token.
-func (h *Handler) showCountries(c echo.Context) error {
+func (h *Steps) showCountries(c echo.Context) error {
 	co, list, err := h.openWithBanks(c)
 	if err != nil {
 		return err
@@ -117,7 +118,7 @@ func (h *Handler) showCountries(c echo.Context) error {
 
 // suggestCountry picks the country to offer first: the link's hint, then the
 // shopper's last bank, then their browser's language region.
-func (h *Handler) suggestCountry(c echo.Context, co checkout, list *banks.List) string {
+func (h *Steps) suggestCountry(c echo.Context, co checkout, list *banks.List) string {
 	if list.HasCountry(co.order.Country) {
 		return co.order.Country
 	}
@@ -154,7 +155,7 @@ const (
 // rendered per look, language, country, search and range, with links
 // relative to the checkout's address; a request fills in its order and its
 // last-used bank.
-func (h *Handler) showBanks(c echo.Context) error {
+func (h *Steps) showBanks(c echo.Context) error {
 	co, list, err := h.openWithBanks(c)
 	if err != nil {
 		return err
@@ -206,7 +207,7 @@ func (h *Handler) showBanks(c echo.Context) error {
 }
 
 // keepBanks renders the bank page of a country, search and range.
-func (h *Handler) keepBanks(c echo.Context, list *banks.List, country, query string, pageNo int, popular []banks.Bank, now time.Time) (*keptPage, error) {
+func (h *Steps) keepBanks(c echo.Context, list *banks.List, country, query string, pageNo int, popular []banks.Bank, now time.Time) (*keptPage, error) {
 	l := h.loc(c)
 	matches := list.Matches(country, query)
 	shown := matches
@@ -268,7 +269,7 @@ const maxElsewhere = 3
 
 // elsewhere are the other countries with banks matching query, most
 // matches first: a French bank searched under Germany says it is in France.
-func (h *Handler) elsewhere(l *i18n.Localizer, list *banks.List, country, query string) []views.Elsewhere {
+func (h *Steps) elsewhere(l *i18n.Localizer, list *banks.List, country, query string) []views.Elsewhere {
 	var out []views.Elsewhere
 	for _, cc := range list.Countries() {
 		if cc == country {
@@ -287,13 +288,13 @@ func (h *Handler) elsewhere(l *i18n.Localizer, list *banks.List, country, query 
 func bankRow(b banks.Bank, country string) views.BankRow {
 	q := url.Values{"country": {country}, "bank": {b.ID}}
 	row := views.BankRow{
-		ID: b.ID, Name: b.Name, LogoURL: bankLogoPath(b.LogoURL),
+		ID: b.ID, Name: b.Name, LogoURL: logos.BankPath(b.LogoURL),
 		URL:     templ.SafeURL("pay?" + q.Encode()),
 		Search:  strings.TrimSpace(b.SearchText() + " " + strings.ToLower(b.BIC)),
 		KnownAs: strings.Join(b.KnownAs, ", "),
 	}
 	if row.LogoURL == "" {
-		row.Initials, row.Tone = views.Initials(b.Name), tone(b.Name)
+		row.Initials, row.Tone = views.Initials(b.Name), logos.Tone(b.Name)
 	}
 	return row
 }
@@ -337,7 +338,7 @@ func commonPrefix(a, b []rune) int {
 
 // popular are the banks shown first in country: the merchant's pins, or
 // else the banks most paid with over the last 30 days.
-func (h *Handler) popular(c echo.Context, co checkout, list *banks.List, country string) []banks.Bank {
+func (h *Steps) popular(c echo.Context, co checkout, list *banks.List, country string) []banks.Bank {
 	ids := co.merchant.PopularBanks[country]
 	if len(ids) == 0 {
 		ids = h.mostPaid(c, country)
@@ -359,7 +360,7 @@ const mostPaidRetry = 30 * time.Second
 // mostPaid asks the ledger for the banks of country most paid with, at most
 // once per pageMaxAge per country; a failing ledger shows no popular banks,
 // and is asked again after mostPaidRetry.
-func (h *Handler) mostPaid(c echo.Context, country string) []string {
+func (h *Steps) mostPaid(c echo.Context, country string) []string {
 	if ids, ok := h.mostPaidCache.Get(country); ok {
 		return ids.([]string)
 	}
@@ -389,7 +390,7 @@ func bankIDs(list []banks.Bank) string {
 // the one this browser remembers from their last payment. The first two
 // travel in the token, so they show inside a frame, where the cookie is
 // often blocked.
-func (h *Handler) lastUsed(c echo.Context, co checkout, list *banks.List, country string) (banks.Bank, bool) {
+func (h *Steps) lastUsed(c echo.Context, co checkout, list *banks.List, country string) (banks.Bank, bool) {
 	if co.order.Country == country {
 		for _, id := range []string{co.order.LastBank, co.order.Bank} {
 			if b, ok := list.Bank(country, id); ok && id != "" {
@@ -416,17 +417,17 @@ func embedded(r *http.Request, o *sessions.Options) {
 }
 
 // lastBank is the bank the shopper used last time, from the session cookie.
-func (h *Handler) lastBank(c echo.Context) (country, id string, ok bool) {
+func (h *Steps) lastBank(c echo.Context) (country, id string, ok bool) {
 	return strings.Cut(h.sessionValue(c, sessionLastBank), "/")
 }
 
 // rememberBank stores the shopper's bank for next time.
-func (h *Handler) rememberBank(c echo.Context, country, id string) {
+func (h *Steps) rememberBank(c echo.Context, country, id string) {
 	h.remember(c, sessionLastBank, country+"/"+id)
 }
 
 // sessionValue reads a convenience from the session cookie; "" when absent.
-func (h *Handler) sessionValue(c echo.Context, key string) string {
+func (h *Steps) sessionValue(c echo.Context, key string) string {
 	if h.Sessions == nil {
 		return ""
 	}
@@ -445,7 +446,7 @@ func (h *Handler) sessionValue(c echo.Context, key string) string {
 
 // remember stores a convenience in the session cookie; a failure only loses
 // the convenience.
-func (h *Handler) remember(c echo.Context, key, value string) {
+func (h *Steps) remember(c echo.Context, key, value string) {
 	if h.Sessions == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package handlers
+package shopper
 
 // The details form of DESIGN.md section 2.4: the fields a bank asks for
 // (its extraFields), what the shopper typed, and the errors beside them.

@@ -1,10 +1,15 @@
-package handlers
+// Package studio serves designers (DESIGN.md section 4): the theme studio
+// tunes a merchant's customization with contrast checks and a live preview
+// of the shopper's pages, open in sandbox mode and behind STUDIO_TOKEN
+// elsewhere.
+package studio
 
 import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -13,6 +18,8 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/handlers/logos"
+	"github.com/paybybank/checkout/handlers/shopper"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/rules"
@@ -27,6 +34,37 @@ const (
 )
 
 // sessionStudioDraft keeps the designer's draft across reloads.
+// Config is what the studio is built from.
+type Config struct {
+	// BaseURL is the app's public URL: preview links lead there.
+	BaseURL   string
+	Merchants *merchant.Directory
+	// Sandbox opens the studio to anyone and makes preview links.
+	Sandbox bool
+	// StudioToken opens /studio outside sandbox mode (as the Basic auth
+	// password); with none the studio is off there.
+	StudioToken string
+	Assets      views.Assets
+	Log         *slog.Logger
+	Now         func() time.Time
+	// Frame gives the shopper's page frame and session conveniences,
+	// which the preview shares.
+	Frame Frame
+}
+
+// Frame is what the studio needs of the shopper's pages.
+type Frame interface {
+	Page(c echo.Context, title string) views.Page
+	Remember(c echo.Context, key, value string)
+	SessionValue(c echo.Context, key string) string
+}
+
+// Studio serves the theme studio.
+type Studio struct{ Config }
+
+// New returns the studio.
+func New(cfg Config) *Studio { return &Studio{Config: cfg} }
+
 const sessionStudioDraft = "studio_draft"
 
 // studioFields are the customization's fields in the order the form shows
@@ -44,19 +82,19 @@ var studioFields = []struct{ name, label, hint string }{
 
 // guardStudio lets a designer in: open in sandbox mode, behind STUDIO_TOKEN
 // (as the Basic auth password) otherwise, and absent when neither.
-func (h *Handler) guardStudio(c echo.Context) error {
+func (h *Studio) guardStudio(c echo.Context) error {
 	if h.Sandbox {
 		return nil
 	}
 	if h.StudioToken == "" {
-		return errNotFound
+		return shopper.ErrNotFound
 	}
 	_, password, ok := c.Request().BasicAuth()
 	given, want := sha256.Sum256([]byte(password)), sha256.Sum256([]byte(h.StudioToken))
 	if !ok || subtle.ConstantTimeCompare(given[:], want[:]) != 1 {
 		c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Basic realm="studio", charset="UTF-8"`)
-		return &pageError{status: http.StatusUnauthorized, heading: "The studio needs its password",
-			message: "Sign in with the studio token your operator set (STUDIO_TOKEN); any user name will do."}
+		return shopper.StaffError(http.StatusUnauthorized, "The studio needs its password",
+			"Sign in with the studio token your operator set (STUDIO_TOKEN); any user name will do.")
 	}
 	return nil
 }
@@ -83,7 +121,7 @@ func readDraft(c echo.Context) draft {
 }
 
 // fromMerchant starts a draft from a merchant's configured theme.
-func (h *Handler) fromMerchant(id string) draft {
+func (h *Studio) fromMerchant(id string) draft {
 	m, ok := h.Merchants.Get(id)
 	if !ok {
 		m = h.Merchants.All()[0]
@@ -96,7 +134,7 @@ func (h *Handler) fromMerchant(id string) draft {
 }
 
 // check validates a draft as start-up would for a merchant's configuration.
-func (h *Handler) check(d draft) []rules.FieldError {
+func (h *Studio) check(d draft) []rules.FieldError {
 	errs := d.Custom.Check()
 	if !h.Sandbox && d.Custom.LogoURL != "" && !strings.HasPrefix(d.Custom.LogoURL, "https://") {
 		errs = append(errs, rules.FieldError{Field: "customization.logoUrl", Reason: rules.ReasonInvalid, Message: "must be an https URL outside sandbox mode"})
@@ -104,9 +142,9 @@ func (h *Handler) check(d draft) []rules.FieldError {
 	return errs
 }
 
-// showStudio shows the studio with the saved draft, or with a merchant's
+// ShowStudio shows the studio with the saved draft, or with a merchant's
 // theme when asked.
-func (h *Handler) showStudio(c echo.Context) error {
+func (h *Studio) ShowStudio(c echo.Context) error {
 	if err := h.guardStudio(c); err != nil {
 		return err
 	}
@@ -117,8 +155,8 @@ func (h *Handler) showStudio(c echo.Context) error {
 	return h.renderStudio(c, http.StatusOK, d)
 }
 
-// updateStudio takes a submitted draft (no script) and shows it.
-func (h *Handler) updateStudio(c echo.Context) error {
+// UpdateStudio takes a submitted draft (no script) and shows it.
+func (h *Studio) UpdateStudio(c echo.Context) error {
 	if err := h.guardStudio(c); err != nil {
 		return err
 	}
@@ -134,10 +172,10 @@ func (h *Handler) updateStudio(c echo.Context) error {
 	return h.renderStudio(c, status, d)
 }
 
-// studioCheck answers the live preview of static/studio.js: the draft's
+// StudioCheck answers the live preview of static/studio.js: the draft's
 // custom properties, contrast, errors and JSON, from the same code as the
 // page. It saves the draft, so a reload keeps it.
-func (h *Handler) studioCheck(c echo.Context) error {
+func (h *Studio) StudioCheck(c echo.Context) error {
 	if err := h.guardStudio(c); err != nil {
 		return err
 	}
@@ -162,9 +200,9 @@ func (h *Handler) studioCheck(c echo.Context) error {
 }
 
 // savedDraft is the designer's draft from the session cookie.
-func (h *Handler) savedDraft(c echo.Context) (draft, bool) {
+func (h *Studio) savedDraft(c echo.Context) (draft, bool) {
 	var d draft
-	raw := h.sessionValue(c, sessionStudioDraft)
+	raw := h.Frame.SessionValue(c, sessionStudioDraft)
 	if raw == "" || json.Unmarshal([]byte(raw), &d) != nil {
 		return draft{}, false
 	}
@@ -172,12 +210,12 @@ func (h *Handler) savedDraft(c echo.Context) (draft, bool) {
 }
 
 // saveDraft keeps the draft in the session cookie, so a reload shows it.
-func (h *Handler) saveDraft(c echo.Context, d draft) {
+func (h *Studio) saveDraft(c echo.Context, d draft) {
 	raw, _ := json.Marshal(d)
-	h.remember(c, sessionStudioDraft, string(raw))
+	h.Frame.Remember(c, sessionStudioDraft, string(raw))
 }
 
-func (h *Handler) renderStudio(c echo.Context, status int, d draft) error {
+func (h *Studio) renderStudio(c echo.Context, status int, d draft) error {
 	s := h.studio(d)
 	errs := h.check(d)
 	byField := map[string]string{}
@@ -209,14 +247,14 @@ func (h *Handler) renderStudio(c echo.Context, status int, d draft) error {
 	for _, m := range h.Merchants.All() {
 		s.Merchants = append(s.Merchants, views.Option{Value: m.ID, Label: m.Name + " (" + m.ID + ")", Selected: m.ID == d.Merchant})
 	}
-	s.Page = h.page(c, "Theme studio")
+	s.Page = h.Frame.Page(c, "Theme studio")
 	s.Page.Scripts = []string{h.Assets.StudioJS}
 	s.Page.Wide = true
 	s.Page.Theme.CSS += theme.New(&d.Custom, "").CSS(".studio-preview")
 	if len(errs) > 0 {
 		s.Page.Title = "Error: " + s.Page.Title
 	}
-	return render(c, status, views.Studio(s))
+	return shopper.Render(c, status, views.Studio(s))
 }
 
 func labelOf(name string) string {
@@ -230,7 +268,7 @@ func labelOf(name string) string {
 
 // studio builds what the page and the live check share: the contrast
 // checks, the JSON, the preview link and the sample content.
-func (h *Handler) studio(d draft) views.StudioPage {
+func (h *Studio) studio(d draft) views.StudioPage {
 	th := theme.New(&d.Custom, "")
 	ratio := func(id, label, fg, bg string) views.Ratio {
 		r := theme.Contrast(fg, bg)
@@ -239,7 +277,7 @@ func (h *Handler) studio(d draft) views.StudioPage {
 	// sample is a bank row of the preview, with its initials as a bank
 	// without a logo shows them.
 	sample := func(id, name string, lastUsed bool) views.BankRow {
-		return views.BankRow{ID: id, Name: name, URL: "#", LastUsed: lastUsed, Initials: views.Initials(name), Tone: tone(name)}
+		return views.BankRow{ID: id, Name: name, URL: "#", LastUsed: lastUsed, Initials: views.Initials(name), Tone: logos.Tone(name)}
 	}
 	s := views.StudioPage{
 		Action: templ.SafeURL(RouteStudio),
@@ -284,20 +322,20 @@ func compactCustomization(c rules.Customization) map[string]string {
 
 // previewLink is a signed checkout link of the draft's merchant in the
 // draft's look, for the sandbox.
-func (h *Handler) previewLink(d draft, custom map[string]string) (string, error) {
+func (h *Studio) previewLink(d draft, custom map[string]string) (string, error) {
 	m, ok := h.Merchants.Get(d.Merchant)
 	if !ok {
 		return "", fmt.Errorf("no merchant %q", d.Merchant)
 	}
 	returnURL := m.ReturnOrigins[0] + "/"
 	if m.ID == merchant.DemoID {
-		returnURL = h.BaseURL + RouteDemoShop
+		returnURL = h.BaseURL + merchant.DemoShopPath
 	}
 	raw, _ := json.Marshal(custom)
 	now := h.Now()
 	l := order.Link{Order: order.Order{
 		ID: fmt.Sprintf("PREVIEW-%d", now.UnixNano()), Amount: "49.90", Currency: rules.Currency,
 		ReturnURL: returnURL, KID: m.NewestKID(),
-	}, TTL: time.Hour, Extra: url.Values{ParamPreviewTheme: {string(raw)}}}
+	}, TTL: time.Hour, Extra: url.Values{shopper.ParamPreviewTheme: {string(raw)}}}
 	return l.URL(h.BaseURL, m, now)
 }

@@ -1,4 +1,4 @@
-package handlers
+package shopper
 
 import (
 	"errors"
@@ -11,16 +11,6 @@ import (
 	"github.com/paybybank/checkout/handlers/web"
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/views"
-)
-
-// audience is who reads a route's answers: people (HTML pages) or programs
-// (JSON). Each route is registered for one (routes.go), and errors are told
-// in its way.
-type audience int
-
-const (
-	forPeople audience = iota
-	forPrograms
 )
 
 // failure is an error mapped once, in both the ways it can be told: a page
@@ -56,10 +46,10 @@ func classify(err error) failure {
 	return failure{page: errInternal, api: &web.APIError{Status: http.StatusInternalServerError, Code: "internal_error", Message: "something went wrong on our side"}}
 }
 
-// handleError is the app's one error handler: it maps an error (classify),
+// HandleError is the app's one error handler: it maps an error (classify),
 // logs server faults at Error and the caller's at Warn, and answers in the
 // way of the route's audience, never with internal error text.
-func (h *Handler) handleError(err error, c echo.Context) {
+func (h *Steps) HandleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
@@ -70,7 +60,7 @@ func (h *Handler) handleError(err error, c echo.Context) {
 	}
 	h.log(c).Log(c.Request().Context(), level, "request failed",
 		"status", f.status(), "method", c.Request().Method, "route", c.Path(), "err", err)
-	if requestOf(c).audience == forPrograms {
+	if requestOf(c).audience == ForPrograms {
 		h.tellProgram(c, f.api)
 		return
 	}
@@ -78,7 +68,7 @@ func (h *Handler) handleError(err error, c echo.Context) {
 }
 
 // tellPerson answers with an error page in the shopper's language.
-func (h *Handler) tellPerson(c echo.Context, pe *pageError) {
+func (h *Steps) tellPerson(c echo.Context, pe *pageError) {
 	if c.Request().Method == http.MethodHead {
 		c.NoContent(pe.status)
 		return
@@ -101,8 +91,33 @@ func (h *Handler) tellPerson(c echo.Context, pe *pageError) {
 }
 
 // tellProgram answers with {"error": {"code", "message", "fields"}}.
-func (h *Handler) tellProgram(c echo.Context, ae *web.APIError) {
+func (h *Steps) tellProgram(c echo.Context, ae *web.APIError) {
 	if err := web.TellProgram(c, ae); err != nil {
 		h.log(c).Error("api error answer failed", "err", err)
 	}
+}
+
+// TooMany answers a request over its budget. A shopper's details form comes
+// back with everything typed and a word to wait; others get the 429 page
+// (or JSON on the API).
+func (h *Steps) TooMany(c echo.Context, _ string, err error) error {
+	c.Response().Header().Set("Retry-After", "2")
+	if c.Path() == RoutePay && c.Request().Method == http.MethodPost {
+		if err := h.showPayAgain(c, http.StatusTooManyRequests, "error.tooMany.text"); err == nil {
+			return nil
+		}
+	}
+	return &pageError{status: http.StatusTooManyRequests, key: "error.tooMany", err: err}
+}
+
+// NewError is an error a person is shown in their language: key names its
+// heading in the catalog of package i18n, key+".text" its message; err is
+// the cause, for the log only.
+func NewError(status int, key string, err error) error {
+	return &pageError{status: status, key: key, err: err}
+}
+
+// StaffError is an error shown as it is, to staff (the studio is English).
+func StaffError(status int, heading, message string) error {
+	return &pageError{status: status, heading: heading, message: message}
 }

@@ -1,4 +1,4 @@
-package handlers
+package shopper
 
 import (
 	"errors"
@@ -32,8 +32,21 @@ type request struct {
 	// formAction lists where the page's forms may lead (CSP form-action).
 	formAction string
 	// audience is who reads the route's answers.
-	audience audience
+	audience Audience
 }
+
+// Audience is who reads a route's answers: people (HTML pages) or programs
+// (JSON). Each route is registered for one (handlers/routes.go), and errors
+// are told in its way.
+type Audience int
+
+const (
+	ForPeople Audience = iota
+	ForPrograms
+)
+
+// AudienceOf is who reads the answers of the request being served.
+func AudienceOf(c echo.Context) Audience { return requestOf(c).audience }
 
 // ctxRequest is the one key under which the request's description lives.
 const ctxRequest = "request"
@@ -59,11 +72,18 @@ func (r *request) forMerchant(m *merchant.Merchant, custom *rules.Customization)
 	r.merchant, r.custom = m, custom
 }
 
-// describe works out the request's description: its checkout (for a step),
-// its language, its merchant and look, and where its forms may lead.
-func (h *Handler) describe(next echo.HandlerFunc) echo.HandlerFunc {
+// Describe works out each request's description before any guard or
+// handler runs: its checkout (for a step), its language, its merchant and
+// look, where its forms may lead, and its audience (audienceOf its route).
+func (h *Steps) Describe(audienceOf func(route string) Audience) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return h.describe(next, audienceOf)
+	}
+}
+
+func (h *Steps) describe(next echo.HandlerFunc, audienceOf func(string) Audience) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		r := &request{formAction: *h.formAction.Load(), audience: h.audiences[c.Path()]}
+		r := &request{formAction: *h.formAction.Load(), audience: audienceOf(c.Path())}
 		var checkoutLang string
 		if token, ok := stepToken(c); ok {
 			co, err := h.openToken(token)
@@ -72,7 +92,7 @@ func (h *Handler) describe(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			r.checkoutErr, checkoutLang = err, co.order.Lang
 		}
-		if r.audience == forPrograms {
+		if r.audience == ForPrograms {
 			// Programs are answered in English: no cookie to read.
 			r.lang = i18n.New("en")
 		} else {
@@ -104,7 +124,7 @@ func stepToken(c echo.Context) (string, bool) {
 // switcher's choice (remembered for the shopper's next checkout) or a
 // merchant's link's lang; else the checkout's own; else the shopper's
 // earlier choice; else their browser's (Accept-Language); else English.
-func (h *Handler) chooseLanguage(c echo.Context, checkoutLang string) string {
+func (h *Steps) chooseLanguage(c echo.Context, checkoutLang string) string {
 	if lang, ok := i18n.Base(c.QueryParam(paramLang)); ok {
 		if c.Path() != RouteEntry {
 			// A link's lang is the checkout's, not the shopper's choice.
@@ -122,7 +142,7 @@ func (h *Handler) chooseLanguage(c echo.Context, checkoutLang string) string {
 }
 
 // openToken opens a sealed order and finds its merchant.
-func (h *Handler) openToken(token string) (checkout, error) {
+func (h *Steps) openToken(token string) (checkout, error) {
 	o, err := h.Sealer.Open(token, h.Now())
 	switch {
 	case errors.Is(err, order.ErrTokenExpired):

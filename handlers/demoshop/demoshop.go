@@ -1,4 +1,8 @@
-package handlers
+// Package demoshop is the demo merchant's side in sandbox mode, so that a
+// newcomer sees the whole way back: its return page checks the signed
+// result, and its webhook endpoint checks and keeps the events it receives,
+// as a merchant's shop and server would.
+package demoshop
 
 import (
 	"encoding/json"
@@ -9,6 +13,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/handlers/shopper"
+	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
@@ -16,24 +22,44 @@ import (
 	"github.com/paybybank/checkout/webhook"
 )
 
-// showDemoShop is the demo merchant's return page, served in sandbox mode so
+// Routes of the demo shop, on the app.
+const (
+	RouteShop    = merchant.DemoShopPath
+	RouteWebhook = merchant.DemoWebhookPath
+)
+
+// Frame is what the demo shop needs of the shopper's pages: the page frame
+// in a merchant's look, and the request's language.
+type Frame interface {
+	MerchantPage(c echo.Context, m *merchant.Merchant, title func(*i18n.Localizer) string) views.Page
+}
+
+// Shop is the demo merchant's return page and webhook endpoint.
+type Shop struct {
+	Merchants *merchant.Directory
+	Frame     Frame
+	Now       func() time.Time
+	// hooks are the webhooks received.
+	hooks demoHooks
+}
+
+// ShowShop is the demo merchant's return page, served in sandbox mode so
 // that a newcomer sees the whole way back: it checks the signature as a
 // merchant's shop would.
-func (h *Handler) showDemoShop(c echo.Context) error {
+func (h *Shop) ShowShop(c echo.Context) error {
 	q := c.QueryParams()
 	m, ok := h.Merchants.Get(merchant.DemoID)
 	if !ok {
-		return errNotFound
+		return shopper.ErrNotFound
 	}
-	requestOf(c).forMerchant(m, nil)
 	secret, known := m.LinkKey(q.Get(order.ParamKID))
 	orderID := q.Get(order.ParamMerchantOrderID)
-	return render(c, http.StatusOK, views.DemoShop(views.DemoShopPage{
-		Page:     h.page(c, h.loc(c).T("demo.title")),
+	return shopper.Render(c, http.StatusOK, views.DemoShop(views.DemoShopPage{
+		Page:     h.Frame.MerchantPage(c, m, func(l *i18n.Localizer) string { return l.T("demo.title") }),
 		OrderID:  orderID,
 		Status:   q.Get(order.ParamStatus),
 		Verified: known && order.VerifyWayBack(secret, q),
-		Hooks:    h.demoHooks.of(orderID),
+		Hooks:    h.hooks.of(orderID),
 	}))
 }
 
@@ -74,13 +100,13 @@ func (d *demoHooks) of(orderID string) []views.DemoHook {
 	return out
 }
 
-// receiveDemoWebhook is the demo shop's webhook endpoint, doing what a
+// ReceiveWebhook is the demo shop's webhook endpoint, doing what a
 // merchant's server should: check the signature and the time, then act on
 // the event once by its id (here: remember it for the return page).
-func (h *Handler) receiveDemoWebhook(c echo.Context) error {
+func (h *Shop) ReceiveWebhook(c echo.Context) error {
 	m, ok := h.Merchants.Get(merchant.DemoID)
 	if !ok {
-		return errNotFound
+		return shopper.ErrNotFound
 	}
 	body, err := io.ReadAll(io.LimitReader(c.Request().Body, 64<<10))
 	if err != nil {
@@ -91,12 +117,12 @@ func (h *Handler) receiveDemoWebhook(c echo.Context) error {
 	if err := json.Unmarshal(body, &event); err != nil || event.ID == "" {
 		return c.NoContent(http.StatusBadRequest)
 	}
-	for _, seen := range h.demoHooks.of(event.Data.MerchantOrderID) {
+	for _, seen := range h.hooks.of(event.Data.MerchantOrderID) {
 		if seen.EventID == event.ID && seen.Verified {
 			return c.NoContent(http.StatusNoContent) // delivered again: already handled
 		}
 	}
-	h.demoHooks.add(event.Data.MerchantOrderID, views.DemoHook{EventID: event.ID, Status: event.Data.Status, Verified: verified})
+	h.hooks.add(event.Data.MerchantOrderID, views.DemoHook{EventID: event.ID, Status: event.Data.Status, Verified: verified})
 	if !verified {
 		return c.NoContent(http.StatusUnauthorized)
 	}

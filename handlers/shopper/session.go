@@ -1,4 +1,4 @@
-package handlers
+package shopper
 
 import (
 	"crypto/hkdf"

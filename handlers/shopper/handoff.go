@@ -1,4 +1,4 @@
-package handlers
+package shopper
 
 import (
 	"crypto/rand"
@@ -37,7 +37,7 @@ const RouteHandoffCode = "/p/:code"
 const handoffCodeLength = 12
 
 // openHandoff answers GET /p/{code}: the phone goes on to the checkout.
-func (h *Handler) openHandoff(c echo.Context) error {
+func (h *Steps) openHandoff(c echo.Context) error {
 	target, err := h.Orders.Ledger.Handoff(c.Request().Context(), strings.ToUpper(c.Param("code")))
 	if err == nil && !strings.HasPrefix(target, "/c/") {
 		// Only this app's checkouts are kept there; anything else is not
@@ -54,7 +54,7 @@ func (h *Handler) openHandoff(c echo.Context) error {
 }
 
 // showHandoff answers GET /c/{token}/phone?country=XX.
-func (h *Handler) showHandoff(c echo.Context) error {
+func (h *Steps) showHandoff(c echo.Context) error {
 	co, err := h.open(c)
 	if err != nil {
 		return err
