@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+
 	"github.com/paybybank/checkout/pisclient/sandbox"
 )
 

@@ -16,6 +16,7 @@ import (
 	"github.com/paybybank/checkout/handlers/api"
 	"github.com/paybybank/checkout/handlers/shopper"
 	"github.com/paybybank/checkout/handlers/studio"
+	"github.com/paybybank/checkout/handlers/web"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/payment"
@@ -78,7 +79,7 @@ type Handler struct {
 	// proxyNotice says once that an untrusted proxy is in front.
 	proxyNotice sync.Once
 	// audiences says who reads each route's answers; filled by Routes.
-	audiences map[string]shopper.Audience
+	audiences map[string]web.Audience
 	steps     *shopper.Steps
 	api       *api.API
 	studio    *studio.Studio

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -17,7 +16,6 @@ import (
 
 	"github.com/paybybank/checkout/handlers/shopper"
 	"github.com/paybybank/checkout/handlers/web"
-	"github.com/paybybank/checkout/merchant"
 )
 
 // Limits of every request (DESIGN.md section 6 and issue 7).
@@ -42,7 +40,7 @@ const (
 // refusal of cross-site requests.
 func (h *Handler) guard(e *echo.Echo) {
 	e.Use(requestID)
-	e.Use(h.steps.Describe(func(route string) shopper.Audience { return h.audiences[route] }))
+	e.Use(h.steps.Describe(func(route string) web.Audience { return h.audiences[route] }))
 	e.Use(h.securityHeaders)
 	e.Use(middleware.ContextTimeout(RequestTimeout))
 	e.Use(middleware.BodyLimit(MaxBody))
@@ -185,7 +183,7 @@ func (h *Handler) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 // otherwise. Requests without either (servers calling the API) pass; the
 // API authenticates them by token.
 func (h *Handler) sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
-	own := originOf(h.BaseURL)
+	own := web.OriginOf(h.BaseURL)
 	return func(c echo.Context) error {
 		r := c.Request()
 		if r.Method != http.MethodPost {
@@ -196,12 +194,12 @@ func (h *Handler) sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 		switch {
 		case site == "same-origin" || site == "none":
 		case site != "":
-			return shopper.NewError(http.StatusForbidden, "error.crossSite", errCrossSite(site, from))
+			return &web.PageError{Status: http.StatusForbidden, Key: "error.crossSite", Err: errCrossSite(site, from)}
 		case from == "null":
 			// An opaque origin (a sandboxed frame, a data: page) is never ours.
-			return shopper.NewError(http.StatusForbidden, "error.crossSite", errCrossSite(site, from))
-		case from != "" && originOf(from) != own:
-			return shopper.NewError(http.StatusForbidden, "error.crossSite", errCrossSite(site, from))
+			return &web.PageError{Status: http.StatusForbidden, Key: "error.crossSite", Err: errCrossSite(site, from)}
+		case from != "" && web.OriginOf(from) != own:
+			return &web.PageError{Status: http.StatusForbidden, Key: "error.crossSite", Err: errCrossSite(site, from)}
 		}
 		return next(c)
 	}
@@ -214,15 +212,6 @@ func (e crossSite) Error() string {
 }
 
 func errCrossSite(site, from string) error { return crossSite{site, from} }
-
-// originOf is the origin of a URL as text, "" when it does not parse.
-func originOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	return merchant.Origin(u)
-}
 
 // logRequests writes one line per request: its id (also sent to the client
 // as X-Request-Id), route pattern (never the path, which holds a token),

@@ -12,6 +12,7 @@ import (
 	"github.com/paybybank/checkout/handlers/health"
 	"github.com/paybybank/checkout/handlers/shopper"
 	"github.com/paybybank/checkout/handlers/studio"
+	"github.com/paybybank/checkout/handlers/web"
 )
 
 // Route paths of DESIGN.md sections 2 and 4. Other programs rely on them.
@@ -43,9 +44,9 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 	e.IPExtractor = ipExtractor(h.TrustedProxies)
 	// The bank page comes compressed ahead (shopper/pagecache.go).
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{Skipper: func(c echo.Context) bool { return c.Path() == RouteBanks }}))
-	h.audiences = map[string]shopper.Audience{}
-	people := router{e: e, h: h, audience: shopper.ForPeople}
-	programs := router{e: e, h: h, audience: shopper.ForPrograms}
+	h.audiences = map[string]web.Audience{}
+	people := router{e: e, h: h, audience: web.People}
+	programs := router{e: e, h: h, audience: web.Programs}
 	if h.Metrics != nil {
 		e.Use(h.Metrics.Middleware)
 		programs.GET(RouteMetrics, echo.WrapHandler(h.Metrics.Handler()))
@@ -89,7 +90,7 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 type router struct {
 	e        *echo.Echo
 	h        *Handler
-	audience shopper.Audience
+	audience web.Audience
 }
 
 func (r router) GET(path string, handler echo.HandlerFunc, m ...echo.MiddlewareFunc) {

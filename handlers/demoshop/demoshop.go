@@ -13,7 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/paybybank/checkout/handlers/shopper"
+	"github.com/paybybank/checkout/handlers/web"
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
@@ -50,11 +50,11 @@ func (h *Shop) ShowShop(c echo.Context) error {
 	q := c.QueryParams()
 	m, ok := h.Merchants.Get(merchant.DemoID)
 	if !ok {
-		return shopper.ErrNotFound
+		return web.ErrNotFound
 	}
 	secret, known := m.LinkKey(q.Get(order.ParamKID))
 	orderID := q.Get(order.ParamMerchantOrderID)
-	return shopper.Render(c, http.StatusOK, views.DemoShop(views.DemoShopPage{
+	return web.Render(c, http.StatusOK, views.DemoShop(views.DemoShopPage{
 		Page:     h.Frame.MerchantPage(c, m, func(l *i18n.Localizer) string { return l.T("demo.title") }),
 		OrderID:  orderID,
 		Status:   q.Get(order.ParamStatus),
@@ -106,7 +106,7 @@ func (d *demoHooks) of(orderID string) []views.DemoHook {
 func (h *Shop) ReceiveWebhook(c echo.Context) error {
 	m, ok := h.Merchants.Get(merchant.DemoID)
 	if !ok {
-		return shopper.ErrNotFound
+		return web.ErrNotFound
 	}
 	body, err := io.ReadAll(io.LimitReader(c.Request().Body, 64<<10))
 	if err != nil {

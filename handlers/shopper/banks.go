@@ -12,7 +12,10 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
+
 	"golang.org/x/text/language"
+
+	"github.com/paybybank/checkout/handlers/web"
 
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/handlers/logos"
@@ -31,8 +34,8 @@ const (
 func (h *Steps) bankList(c echo.Context, retry string) (*banks.List, error) {
 	list, err := h.Banks.List(c.Request().Context())
 	if err != nil {
-		return nil, &pageError{status: http.StatusServiceUnavailable, key: "error.banksUnavailable",
-			retryURL: templ.SafeURL(retry), err: err}
+		return nil, &web.PageError{Status: http.StatusServiceUnavailable, Key: "error.banksUnavailable",
+			RetryURL: templ.SafeURL(retry), Err: err}
 	}
 	return list, nil
 }

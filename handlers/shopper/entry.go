@@ -8,6 +8,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/handlers/web"
+
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
@@ -20,19 +22,19 @@ import (
 // first step, carrying the order in a sealed token (DESIGN.md section 2.1).
 func (h *Steps) enter(c echo.Context) error {
 	o, m, err := order.FromLink(c.QueryParams(), h.Merchants, h.Now())
-	requestOf(c).forMerchant(m, nil)
+	web.RequestOf(c).ForMerchant(m, nil)
 	var ve *rules.ValidationError
 	switch {
 	case errors.Is(err, order.ErrLinkExpired):
-		return &pageError{status: http.StatusForbidden, key: "error.linkExpired", err: err}
+		return &web.PageError{Status: http.StatusForbidden, Key: "error.linkExpired", Err: err}
 	case errors.As(err, &ve):
 		names := make([]string, len(ve.Fields))
 		for i, f := range ve.Fields {
 			names[i] = f.Field
 		}
-		return &pageError{status: http.StatusBadRequest, key: "error.linkUnusable", args: []any{strings.Join(names, ", ")}, err: err}
+		return &web.PageError{Status: http.StatusBadRequest, Key: "error.linkUnusable", Args: []any{strings.Join(names, ", ")}, Err: err}
 	case err != nil:
-		return &pageError{status: http.StatusForbidden, key: "error.linkInvalid", err: err}
+		return &web.PageError{Status: http.StatusForbidden, Key: "error.linkInvalid", Err: err}
 	}
 	if _, err := h.Orders.Open(c.Request().Context(), checkout{order: o, merchant: m}.payment()); err != nil {
 		if errors.Is(err, payment.ErrOrderChanged) {
@@ -42,7 +44,7 @@ func (h *Steps) enter(c echo.Context) error {
 	}
 	if raw := c.QueryParam(ParamPreviewTheme); raw != "" {
 		if o.Theme, err = h.previewTheme(raw); err != nil {
-			return &pageError{status: http.StatusBadRequest, key: "error.previewInvalid", err: err}
+			return &web.PageError{Status: http.StatusBadRequest, Key: "error.previewInvalid", Err: err}
 		}
 	}
 	token, err := h.Sealer.Seal(o, h.Now())
@@ -87,7 +89,7 @@ func (co checkout) customization() *rules.Customization {
 // before with another amount or currency: it is refused, so that the earlier
 // payment is never taken for this one.
 func errOrderChanged(err error) error {
-	return &pageError{status: http.StatusConflict, key: "error.orderChanged", err: err}
+	return &web.PageError{Status: http.StatusConflict, Key: "error.orderChanged", Err: err}
 }
 
 // payment is the order as the payment logic records it.
@@ -106,11 +108,11 @@ type checkout struct {
 // open is the sealed order of the /c/{token} step being served, opened by
 // describe.
 func (h *Steps) open(c echo.Context) (checkout, error) {
-	r := requestOf(c)
-	if r.checkout == nil {
-		return checkout{}, r.checkoutErr
+	co := checkoutOf(c)
+	if co == nil {
+		return checkout{}, checkoutErrOf(c)
 	}
-	return *r.checkout, nil
+	return *co, nil
 }
 
 // summary is the order as the shopper reads it, in their language.

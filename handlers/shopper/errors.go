@@ -1,50 +1,14 @@
 package shopper
 
 import (
-	"errors"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/paybybank/checkout/handlers/web"
-	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/views"
 )
-
-// failure is an error mapped once, in both the ways it can be told: a page
-// for people and a JSON error for programs.
-type failure struct {
-	page *pageError
-	api  *web.APIError
-}
-
-func (f failure) status() int { return f.api.Status }
-
-// classify is the one error mapper: our own errors keep their status and
-// words, Echo's become their status, anything else is an internal error
-// whose text nobody outside sees.
-func classify(err error) failure {
-	var pe *pageError
-	var ae *web.APIError
-	var he *echo.HTTPError
-	switch {
-	case errors.As(err, &ae):
-		return failure{page: &pageError{status: ae.Status, key: "error.request"}, api: ae}
-	case errors.As(err, &pe):
-		_, message := pe.texts(i18n.New("en"))
-		return failure{page: pe, api: &web.APIError{Status: pe.status, Code: strings.TrimPrefix(pe.key, "error."), Message: message}}
-	case errors.As(err, &he):
-		page := &pageError{status: he.Code, key: "error.request"}
-		if he.Code == http.StatusNotFound {
-			page = errNotFound
-		}
-		code := strings.ToLower(strings.ReplaceAll(http.StatusText(he.Code), " ", "_"))
-		return failure{page: page, api: &web.APIError{Status: he.Code, Code: code, Message: http.StatusText(he.Code)}}
-	}
-	return failure{page: errInternal, api: &web.APIError{Status: http.StatusInternalServerError, Code: "internal_error", Message: "something went wrong on our side"}}
-}
 
 // HandleError is the app's one error handler: it maps an error (classify),
 // logs server faults at Error and the caller's at Warn, and answers in the
@@ -53,39 +17,39 @@ func (h *Steps) HandleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	f := classify(err)
+	f := web.Classify(err)
 	level := slog.LevelWarn
-	if f.status() >= 500 {
+	if f.Status() >= 500 {
 		level = slog.LevelError
 	}
 	h.log(c).Log(c.Request().Context(), level, "request failed",
-		"status", f.status(), "method", c.Request().Method, "route", c.Path(), "err", err)
-	if requestOf(c).audience == ForPrograms {
-		h.tellProgram(c, f.api)
+		"status", f.Status(), "method", c.Request().Method, "route", c.Path(), "err", err)
+	if web.RequestOf(c).Audience == web.Programs {
+		h.tellProgram(c, f.API)
 		return
 	}
-	h.tellPerson(c, f.page)
+	h.tellPerson(c, f.Page)
 }
 
 // tellPerson answers with an error page in the shopper's language.
-func (h *Steps) tellPerson(c echo.Context, pe *pageError) {
+func (h *Steps) tellPerson(c echo.Context, pe *web.PageError) {
 	if c.Request().Method == http.MethodHead {
-		c.NoContent(pe.status)
+		c.NoContent(pe.Status)
 		return
 	}
-	heading, message := pe.texts(h.loc(c))
+	heading, message := pe.Texts(h.loc(c))
 	page := views.ErrorPage{
 		Page:     h.page(c, heading),
-		Status:   pe.status,
+		Status:   pe.Status,
 		Heading:  heading,
 		Message:  message,
-		RetryURL: pe.retryURL,
+		RetryURL: pe.RetryURL,
 	}
-	if co := requestOf(c).checkout; co != nil && co.merchant != nil {
+	if co := checkoutOf(c); co != nil && co.merchant != nil {
 		// Inside a checkout the shopper can always go back to the shop.
 		page.WayBackURL, page.ShopName = h.errorWayBack(c), co.merchant.Name
 	}
-	if err := render(c, pe.status, views.Error(page)); err != nil {
+	if err := web.Render(c, pe.Status, views.Error(page)); err != nil {
 		h.log(c).Error("error page failed", "err", err)
 	}
 }
@@ -107,17 +71,5 @@ func (h *Steps) TooMany(c echo.Context, _ string, err error) error {
 			return nil
 		}
 	}
-	return &pageError{status: http.StatusTooManyRequests, key: "error.tooMany", err: err}
-}
-
-// NewError is an error a person is shown in their language: key names its
-// heading in the catalog of package i18n, key+".text" its message; err is
-// the cause, for the log only.
-func NewError(status int, key string, err error) error {
-	return &pageError{status: status, key: key, err: err}
-}
-
-// StaffError is an error shown as it is, to staff (the studio is English).
-func StaffError(status int, heading, message string) error {
-	return &pageError{status: status, heading: heading, message: message}
+	return &web.PageError{Status: http.StatusTooManyRequests, Key: "error.tooMany", Err: err}
 }

@@ -11,7 +11,10 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
+
 	"github.com/skip2/go-qrcode"
+
+	"github.com/paybybank/checkout/handlers/web"
 
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/views"
@@ -45,7 +48,7 @@ func (h *Steps) openHandoff(c echo.Context) error {
 		err = ledger.ErrNoHandoff
 	}
 	if errors.Is(err, ledger.ErrNoHandoff) {
-		return &pageError{status: http.StatusGone, key: "error.handoffExpired", err: err}
+		return &web.PageError{Status: http.StatusGone, Key: "error.handoffExpired", Err: err}
 	}
 	if err != nil {
 		return err
@@ -80,7 +83,7 @@ func (h *Steps) showHandoff(c echo.Context) error {
 	l := h.loc(c)
 	page := h.page(c, l.T("handoff.heading"))
 	page.Scripts = []string{h.Assets.HandoffJS}
-	return render(c, http.StatusOK, views.Handoff(views.HandoffPage{
+	return web.Render(c, http.StatusOK, views.Handoff(views.HandoffPage{
 		Page:      page,
 		Summary:   co.summary(l),
 		QR:        qr,

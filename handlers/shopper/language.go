@@ -7,6 +7,8 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/handlers/web"
+
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/views"
 )
@@ -19,9 +21,9 @@ const sessionLang = "lang"
 const paramLang = "lang"
 
 // localizer is the language of the request (chosen by describe).
-func localizer(c echo.Context) *i18n.Localizer { return requestOf(c).lang }
+func localizer(c echo.Context) *i18n.Localizer { return web.RequestOf(c).Lang }
 
-func (h *Steps) loc(c echo.Context) *i18n.Localizer { return localizer(c) }
+func (h *Steps) loc(c echo.Context) *i18n.Localizer { return web.Localizer(c) }
 
 // switchLanguage makes a shopper's choice of language the checkout's own:
 // the order is sealed again with it and the page reloads at the new address,
@@ -32,7 +34,7 @@ func (h *Steps) switchLanguage(next echo.HandlerFunc) echo.HandlerFunc {
 		if !ok || c.Request().Method != http.MethodGet {
 			return next(c)
 		}
-		co := requestOf(c).checkout
+		co := checkoutOf(c)
 		if co == nil {
 			return next(c)
 		}
@@ -66,7 +68,7 @@ func languageSwitch(c echo.Context) views.LanguageSwitch {
 		// request pointed.
 		return views.LanguageSwitch{}
 	}
-	current := localizer(c).Lang()
+	current := web.Localizer(c).Lang()
 	s := views.LanguageSwitch{Action: templ.SafeURL(action)}
 	keep := c.QueryParams()
 	if c.Request().Method == http.MethodPost {

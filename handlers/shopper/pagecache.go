@@ -3,8 +3,6 @@ package shopper
 import (
 	"bytes"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"html"
@@ -17,6 +15,8 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
+
+	"github.com/paybybank/checkout/handlers/web"
 
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/prerender"
@@ -121,15 +121,15 @@ func (pc *pageCache) put(list *banks.List, key pageKey, p *keptPage) {
 // lookKey names the look of the page being served: the merchant's own
 // theme, or the theme its link carried.
 func lookKey(c echo.Context) string {
-	r := requestOf(c)
-	if r.merchant == nil {
+	r := web.RequestOf(c)
+	if r.Merchant == nil {
 		return ""
 	}
-	if r.custom == r.merchant.Customization {
-		return "m:" + r.merchant.ID
+	if r.Custom == r.Merchant.Customization {
+		return "m:" + r.Merchant.ID
 	}
-	b, _ := json.Marshal(r.custom)
-	return "m:" + r.merchant.ID + ":" + string(b)
+	b, _ := json.Marshal(r.Custom)
+	return "m:" + r.Merchant.ID + ":" + string(b)
 }
 
 // keep renders component as a page kept ahead, cut at markers. A page
@@ -137,20 +137,20 @@ func lookKey(c echo.Context) string {
 // inflated); others keep the plain text too.
 func keep(c echo.Context, component templ.Component, now time.Time, compressed bool, markers ...string) (*keptPage, error) {
 	var buf bytes.Buffer
-	if err := component.Render(renderContext(c), &buf); err != nil {
+	if err := component.Render(web.RenderContext(c), &buf); err != nil {
 		return nil, err
 	}
 	page := prerender.New
 	if compressed {
 		page = prerender.Compressed
 	}
-	return &keptPage{page: page(buf.Bytes(), markers...), styleSrc: styleSources(buf.Bytes()), renderedAt: now}, nil
+	return &keptPage{page: page(buf.Bytes(), markers...), styleSrc: web.StyleSources(buf.Bytes()), renderedAt: now}, nil
 }
 
 // fragment renders a request's part of a page.
 func fragment(c echo.Context, component templ.Component) ([]byte, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, 1024))
-	err := component.Render(renderContext(c), buf)
+	err := component.Render(web.RenderContext(c), buf)
 	return buf.Bytes(), err
 }
 
@@ -169,7 +169,7 @@ func (h *Steps) shopperPart(c echo.Context, list *banks.List, key pageKey, co ch
 		}
 		h.pages.put(list, key, kept)
 	}
-	return kept.page.AppendPlain(nil, []byte(html.EscapeString(localizer(c).Amount(co.order.Amount))),
+	return kept.page.AppendPlain(nil, []byte(html.EscapeString(web.Localizer(c).Amount(co.order.Amount))),
 		[]byte(html.EscapeString(co.order.ID)), []byte(url.PathEscape(co.token))), nil
 }
 
@@ -179,7 +179,7 @@ func (h *Steps) shopperPart(c echo.Context, list *banks.List, key pageKey, co ch
 func serveKept(c echo.Context, p *keptPage, compressed bool, values ...[]byte) error {
 	header := c.Response().Header()
 	header.Set("Cache-Control", "no-store")
-	header.Set("Content-Security-Policy", contentSecurityPolicy(c, p.styleSrc))
+	header.Set("Content-Security-Policy", web.ContentSecurityPolicy(c, p.styleSrc))
 	header.Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
 	if compressed {
 		header.Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
@@ -193,24 +193,4 @@ func serveKept(c echo.Context, p *keptPage, compressed bool, values ...[]byte) e
 	}
 	c.Response().WriteHeader(http.StatusOK)
 	return p.page.Plain(c.Response(), values...)
-}
-
-// styleSources are the CSP sources of a page's inline style elements: the
-// hash of each one's text.
-func styleSources(page []byte) string {
-	var sources []string
-	for {
-		_, rest, ok := bytes.Cut(page, []byte("<style>"))
-		if !ok {
-			break
-		}
-		css, after, ok := bytes.Cut(rest, []byte("</style>"))
-		if !ok {
-			break
-		}
-		sum := sha256.Sum256(css)
-		sources = append(sources, "'sha256-"+base64.StdEncoding.EncodeToString(sum[:])+"'")
-		page = after
-	}
-	return strings.Join(sources, " ")
 }

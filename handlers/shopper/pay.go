@@ -9,6 +9,8 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/handlers/web"
+
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/handlers/logos"
 	"github.com/paybybank/checkout/payment"
@@ -36,8 +38,8 @@ func (h *Steps) payStep(c echo.Context, country, id string) (checkout, pisclient
 	country = strings.ToUpper(country)
 	bank, ok := list.Find(country, id)
 	if !ok {
-		return co, bank, nil, &pageError{status: http.StatusNotFound, key: "error.bankUnavailable",
-			retryURL: banksURL(co.token, country, ""), err: fmt.Errorf("no bank %q in %q", id, country)}
+		return co, bank, nil, &web.PageError{Status: http.StatusNotFound, Key: "error.bankUnavailable",
+			RetryURL: banksURL(co.token, country, ""), Err: fmt.Errorf("no bank %q in %q", id, country)}
 	}
 	return co, bank, list, nil
 }
@@ -76,7 +78,7 @@ func (h *Steps) renderPay(c echo.Context, status int, co checkout, bank pisclien
 		}
 		page.Fields = append(page.Fields, field)
 	}
-	return render(c, status, views.Pay(page))
+	return web.Render(c, status, views.Pay(page))
 }
 
 // showPayAgain shows the details form again as it was sent, with a problem
@@ -140,7 +142,7 @@ func (h *Steps) createPayment(c echo.Context) error {
 			// Banks refuse to be framed: the shopper goes on in the
 			// whole window.
 			l := h.loc(c)
-			return render(c, http.StatusOK, views.ToBank(views.ToBankPage{
+			return web.Render(c, http.StatusOK, views.ToBank(views.ToBankPage{
 				Page: h.page(c, l.T("tobank.heading", bank.Name)), Summary: co.summary(l),
 				BankName: bank.Name, Link: templ.SafeURL(out.Link),
 			}))

@@ -7,101 +7,51 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/handlers/web"
+
 	"github.com/paybybank/checkout/i18n"
-	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
-	"github.com/paybybank/checkout/rules"
 )
 
-// request is what the app knows of the request being served, worked out
-// once by describe before any handler or guard runs: handlers read its
-// fields instead of string keys.
-type request struct {
-	// checkout is the open order of a /c/{token} step; nil elsewhere, or
-	// when the token does not open (checkoutErr says why).
-	checkout    *checkout
-	checkoutErr error
-	// lang speaks the shopper's language.
-	lang *i18n.Localizer
-	// merchant is whose page this is, once known (a checkout, a link whose
-	// signature held); nil on the app's own pages.
-	merchant *merchant.Merchant
-	// custom is the look: the merchant's customization, or a designer's
-	// draft in a sandbox preview.
-	custom *rules.Customization
-	// formAction lists where the page's forms may lead (CSP form-action).
-	formAction string
-	// audience is who reads the route's answers.
-	audience Audience
+// checkoutOf is the open checkout of the /c/{token} step being served; nil
+// elsewhere, or when the token does not open (checkoutErrOf says why).
+func checkoutOf(c echo.Context) *checkout {
+	co, _ := web.RequestOf(c).Step.(*checkout)
+	return co
 }
 
-// Audience is who reads a route's answers: people (HTML pages) or programs
-// (JSON). Each route is registered for one (handlers/routes.go), and errors
-// are told in its way.
-type Audience int
-
-const (
-	ForPeople Audience = iota
-	ForPrograms
-)
-
-// AudienceOf is who reads the answers of the request being served.
-func AudienceOf(c echo.Context) Audience { return requestOf(c).audience }
-
-// ctxRequest is the one key under which the request's description lives.
-const ctxRequest = "request"
-
-// requestOf returns the description of the request being served; an empty
-// one, in English, if describe did not run.
-func requestOf(c echo.Context) *request {
-	if r, ok := c.Get(ctxRequest).(*request); ok {
-		return r
-	}
-	return &request{lang: i18n.New("en"), formAction: "'self'"}
-}
-
-// forMerchant makes the page being served m's: framable by m's
-// frame_ancestors and in m's look, or custom's when set.
-func (r *request) forMerchant(m *merchant.Merchant, custom *rules.Customization) {
-	if m == nil {
-		return
-	}
-	if custom == nil {
-		custom = m.Customization
-	}
-	r.merchant, r.custom = m, custom
-}
+func checkoutErrOf(c echo.Context) error { return web.RequestOf(c).StepErr }
 
 // Describe works out each request's description before any guard or
 // handler runs: its checkout (for a step), its language, its merchant and
 // look, where its forms may lead, and its audience (audienceOf its route).
-func (h *Steps) Describe(audienceOf func(route string) Audience) echo.MiddlewareFunc {
+func (h *Steps) Describe(audienceOf func(route string) web.Audience) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return h.describe(next, audienceOf)
 	}
 }
 
-func (h *Steps) describe(next echo.HandlerFunc, audienceOf func(string) Audience) echo.HandlerFunc {
+func (h *Steps) describe(next echo.HandlerFunc, audienceOf func(string) web.Audience) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		r := &request{formAction: *h.formAction.Load(), audience: audienceOf(c.Path())}
+		r := &web.Request{FormAction: *h.formAction.Load(), Audience: audienceOf(c.Path())}
 		var checkoutLang string
 		if token, ok := stepToken(c); ok {
 			co, err := h.openToken(token)
 			if err == nil {
-				r.checkout = &co
+				r.Step = &co
 			}
-			r.checkoutErr, checkoutLang = err, co.order.Lang
+			r.StepErr, checkoutLang = err, co.order.Lang
 		}
-		if r.audience == ForPrograms {
+		if r.Audience == web.Programs {
 			// Programs are answered in English: no cookie to read.
-			r.lang = i18n.New("en")
+			r.Lang = i18n.New("en")
 		} else {
-			r.lang = i18n.New(h.chooseLanguage(c, checkoutLang))
+			r.Lang = i18n.New(h.chooseLanguage(c, checkoutLang))
 		}
-		if co := r.checkout; co != nil {
-			r.forMerchant(co.merchant, co.order.Theme)
+		if co, ok := r.Step.(*checkout); ok {
+			r.ForMerchant(co.merchant, co.order.Theme)
 		}
-		c.Set(ctxRequest, r)
+		web.SetRequest(c, r)
 		return next(c)
 	}
 }
@@ -146,14 +96,14 @@ func (h *Steps) openToken(token string) (checkout, error) {
 	o, err := h.Sealer.Open(token, h.Now())
 	switch {
 	case errors.Is(err, order.ErrTokenExpired):
-		return checkout{}, &pageError{status: http.StatusGone, key: "error.checkoutExpired", err: err}
+		return checkout{}, &web.PageError{Status: http.StatusGone, Key: "error.checkoutExpired", Err: err}
 	case err != nil:
-		return checkout{}, &pageError{status: http.StatusNotFound, key: "error.checkoutInvalid", err: err}
+		return checkout{}, &web.PageError{Status: http.StatusNotFound, Key: "error.checkoutInvalid", Err: err}
 	}
 	m, ok := h.Merchants.Get(o.Merchant)
 	if !ok {
 		// The order stays, for its language.
-		return checkout{order: o}, &pageError{status: http.StatusNotFound, key: "error.shopGone", err: errors.New("merchant gone: " + o.Merchant)}
+		return checkout{order: o}, &web.PageError{Status: http.StatusNotFound, Key: "error.shopGone", Err: errors.New("merchant gone: " + o.Merchant)}
 	}
 	return checkout{token: token, order: o, merchant: m}, nil
 }

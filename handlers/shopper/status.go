@@ -10,6 +10,8 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/handlers/web"
+
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/views"
@@ -66,7 +68,7 @@ func (h *Steps) showStatus(c echo.Context) error {
 	view.WayBackURL = back
 	view.Page = h.page(c, view.Heading)
 	view.Page.Scripts = []string{h.Assets.StatusJS}
-	return render(c, http.StatusOK, views.Status(view))
+	return web.Render(c, http.StatusOK, views.Status(view))
 }
 
 // wayBackURL is the signed way back to the merchant with the order's status
@@ -84,7 +86,7 @@ func (h *Steps) wayBackURL(co checkout, status pisclient.Status) (templ.SafeURL,
 // checkout, with the order's status as the ledger and the provider tell it;
 // none when it cannot be told (the ledger failing, the order changed).
 func (h *Steps) errorWayBack(c echo.Context) templ.SafeURL {
-	co := requestOf(c).checkout
+	co := checkoutOf(c)
 	if co == nil || co.merchant == nil || h.Orders == nil {
 		return ""
 	}

@@ -9,7 +9,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -113,15 +112,6 @@ func New(cfg Config) *Steps {
 // log is the logger of a request, carrying its id.
 func (h *Steps) log(c echo.Context) *slog.Logger { return web.Logger(c, h.Log) }
 
-// originOf is the origin of a URL as text, "" when it does not parse.
-func originOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	return merchant.Origin(u)
-}
-
 // What the studio shares of the shopper's pages: it previews them.
 
 // Page is the layout model of the page being served, in its merchant's
@@ -131,7 +121,7 @@ func (h *Steps) Page(c echo.Context, title string) views.Page { return h.page(c,
 // MerchantPage is the layout model of the page being served in m's look,
 // titled in the request's language.
 func (h *Steps) MerchantPage(c echo.Context, m *merchant.Merchant, title func(*i18n.Localizer) string) views.Page {
-	requestOf(c).forMerchant(m, nil)
+	web.RequestOf(c).ForMerchant(m, nil)
 	return h.page(c, title(h.loc(c)))
 }
 
@@ -143,7 +133,6 @@ func (h *Steps) SessionValue(c echo.Context, key string) string { return h.sessi
 
 // Render writes a page as the shopper's pages are written: whole or not at
 // all, never kept by a cache, under the page's content policy.
-func Render(c echo.Context, status int, page templ.Component) error { return render(c, status, page) }
-
-// ErrNotFound is the page that says there is no such page.
-var ErrNotFound error = errNotFound
+func Render(c echo.Context, status int, page templ.Component) error {
+	return web.Render(c, status, page)
+}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/paybybank/checkout/handlers/logos"
 	"github.com/paybybank/checkout/handlers/shopper"
+	"github.com/paybybank/checkout/handlers/web"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/rules"
@@ -87,14 +88,14 @@ func (h *Studio) guardStudio(c echo.Context) error {
 		return nil
 	}
 	if h.StudioToken == "" {
-		return shopper.ErrNotFound
+		return web.ErrNotFound
 	}
 	_, password, ok := c.Request().BasicAuth()
 	given, want := sha256.Sum256([]byte(password)), sha256.Sum256([]byte(h.StudioToken))
 	if !ok || subtle.ConstantTimeCompare(given[:], want[:]) != 1 {
 		c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Basic realm="studio", charset="UTF-8"`)
-		return shopper.StaffError(http.StatusUnauthorized, "The studio needs its password",
-			"Sign in with the studio token your operator set (STUDIO_TOKEN); any user name will do.")
+		return &web.PageError{Status: http.StatusUnauthorized, Heading: "The studio needs its password",
+			Message: "Sign in with the studio token your operator set (STUDIO_TOKEN); any user name will do."}
 	}
 	return nil
 }
@@ -254,7 +255,7 @@ func (h *Studio) renderStudio(c echo.Context, status int, d draft) error {
 	if len(errs) > 0 {
 		s.Page.Title = "Error: " + s.Page.Title
 	}
-	return shopper.Render(c, status, views.Studio(s))
+	return web.Render(c, status, views.Studio(s))
 }
 
 func labelOf(name string) string {

@@ -7,9 +7,11 @@ package web
 import (
 	"log/slog"
 	"net/http"
+	"net/url"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/rules"
 )
 
@@ -68,4 +70,13 @@ func Logger(c echo.Context, base *slog.Logger) *slog.Logger {
 		return base.With("request_id", id)
 	}
 	return base
+}
+
+// OriginOf is the origin of a URL as text, "" when it does not parse.
+func OriginOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return merchant.Origin(u)
 }
