@@ -7,6 +7,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/handlers/shopper/details"
 	"github.com/paybybank/checkout/handlers/web"
 
 	"github.com/paybybank/checkout/i18n"
@@ -73,7 +74,7 @@ func languageSwitch(c echo.Context) views.LanguageSwitch {
 	keep := c.QueryParams()
 	if c.Request().Method == http.MethodPost {
 		keep = url.Values{}
-		for _, name := range []string{formCountry, formBank} {
+		for _, name := range []string{details.FieldCountry, details.FieldBank} {
 			if v := c.FormValue(name); v != "" {
 				keep.Set(name, v)
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/handlers/logos"
+	"github.com/paybybank/checkout/handlers/shopper/details"
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/rules"
@@ -21,11 +22,11 @@ import (
 
 // showPay shows the details form, or the one-click summary (DESIGN.md 2.4).
 func (h *Steps) showPay(c echo.Context) error {
-	co, bank, list, err := h.payStep(c, c.QueryParam(formCountry), c.QueryParam(formBank))
+	co, bank, list, err := h.payStep(c, c.QueryParam(details.FieldCountry), c.QueryParam(details.FieldBank))
 	if err != nil {
 		return err
 	}
-	f := newForm(h.loc(c), bank, list.Countries(), co.merchant.IPVerification, map[string]string{})
+	f := details.New(h.loc(c), bank, list.Countries(), co.merchant.IPVerification, map[string]string{})
 	return h.renderPay(c, http.StatusOK, co, bank, f, "")
 }
 
@@ -44,7 +45,7 @@ func (h *Steps) payStep(c echo.Context, country, id string) (checkout, pisclient
 	return co, bank, list, nil
 }
 
-func (h *Steps) renderPay(c echo.Context, status int, co checkout, bank pisclient.Institution, f *form, problem string) error {
+func (h *Steps) renderPay(c echo.Context, status int, co checkout, bank pisclient.Institution, f *details.Form, problem string) error {
 	l := h.loc(c)
 	if problem != "" {
 		problem = l.T(problem)
@@ -58,21 +59,16 @@ func (h *Steps) renderPay(c echo.Context, status int, co checkout, bank pisclien
 		BankLogo: logos.BankPath(bank.LogoURL), BankInitials: views.Initials(bank.Name), BankTone: logos.Tone(bank.Name),
 		Action: payAction(co.token),
 		Hidden: []views.Hidden{
-			{Name: formCountry, Value: bank.CountryCode},
-			{Name: formBank, Value: bank.ID},
+			{Name: details.FieldCountry, Value: bank.CountryCode},
+			{Name: details.FieldBank, Value: bank.ID},
 		},
 		Problem:       problem,
 		ChangeBankURL: banksURL(co.token, bank.CountryCode, ""),
 	}
-	if len(f.errors) > 0 {
+	if f.HasErrors() {
 		page.Title = l.T("title.error", page.Title)
 	}
-	for _, field := range f.fields {
-		field.Value = f.values[field.Name]
-		field.Error = f.errors[field.Name]
-		for i := range field.Options {
-			field.Options[i].Selected = field.Options[i].Value == field.Value
-		}
+	for _, field := range f.Fields() {
 		if field.Error != "" {
 			page.Errors = append(page.Errors, views.FieldError{ID: field.ID, Message: field.Error})
 		}
@@ -84,11 +80,11 @@ func (h *Steps) renderPay(c echo.Context, status int, co checkout, bank pisclien
 // showPayAgain shows the details form again as it was sent, with a problem
 // (a catalog key) above it; the error when the form cannot be shown.
 func (h *Steps) showPayAgain(c echo.Context, status int, problem string) error {
-	co, bank, list, err := h.payStep(c, c.FormValue(formCountry), c.FormValue(formBank))
+	co, bank, list, err := h.payStep(c, c.FormValue(details.FieldCountry), c.FormValue(details.FieldBank))
 	if err != nil {
 		return err
 	}
-	f := newForm(h.loc(c), bank, list.Countries(), co.merchant.IPVerification, readForm(c))
+	f := details.New(h.loc(c), bank, list.Countries(), co.merchant.IPVerification, details.Read(c))
 	return h.renderPay(c, status, co, bank, f, problem)
 }
 
@@ -101,11 +97,11 @@ func inFrame(r *http.Request) bool {
 // createPayment validates the details, creates the payment once per order and
 // sends the shopper to it (DESIGN.md section 2.5).
 func (h *Steps) createPayment(c echo.Context) error {
-	co, bank, list, err := h.payStep(c, c.FormValue(formCountry), c.FormValue(formBank))
+	co, bank, list, err := h.payStep(c, c.FormValue(details.FieldCountry), c.FormValue(details.FieldBank))
 	if err != nil {
 		return err
 	}
-	f := newForm(h.loc(c), bank, list.Countries(), co.merchant.IPVerification, readForm(c))
+	f := details.New(h.loc(c), bank, list.Countries(), co.merchant.IPVerification, details.Read(c))
 	req := pisclient.PaymentRequest{
 		// Pay names each attempt; the first one's id is checked here.
 		MerchantOrderID:        co.merchant.UpstreamOrderID(co.order.ID),
@@ -115,20 +111,20 @@ func (h *Steps) createPayment(c echo.Context) error {
 		CustomerEmail:          co.order.Email,
 		InstitutionID:          bank.ID,
 		InstitutionCountryCode: bank.CountryCode,
-		Payer:                  f.payer(),
+		Payer:                  f.Payer(),
 		Customization:          co.customization(),
 	}
 	if co.merchant.IPVerification {
 		req.ClientIP = c.RealIP()
-		req.CustomerFullName = f.fullName()
+		req.CustomerFullName = f.FullName()
 	}
 	var ve *rules.ValidationError
 	if err := req.Validate(); errors.As(err, &ve) {
-		if !f.addErrors(ve.Fields) {
+		if !f.AddErrors(ve.Fields) {
 			return fmt.Errorf("order %q breaks the provider's rules: %w", co.order.ID, err)
 		}
 	}
-	if len(f.errors) > 0 {
+	if f.HasErrors() {
 		return h.renderPay(c, http.StatusUnprocessableEntity, co, bank, f, "")
 	}
 

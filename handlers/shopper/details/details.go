@@ -1,4 +1,7 @@
-package shopper
+// Package details is the details form of the shopper's pay step: the
+// fields a bank asks for (its extraFields), read back with what the
+// shopper typed, checked, and turned into the provider's payer.
+package details
 
 // The details form of DESIGN.md section 2.4: the fields a bank asks for
 // (its extraFields), what the shopper typed, and the errors beside them.
@@ -18,8 +21,8 @@ import (
 // Form field names of the details form. The psu fields are one login box
 // and, when the bank takes both, a choice of personal or business login.
 const (
-	formCountry      = "country"
-	formBank         = "bank"
+	FieldCountry     = "country"
+	FieldBank        = "bank"
 	formName         = "name"
 	formFullName     = "full_name"
 	formLoginType    = "login_type"
@@ -42,9 +45,9 @@ const (
 // provider request is checked by.
 const maxFieldLength = rules.MaxTextLength
 
-// form is the details form: the fields the bank asks for and what the
+// Form is the details form: the fields the bank asks for and what the
 // shopper typed.
-type form struct {
+type Form struct {
 	fields []views.Field
 	values map[string]string
 	errors map[string]string
@@ -74,15 +77,15 @@ func psuHint(l *i18n.Localizer, key string) string {
 	return l.T(key) + " " + l.T("field.psu.why")
 }
 
-// newForm builds the form of a bank from its extraFields (PIS-API.md 2.1)
+// New builds the form of a bank from its extraFields (PIS-API.md 2.1)
 // with the values typed so far. Values the specification does not name are
 // skipped: nobody can label them.
 //
 // When the merchant has IP verification on, the provider needs the shopper's
 // full name (customer_full_name): the account holder's name serves when the
 // bank asks for it, otherwise the form asks.
-func newForm(l *i18n.Localizer, bank pisclient.Institution, countries []string, askFullName bool, values map[string]string) *form {
-	f := &form{l: l, values: values, errors: map[string]string{}}
+func New(l *i18n.Localizer, bank pisclient.Institution, countries []string, askFullName bool, values map[string]string) *Form {
+	f := &Form{l: l, values: values, errors: map[string]string{}}
 	text := func(name, label, hint, autocomplete string) views.Field {
 		return views.Field{Kind: views.KindText, Name: name, ID: name, Label: label, Hint: hint,
 			Autocomplete: autocomplete, MaxLength: maxFieldLength, Required: true}
@@ -148,8 +151,8 @@ func newForm(l *i18n.Localizer, bank pisclient.Institution, countries []string, 
 	return f
 }
 
-// readForm takes the form's values from a request, trimmed and bounded.
-func readForm(c echo.Context) map[string]string {
+// Read takes the form's values from a request, trimmed and bounded.
+func Read(c echo.Context) map[string]string {
 	values := map[string]string{}
 	for _, name := range []string{formName, formFullName, formLoginType, formPSU, formBIC, formIBAN, formPayerCountry, formCity, formPostCode, formAddress1, formAddress2} {
 		v := strings.TrimSpace(c.FormValue(name))
@@ -161,9 +164,9 @@ func readForm(c echo.Context) map[string]string {
 	return values
 }
 
-// payer checks that every required field is filled in and builds the payer
+// Payer checks that every required field is filled in and builds the payer
 // of PIS-API.md 2.3; nil when the bank needs no details.
-func (f *form) payer() *pisclient.Payer {
+func (f *Form) Payer() *pisclient.Payer {
 	if len(f.fields) == 0 {
 		return nil
 	}
@@ -201,19 +204,19 @@ func (f *form) payer() *pisclient.Payer {
 	return p
 }
 
-// fullName is the shopper's full name for IP verification.
-func (f *form) fullName() string {
+// FullName is the shopper's full name for IP verification.
+func (f *Form) FullName() string {
 	if f.has(formName) {
 		return f.values[formName]
 	}
 	return f.values[formFullName]
 }
 
-func (f *form) has(name string) bool {
+func (f *Form) has(name string) bool {
 	return slices.ContainsFunc(f.fields, func(field views.Field) bool { return field.Name == name })
 }
 
-func (f *form) label(name string) string {
+func (f *Form) label(name string) string {
 	for _, field := range f.fields {
 		if field.Name == name {
 			return field.Label
@@ -231,9 +234,9 @@ var payerFields = map[string]string{
 	"payer.psuId": formPSU, "payer.psuCorporateId": formPSU,
 }
 
-// addErrors puts the rule broken by each field beside it, in words for a
+// AddErrors puts the rule broken by each field beside it, in words for a
 // shopper. It reports whether every error found a field.
-func (f *form) addErrors(fields []rules.FieldError) bool {
+func (f *Form) AddErrors(fields []rules.FieldError) bool {
 	all := true
 	for _, fe := range fields {
 		name, ok := payerFields[fe.Field]
@@ -270,3 +273,21 @@ func shopperMessage(l *i18n.Localizer, name, label, reason string) string {
 
 // english names countries for the provider.
 var english = i18n.New("en")
+
+// HasErrors reports whether a field was refused.
+func (f *Form) HasErrors() bool { return len(f.errors) > 0 }
+
+// Fields are the fields to show, each with what was typed and why it was
+// refused, if it was.
+func (f *Form) Fields() []views.Field {
+	var out []views.Field
+	for _, field := range f.fields {
+		field.Value = f.values[field.Name]
+		field.Error = f.errors[field.Name]
+		for i := range field.Options {
+			field.Options[i].Selected = field.Options[i].Value == field.Value
+		}
+		out = append(out, field)
+	}
+	return out
+}
