@@ -16,7 +16,7 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-COPY --from=css /src/static/app.css ./static/app.css
+COPY --from=css /src/static/app.css /src/static/console.css ./static/
 RUN go tool templ generate -path views \
  && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/checkout . \
  && mkdir -p /out/data
