@@ -149,6 +149,10 @@ func TestAfterACancelledPaymentTheShopperMayTryAgain(t *testing.T) {
 	if href := doc.Find(testid("try-again")).AttrOr("href", ""); !strings.Contains(href, "/banks?country=DE") {
 		t.Errorf("the cancelled page offers no way to try again (%q)", href)
 	}
+	// It says one thing: try again here, not go back to the shop to.
+	if msg := doc.Find(testid("status-message")).Text(); !strings.Contains(msg, "try again now") || strings.Contains(msg, "Go back") {
+		t.Errorf("the cancelled page says %q beside its Try again button", msg)
+	}
 	second := a.post(checkout+"/pay", url.Values{"country": {"DE"}, "bank": {"commerzbank"}}).Header.Get("Location")
 	if second == "" || second == first || !strings.Contains(second, "/checkout/") {
 		t.Fatalf("after the cancel the shopper goes to %q, want a new payment link", second)

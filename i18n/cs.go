@@ -106,7 +106,7 @@ var cs = map[string]string{
 	"status.paid":            "Zaplaceno",
 	"status.paid.text":       "Platba je dokončena. %s peníze obdržel.",
 	"status.canceled":        "Platba zrušena",
-	"status.canceled.text":   "Platba byla v bance zrušena nebo nebyla včas schválena. Nic nebylo strženo. Vraťte se do %s a zkuste to znovu.",
+	"status.canceled.text":   "Platba byla v bance zrušena nebo nebyla včas schválena. Nic nebylo strženo. Můžete to hned zkusit znovu, s touto nebo jinou bankou.",
 	"status.processing":      "Platba se zpracovává",
 	"status.processing.text": "Vaše banka na ní stále pracuje. Tato stránka se sama aktualizuje.",
 	"status.checking":        "Stále ověřujeme platbu",

@@ -106,7 +106,7 @@ var da = map[string]string{
 	"status.paid":            "Betalt",
 	"status.paid.text":       "Betalingen er gennemført. %s har modtaget pengene.",
 	"status.canceled":        "Betalingen blev annulleret",
-	"status.canceled.text":   "Betalingen blev annulleret i din bank eller ikke godkendt i tide. Der er ikke trukket noget. Gå tilbage til %s for at prøve igen.",
+	"status.canceled.text":   "Betalingen blev annulleret i din bank eller ikke godkendt i tide. Der er ikke trukket noget. Du kan prøve igen nu, med denne bank eller en anden.",
 	"status.processing":      "Betalingen behandles",
 	"status.processing.text": "Din bank arbejder stadig på den. Siden opdaterer sig selv.",
 	"status.checking":        "Vi tjekker stadig betalingen",

@@ -101,7 +101,7 @@ var de = map[string]string{
 	"status.paid":            "Bezahlt",
 	"status.paid.text":       "Ihre Zahlung ist abgeschlossen. %s hat das Geld erhalten.",
 	"status.canceled":        "Zahlung abgebrochen",
-	"status.canceled.text":   "Die Zahlung wurde bei Ihrer Bank abgebrochen oder nicht rechtzeitig freigegeben. Es wurde nichts abgebucht. Gehen Sie zurück zu %s, um es erneut zu versuchen.",
+	"status.canceled.text":   "Die Zahlung wurde bei Ihrer Bank abgebrochen oder nicht rechtzeitig freigegeben. Es wurde nichts abgebucht. Sie können es jetzt erneut versuchen, mit dieser oder einer anderen Bank.",
 	"status.processing":      "Ihre Zahlung wird bearbeitet",
 	"status.processing.text": "Ihre Bank arbeitet noch daran. Diese Seite aktualisiert sich von selbst.",
 	"status.checking":        "Wir prüfen Ihre Zahlung noch",

@@ -106,7 +106,7 @@ var en = map[string]string{
 	"status.paid":            "Paid",
 	"status.paid.text":       "Your payment is complete. %s has received the money.",
 	"status.canceled":        "Payment cancelled",
-	"status.canceled.text":   "The payment was cancelled at your bank or not approved in time. Nothing was charged. Go back to %s to try again.",
+	"status.canceled.text":   "The payment was cancelled at your bank or not approved in time. Nothing was charged. You can try again now, with this bank or another.",
 	"status.processing":      "Your payment is being processed",
 	"status.processing.text": "Your bank is still working on it. This page updates by itself.",
 	"status.checking":        "Still checking your payment",

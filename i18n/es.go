@@ -101,7 +101,7 @@ var es = map[string]string{
 	"status.paid":            "Pagado",
 	"status.paid.text":       "Su pago se ha completado. %s ha recibido el dinero.",
 	"status.canceled":        "Pago cancelado",
-	"status.canceled.text":   "El pago se canceló en su banco o no se autorizó a tiempo. No se ha cobrado nada. Vuelva a %s para intentarlo de nuevo.",
+	"status.canceled.text":   "El pago se canceló en su banco o no se autorizó a tiempo. No se ha cobrado nada. Puede intentarlo de nuevo ahora, con este banco u otro.",
 	"status.processing":      "Su pago se está procesando",
 	"status.processing.text": "Su banco sigue trabajando en ello. Esta página se actualiza sola.",
 	"status.checking":        "Seguimos comprobando su pago",

@@ -101,7 +101,7 @@ var et = map[string]string{
 	"status.paid":            "Makstud",
 	"status.paid.text":       "Sinu makse on tehtud. %s on raha kätte saanud.",
 	"status.canceled":        "Makse tühistatud",
-	"status.canceled.text":   "Makse tühistati sinu pangas või seda ei kinnitatud õigel ajal. Midagi ei võetud. Mine tagasi: %s, et uuesti proovida.",
+	"status.canceled.text":   "Makse tühistati sinu pangas või seda ei kinnitatud õigel ajal. Midagi ei võetud. Saad kohe uuesti proovida, selle või mõne teise pangaga.",
 	"status.processing":      "Sinu makset töödeldakse",
 	"status.processing.text": "Sinu pank tegeleb sellega veel. See leht uueneb ise.",
 	"status.checking":        "Kontrollime veel sinu makset",

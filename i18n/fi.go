@@ -101,7 +101,7 @@ var fi = map[string]string{
 	"status.paid":            "Maksettu",
 	"status.paid.text":       "Maksusi on valmis. %s on saanut rahat.",
 	"status.canceled":        "Maksu peruttu",
-	"status.canceled.text":   "Maksu peruttiin pankissasi tai sitä ei hyväksytty ajoissa. Mitään ei veloitettu. Palaa kauppaan %s ja yritä uudelleen.",
+	"status.canceled.text":   "Maksu peruttiin pankissasi tai sitä ei hyväksytty ajoissa. Mitään ei veloitettu. Voit yrittää heti uudelleen samalla tai toisella pankilla.",
 	"status.processing":      "Maksuasi käsitellään",
 	"status.processing.text": "Pankkisi käsittelee sitä vielä. Tämä sivu päivittyy itsestään.",
 	"status.checking":        "Tarkistamme maksuasi yhä",

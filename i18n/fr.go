@@ -101,7 +101,7 @@ var fr = map[string]string{
 	"status.paid":            "Payé",
 	"status.paid.text":       "Votre paiement est terminé. %s a reçu l'argent.",
 	"status.canceled":        "Paiement annulé",
-	"status.canceled.text":   "Le paiement a été annulé auprès de votre banque ou n'a pas été validé à temps. Rien n'a été prélevé. Retournez sur %s pour réessayer.",
+	"status.canceled.text":   "Le paiement a été annulé auprès de votre banque ou n'a pas été validé à temps. Rien n'a été prélevé. Vous pouvez réessayer maintenant, avec cette banque ou une autre.",
 	"status.processing":      "Votre paiement est en cours de traitement",
 	"status.processing.text": "Votre banque y travaille encore. Cette page se met à jour toute seule.",
 	"status.checking":        "Vérification de votre paiement en cours",

@@ -106,7 +106,7 @@ var ga = map[string]string{
 	"status.paid":            "Íoctha",
 	"status.paid.text":       "Tá d'íocaíocht críochnaithe. Fuair %s an t-airgead.",
 	"status.canceled":        "Cealaíodh an íocaíocht",
-	"status.canceled.text":   "Cealaíodh an íocaíocht ag do bhanc nó níor ceadaíodh in am í. Níor gearradh aon rud. Téigh ar ais chuig %s chun triail eile a bhaint as.",
+	"status.canceled.text":   "Cealaíodh an íocaíocht ag do bhanc nó níor ceadaíodh in am í. Níor gearradh aon rud. Is féidir leat triail eile a bhaint as anois, leis an mbanc seo nó le banc eile.",
 	"status.processing":      "Tá d'íocaíocht á próiseáil",
 	"status.processing.text": "Tá do bhanc fós ag obair uirthi. Nuashonraíonn an leathanach seo é féin.",
 	"status.checking":        "Fós ag seiceáil d'íocaíochta",

@@ -101,7 +101,7 @@ var hr = map[string]string{
 	"status.paid":            "Plaćeno",
 	"status.paid.text":       "Vaše je plaćanje završeno. %s je primio novac.",
 	"status.canceled":        "Plaćanje otkazano",
-	"status.canceled.text":   "Plaćanje je otkazano u vašoj banci ili nije odobreno na vrijeme. Ništa nije naplaćeno. Vratite se na %s i pokušajte ponovno.",
+	"status.canceled.text":   "Plaćanje je otkazano u vašoj banci ili nije odobreno na vrijeme. Ništa nije naplaćeno. Možete odmah pokušati ponovno, s ovom ili drugom bankom.",
 	"status.processing":      "Vaše se plaćanje obrađuje",
 	"status.processing.text": "Vaša banka još radi na njemu. Ova se stranica sama osvježava.",
 	"status.checking":        "Još provjeravamo vaše plaćanje",

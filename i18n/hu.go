@@ -106,7 +106,7 @@ var hu = map[string]string{
 	"status.paid":            "Kifizetve",
 	"status.paid.text":       "A fizetés befejeződött. %s megkapta a pénzt.",
 	"status.canceled":        "A fizetés megszakadt",
-	"status.canceled.text":   "A fizetést a bankban törölték, vagy nem hagyták jóvá időben. Semmit nem vontak le. Menjen vissza ide: %s, és próbálja újra.",
+	"status.canceled.text":   "A fizetést a bankban törölték, vagy nem hagyták jóvá időben. Semmit nem vontak le. Most újra megpróbálhatja, ezzel vagy egy másik bankkal.",
 	"status.processing":      "A fizetés feldolgozás alatt",
 	"status.processing.text": "A bankja még dolgozik rajta. Az oldal magától frissül.",
 	"status.checking":        "Még ellenőrizzük a fizetést",

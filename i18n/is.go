@@ -106,7 +106,7 @@ var is = map[string]string{
 	"status.paid":            "Greitt",
 	"status.paid.text":       "Greiðslunni er lokið. %s hefur fengið peningana.",
 	"status.canceled":        "Greiðslu hætt",
-	"status.canceled.text":   "Greiðslunni var hætt í bankanum eða hún ekki samþykkt í tæka tíð. Ekkert hefur verið skuldfært. Farðu aftur til %s til að reyna aftur.",
+	"status.canceled.text":   "Greiðslunni var hætt í bankanum eða hún ekki samþykkt í tæka tíð. Ekkert hefur verið skuldfært. Þú getur reynt aftur núna, með þessum banka eða öðrum.",
 	"status.processing":      "Verið er að vinna úr greiðslunni",
 	"status.processing.text": "Bankinn þinn er enn að vinna í henni. Síðan uppfærist sjálf.",
 	"status.checking":        "Enn að athuga greiðsluna",

@@ -101,7 +101,7 @@ var it = map[string]string{
 	"status.paid":            "Pagato",
 	"status.paid.text":       "Il pagamento è completato. %s ha ricevuto il denaro.",
 	"status.canceled":        "Pagamento annullato",
-	"status.canceled.text":   "Il pagamento è stato annullato presso la tua banca o non è stato autorizzato in tempo. Non è stato addebitato nulla. Torna a %s per riprovare.",
+	"status.canceled.text":   "Il pagamento è stato annullato presso la tua banca o non è stato autorizzato in tempo. Non è stato addebitato nulla. Puoi riprovare ora, con questa banca o con un'altra.",
 	"status.processing":      "Il pagamento è in lavorazione",
 	"status.processing.text": "La tua banca ci sta ancora lavorando. Questa pagina si aggiorna da sola.",
 	"status.checking":        "Stiamo ancora verificando il pagamento",

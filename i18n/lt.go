@@ -101,7 +101,7 @@ var lt = map[string]string{
 	"status.paid":            "Apmokėta",
 	"status.paid.text":       "Jūsų mokėjimas baigtas. %s gavo pinigus.",
 	"status.canceled":        "Mokėjimas atšauktas",
-	"status.canceled.text":   "Mokėjimas atšauktas jūsų banke arba nepatvirtintas laiku. Niekas nenuskaičiuota. Grįžkite: %s ir bandykite dar kartą.",
+	"status.canceled.text":   "Mokėjimas atšauktas jūsų banke arba nepatvirtintas laiku. Niekas nenuskaičiuota. Galite bandyti dar kartą dabar – su šiuo ar kitu banku.",
 	"status.processing":      "Jūsų mokėjimas apdorojamas",
 	"status.processing.text": "Jūsų bankas jį dar tvarko. Šis puslapis atsinaujina pats.",
 	"status.checking":        "Vis dar tikriname jūsų mokėjimą",

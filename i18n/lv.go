@@ -101,7 +101,7 @@ var lv = map[string]string{
 	"status.paid":            "Samaksāts",
 	"status.paid.text":       "Jūsu maksājums ir pabeigts. %s ir saņēmis naudu.",
 	"status.canceled":        "Maksājums atcelts",
-	"status.canceled.text":   "Maksājums tika atcelts jūsu bankā vai netika laikus apstiprināts. Nekas netika noņemts. Atgriezieties: %s, lai mēģinātu vēlreiz.",
+	"status.canceled.text":   "Maksājums tika atcelts jūsu bankā vai netika laikus apstiprināts. Nekas netika noņemts. Varat mēģināt vēlreiz tūlīt – ar šo vai citu banku.",
 	"status.processing":      "Jūsu maksājums tiek apstrādāts",
 	"status.processing.text": "Jūsu banka pie tā vēl strādā. Šī lapa atjaunojas pati.",
 	"status.checking":        "Joprojām pārbaudām jūsu maksājumu",

@@ -101,7 +101,7 @@ var mt = map[string]string{
 	"status.paid":            "Imħallas",
 	"status.paid.text":       "Il-ħlas tiegħek tlesta. %s irċieva l-flus.",
 	"status.canceled":        "Il-ħlas ġie kkanċellat",
-	"status.canceled.text":   "Il-ħlas ġie kkanċellat mill-bank tiegħek jew ma ġiex approvat fil-ħin. Xejn ma ġie ddebitat. Mur lura għand %s biex terġa' tipprova.",
+	"status.canceled.text":   "Il-ħlas ġie kkanċellat mill-bank tiegħek jew ma ġiex approvat fil-ħin. Xejn ma ġie ddebitat. Tista' terġa' tipprova issa, b'dan il-bank jew b'ieħor.",
 	"status.processing":      "Il-ħlas tiegħek qed jiġi pproċessat",
 	"status.processing.text": "Il-bank tiegħek għadu qed jaħdem fuqu. Din il-paġna tiġġedded waħedha.",
 	"status.checking":        "Għadna qed niċċekkjaw il-ħlas tiegħek",

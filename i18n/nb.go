@@ -106,7 +106,7 @@ var nb = map[string]string{
 	"status.paid":            "Betalt",
 	"status.paid.text":       "Betalingen er fullført. %s har mottatt pengene.",
 	"status.canceled":        "Betalingen ble avbrutt",
-	"status.canceled.text":   "Betalingen ble avbrutt i banken eller ikke godkjent i tide. Ingenting er trukket. Gå tilbake til %s for å prøve igjen.",
+	"status.canceled.text":   "Betalingen ble avbrutt i banken eller ikke godkjent i tide. Ingenting er trukket. Du kan prøve igjen nå, med denne banken eller en annen.",
 	"status.processing":      "Betalingen behandles",
 	"status.processing.text": "Banken din jobber fortsatt med den. Siden oppdaterer seg selv.",
 	"status.checking":        "Vi sjekker fortsatt betalingen",

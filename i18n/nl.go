@@ -101,7 +101,7 @@ var nl = map[string]string{
 	"status.paid":            "Betaald",
 	"status.paid.text":       "Je betaling is voltooid. %s heeft het geld ontvangen.",
 	"status.canceled":        "Betaling geannuleerd",
-	"status.canceled.text":   "De betaling is bij je bank geannuleerd of niet op tijd goedgekeurd. Er is niets afgeschreven. Ga terug naar %s om het opnieuw te proberen.",
+	"status.canceled.text":   "De betaling is bij je bank geannuleerd of niet op tijd goedgekeurd. Er is niets afgeschreven. Je kunt het nu opnieuw proberen, met deze bank of een andere.",
 	"status.processing":      "Je betaling wordt verwerkt",
 	"status.processing.text": "Je bank is er nog mee bezig. Deze pagina werkt zichzelf bij.",
 	"status.checking":        "We controleren je betaling nog",

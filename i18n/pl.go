@@ -106,7 +106,7 @@ var pl = map[string]string{
 	"status.paid":            "Zapłacono",
 	"status.paid.text":       "Płatność zakończona. %s otrzymał pieniądze.",
 	"status.canceled":        "Płatność anulowana",
-	"status.canceled.text":   "Płatność została anulowana w banku lub nie zatwierdzono jej na czas. Nic nie zostało pobrane. Wróć do %s, aby spróbować ponownie.",
+	"status.canceled.text":   "Płatność została anulowana w banku lub nie zatwierdzono jej na czas. Nic nie zostało pobrane. Możesz spróbować ponownie teraz, w tym samym lub innym banku.",
 	"status.processing":      "Płatność jest przetwarzana",
 	"status.processing.text": "Twój bank wciąż nad nią pracuje. Ta strona odświeża się sama.",
 	"status.checking":        "Wciąż sprawdzamy płatność",

@@ -101,7 +101,7 @@ var pt = map[string]string{
 	"status.paid":            "Pago",
 	"status.paid.text":       "O seu pagamento está concluído. %s recebeu o dinheiro.",
 	"status.canceled":        "Pagamento cancelado",
-	"status.canceled.text":   "O pagamento foi cancelado no seu banco ou não foi autorizado a tempo. Nada foi cobrado. Volte a %s para tentar novamente.",
+	"status.canceled.text":   "O pagamento foi cancelado no seu banco ou não foi autorizado a tempo. Nada foi cobrado. Pode tentar novamente agora, com este banco ou outro.",
 	"status.processing":      "O seu pagamento está a ser processado",
 	"status.processing.text": "O seu banco ainda está a tratar dele. Esta página atualiza-se sozinha.",
 	"status.checking":        "Ainda estamos a verificar o seu pagamento",

@@ -106,7 +106,7 @@ var ro = map[string]string{
 	"status.paid":            "Plătit",
 	"status.paid.text":       "Plata este finalizată. %s a primit banii.",
 	"status.canceled":        "Plată anulată",
-	"status.canceled.text":   "Plata a fost anulată la bancă sau nu a fost aprobată la timp. Nu s-a debitat nimic. Reveniți la %s pentru a încerca din nou.",
+	"status.canceled.text":   "Plata a fost anulată la bancă sau nu a fost aprobată la timp. Nu s-a debitat nimic. Puteți încerca din nou acum, cu această bancă sau cu alta.",
 	"status.processing":      "Plata este în curs de procesare",
 	"status.processing.text": "Banca încă lucrează la ea. Pagina se actualizează singură.",
 	"status.checking":        "Încă verificăm plata",

@@ -101,7 +101,7 @@ var sk = map[string]string{
 	"status.paid":            "Zaplatené",
 	"status.paid.text":       "Vaša platba je dokončená. %s peniaze dostal.",
 	"status.canceled":        "Platba zrušená",
-	"status.canceled.text":   "Platba bola zrušená vo vašej banke alebo nebola včas schválená. Nič sa nestrhlo. Vráťte sa na %s a skúste to znova.",
+	"status.canceled.text":   "Platba bola zrušená vo vašej banke alebo nebola včas schválená. Nič sa nestrhlo. Môžete to hneď skúsiť znova, s touto alebo inou bankou.",
 	"status.processing":      "Vaša platba sa spracúva",
 	"status.processing.text": "Vaša banka na nej ešte pracuje. Táto stránka sa obnovuje sama.",
 	"status.checking":        "Vašu platbu ešte overujeme",

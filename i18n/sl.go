@@ -101,7 +101,7 @@ var sl = map[string]string{
 	"status.paid":            "Plačano",
 	"status.paid.text":       "Vaše plačilo je končano. %s je prejel denar.",
 	"status.canceled":        "Plačilo preklicano",
-	"status.canceled.text":   "Plačilo je bilo preklicano pri vaši banki ali ni bilo pravočasno potrjeno. Nič ni bilo zaračunano. Vrnite se na %s in poskusite znova.",
+	"status.canceled.text":   "Plačilo je bilo preklicano pri vaši banki ali ni bilo pravočasno potrjeno. Nič ni bilo zaračunano. Zdaj lahko poskusite znova, s to ali drugo banko.",
 	"status.processing":      "Vaše plačilo je v obdelavi",
 	"status.processing.text": "Vaša banka ga še obdeluje. Ta stran se osvežuje sama.",
 	"status.checking":        "Vaše plačilo še preverjamo",

@@ -106,7 +106,7 @@ var sv = map[string]string{
 	"status.paid":            "Betald",
 	"status.paid.text":       "Betalningen är klar. %s har fått pengarna.",
 	"status.canceled":        "Betalningen avbröts",
-	"status.canceled.text":   "Betalningen avbröts hos din bank eller godkändes inte i tid. Inget har dragits. Gå tillbaka till %s för att försöka igen.",
+	"status.canceled.text":   "Betalningen avbröts hos din bank eller godkändes inte i tid. Inget har dragits. Du kan försöka igen nu, med den här banken eller en annan.",
 	"status.processing":      "Betalningen behandlas",
 	"status.processing.text": "Din bank arbetar fortfarande med den. Sidan uppdateras av sig själv.",
 	"status.checking":        "Vi kontrollerar fortfarande betalningen",

@@ -123,9 +123,27 @@ func TestStatusShowsItsKindAndTheWaysOn(t *testing.T) {
 		doc.Find(`[data-testid="way-back"]`).AttrOr("target", "") != "_top" {
 		t.Error("the ways on")
 	}
+	// One thing to do first: after a cancellation, try again; the shop is
+	// the second choice.
+	if doc.Find(`[data-testid="try-again"]`).AttrOr("data-emphasis", "") != "primary" || doc.Find(`[data-testid="way-back"]`).AttrOr("data-emphasis", "") != "secondary" {
+		t.Error("after a cancellation the retry is not the primary action and the way back the secondary one")
+	}
 	pending := render(t, views.Status(views.StatusPage{Kind: views.StatusPending, Heading: "Waiting", Refresh: 5, RefreshURL: "/c/t/return?n=1"}))
 	if pending.Find(`[data-testid="status"]`).AttrOr("data-next", "") != "/c/t/return?n=1" || pending.Find(`[data-testid="try-again"]`).Length() != 0 {
 		t.Error("a pending status checks again and offers no retry")
+	}
+	// While the bank has not answered, approving there comes first.
+	for _, kind := range []string{views.StatusPending, views.StatusProcessing, views.StatusChecking} {
+		d := render(t, views.Status(views.StatusPage{Kind: kind, Refresh: 5}))
+		if d.Find(`[data-testid="way-back"]`).AttrOr("data-emphasis", "") != "secondary" {
+			t.Errorf("%s: the way back to the shop is the primary button", kind)
+		}
+	}
+	for _, kind := range []string{views.StatusPaid, views.StatusAccepted} {
+		d := render(t, views.Status(views.StatusPage{Kind: kind}))
+		if d.Find(`[data-testid="way-back"]`).AttrOr("data-emphasis", "") != "primary" {
+			t.Errorf("%s: the way back to the shop is not the primary button", kind)
+		}
 	}
 }
 
