@@ -174,6 +174,7 @@ var consoleEN = map[string]string{
 	"console.order.busy":            "This event is being sent right now; look again in a few seconds.",
 	"console.delivery.pending":      "waiting to be delivered",
 	"console.delivery.delivered":    "delivered",
+	"console.delivery.noAnswer":     "no answer",
 	"console.delivery.failed":       "given up after every try",
 
 	"console.webhooks.endpoint":     "Endpoint",

@@ -133,6 +133,23 @@ func (l *Ledger) ListOrders(ctx context.Context, f OrderFilter, after OrderCurso
 	return list, rows.Err()
 }
 
+// inList is the placeholders of values for an IN (…) list, $1 on, and the
+// values as arguments.
+func inList(values []string) (string, []any) {
+	marks := make([]string, len(values))
+	args := make([]any, len(values))
+	for i, v := range values {
+		marks[i], args[i] = fmt.Sprintf("$%d", i+1), v
+	}
+	return strings.Join(marks, ", "), args
+}
+
+// MerchantsWithOrder lists the merchants that have an order with id, for
+// an operator who names none.
+func (l *Ledger) MerchantsWithOrder(ctx context.Context, orderID string) ([]string, error) {
+	return l.texts(ctx, `SELECT merchant_id FROM orders WHERE order_id`+l.byteOrder()+` = $1 ORDER BY merchant_id`, orderID)
+}
+
 // Step is one state an attempt passed through.
 type Step struct {
 	At     time.Time
@@ -147,12 +164,7 @@ func (l *Ledger) History(ctx context.Context, upstreamIDs []string) (map[string]
 	if len(upstreamIDs) == 0 {
 		return out, nil
 	}
-	marks := make([]string, len(upstreamIDs))
-	args := make([]any, len(upstreamIDs))
-	for i, id := range upstreamIDs {
-		marks[i], args[i] = fmt.Sprintf("$%d", i+1), id
-	}
-	in := strings.Join(marks, ", ")
+	in, args := inList(upstreamIDs)
 	rows, err := l.db.QueryContext(ctx, `SELECT upstream_id, created_at AS at, 0 AS id, 'creating' AS state, '' AS status
 		FROM attempts WHERE upstream_id IN (`+in+`)
 		UNION ALL SELECT upstream_id, at, id, state, status FROM attempt_history WHERE upstream_id IN (`+in+`)

@@ -379,16 +379,9 @@ func (l *Ledger) Backlog(ctx context.Context, merchants []string) (Backlog, erro
 		b.FollowLag = time.Duration(now-oldestDue.Int64) * time.Millisecond
 	}
 	if len(merchants) > 0 {
-		q := `SELECT MIN(created_at) FROM events WHERE delivery = 'pending' AND merchant_id IN (`
-		args := make([]any, len(merchants))
-		for i, m := range merchants {
-			if i > 0 {
-				q += ", "
-			}
-			q += fmt.Sprintf("$%d", i+1)
-			args[i] = m
-		}
-		if err := l.db.QueryRowContext(ctx, q+`)`, args...).Scan(&oldestEvent); err != nil {
+		in, args := inList(merchants)
+		if err := l.db.QueryRowContext(ctx, `SELECT MIN(created_at) FROM events WHERE delivery = 'pending' AND merchant_id IN (`+in+`)`,
+			args...).Scan(&oldestEvent); err != nil {
 			return b, err
 		}
 		if oldestEvent.Valid {
@@ -402,20 +395,25 @@ func (l *Ledger) Backlog(ctx context.Context, merchants []string) (Backlog, erro
 // payments since, most first, at most limit: counts over every merchant,
 // which tell nothing of any one shopper.
 func (l *Ledger) PopularBanks(ctx context.Context, country string, since time.Time, limit int) ([]string, error) {
-	rows, err := l.db.QueryContext(ctx, `SELECT bank_id FROM attempts
+	return l.texts(ctx, `SELECT bank_id FROM attempts
 		WHERE country = $1 AND status = 'COMPLETED' AND updated_at >= $2
 		GROUP BY bank_id ORDER BY COUNT(*) DESC, bank_id LIMIT $3`, country, since.UnixMilli(), limit)
+}
+
+// texts runs a query of one text column and returns its values.
+func (l *Ledger) texts(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := l.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var ids []string
+	var out []string
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
+		var v string
+		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		ids = append(ids, id)
+		out = append(out, v)
 	}
-	return ids, rows.Err()
+	return out, rows.Err()
 }

@@ -51,7 +51,6 @@ type ConsoleLogin struct {
 // ConsoleError is an error page inside the console.
 type ConsoleError struct {
 	ConsolePage
-	Status  int
 	Heading string
 	Message string
 	// Back is the way forward from the error.
@@ -219,9 +218,7 @@ type ConsoleAttempt struct {
 	Bank       ConsoleBank
 	UpstreamID string
 	Amount     string
-	State      string
 	Status     ConsoleStatus
-	Created    string
 	History    []ConsoleStep
 }
 

@@ -7,7 +7,6 @@
 package console
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -136,15 +135,8 @@ const contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; style-s
 // render writes a console page. Nothing on it may be kept by a browser or a
 // proxy: it is one merchant's business.
 func render(ec echo.Context, status int, page templ.Component) error {
-	var buf bytes.Buffer
 	ctx := i18n.With(context.WithoutCancel(ec.Request().Context()), i18n.Staff("en"))
-	if err := page.Render(ctx, &buf); err != nil {
-		return err
-	}
-	h := ec.Response().Header()
-	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Security-Policy", contentSecurityPolicy)
-	return ec.HTMLBlob(status, buf.Bytes())
+	return web.Write(ec, status, page, ctx, func([]byte) string { return contentSecurityPolicy })
 }
 
 // t is the console's text for key.
@@ -198,7 +190,7 @@ func (c *Console) answerErrors(next echo.HandlerFunc) echo.HandlerFunc {
 			"status", ce.status, "method", ec.Request().Method, "route", ec.Path(), "err", err)
 		page := views.ConsoleError{
 			ConsolePage: c.frame(ec, t(ce.key), ""),
-			Status:      ce.status, Heading: t(ce.key), Message: t(ce.key + ".text"),
+			Heading:     t(ce.key), Message: t(ce.key + ".text"),
 			Back: templ.SafeURL(RouteOverview), BackLabel: t("console.error.back"),
 		}
 		return render(ec, ce.status, views.ConsoleErrorPage(page))

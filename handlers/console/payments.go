@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -143,7 +144,7 @@ func (c *Console) showPayments(ec echo.Context) error {
 	if q.country != "" {
 		countries[q.country] = true
 	}
-	for _, code := range slices.Sorted(mapsKeys(countries)) {
+	for _, code := range slices.Sorted(maps.Keys(countries)) {
 		m.Countries = append(m.Countries, views.ConsoleOption{Value: code, Label: code, Selected: q.country == code})
 	}
 	if len(errs) > 0 {
@@ -177,16 +178,6 @@ func (c *Console) showPayments(ec echo.Context) error {
 		m.Rows = append(m.Rows, row)
 	}
 	return render(ec, http.StatusOK, views.ConsolePaymentsPage(m))
-}
-
-func mapsKeys(m map[string]bool) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // orderURL is an order's console page; an operator's names the merchant.
@@ -313,33 +304,30 @@ func orderIDOf(ec echo.Context, suffix string) (string, bool) {
 }
 
 // orderMerchant is the merchant whose order the request names: the user's
-// own, or for an operator the one asked for (or the only merchant with an
-// order of that id).
-func (c *Console) orderMerchant(ec echo.Context, orderID, asked string) (*merchant.Merchant, error) {
-	s := sessionOf(ec)
-	if s.user.Merchant != nil {
-		return s.user.Merchant, nil
+// own, or for an operator the one asked for, or else the only merchant with
+// an order of that id. several is set when more merchants have one: the
+// operator has to choose.
+func (c *Console) orderMerchant(ec echo.Context, orderID, asked string) (m *merchant.Merchant, several bool, err error) {
+	if own := sessionOf(ec).user.Merchant; own != nil {
+		return own, false, nil
 	}
 	if asked == "" {
-		found, err := c.Ledger.ListOrders(ec.Request().Context(), ledger.OrderFilter{Prefix: orderID}, ledger.OrderCursor{}, 20)
+		ids, err := c.Ledger.MerchantsWithOrder(ec.Request().Context(), orderID)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		for _, o := range found {
-			if o.OrderID == orderID {
-				if asked != "" {
-					// Several merchants have the id: the list tells them apart.
-					return nil, ec.Redirect(http.StatusSeeOther, RoutePayments+"?"+url.Values{"q": {orderID}}.Encode())
-				}
-				asked = o.MerchantID
-			}
+		if len(ids) > 1 {
+			return nil, true, nil
+		}
+		if len(ids) == 1 {
+			asked = ids[0]
 		}
 	}
 	m, ok := c.Merchants.Get(asked)
 	if !ok {
-		return nil, errNotFound
+		return nil, false, errNotFound
 	}
-	return m, nil
+	return m, false, nil
 }
 
 // showOrder answers GET /console/payments/{order id}: the order, each
@@ -349,8 +337,12 @@ func (c *Console) showOrder(ec echo.Context) error {
 	if !ok {
 		return errNotFound
 	}
-	m, err := c.orderMerchant(ec, id, ec.QueryParam("merchant"))
-	if err != nil || ec.Response().Committed {
+	m, several, err := c.orderMerchant(ec, id, ec.QueryParam("merchant"))
+	if several {
+		// The list tells the merchants' orders apart.
+		return ec.Redirect(http.StatusSeeOther, RoutePayments+"?"+url.Values{"q": {id}}.Encode())
+	}
+	if err != nil {
 		return err
 	}
 	ctx := ec.Request().Context()
@@ -393,7 +385,7 @@ func (c *Console) showOrder(ec echo.Context) error {
 	list := c.bankList(ctx)
 	for _, a := range attempts {
 		ca := views.ConsoleAttempt{Seq: strconv.Itoa(a.Seq), Bank: bankOf(list, a.Country, a.BankID), UpstreamID: a.UpstreamID,
-			Amount: a.Amount + " " + a.Currency, State: string(a.State), Status: statusOf(a.Status), Created: when(a.Created)}
+			Amount: a.Amount + " " + a.Currency, Status: statusOf(a.Status)}
 		for _, s := range history[a.UpstreamID] {
 			ca.History = append(ca.History, views.ConsoleStep{At: when(s.At), State: string(s.State), Status: s.Status})
 		}
@@ -442,7 +434,7 @@ func tryOf(d ledger.Delivery) views.ConsoleTry {
 	if d.Code == 0 {
 		tr.Code = "–"
 		if tr.Error == "" {
-			tr.Error = "no answer"
+			tr.Error = t("console.delivery.noAnswer")
 		}
 	}
 	return tr
@@ -456,8 +448,12 @@ func (c *Console) checkOrder(ec echo.Context) error {
 	if !ok {
 		return errNotFound
 	}
-	m, err := c.orderMerchant(ec, id, ec.FormValue("merchant"))
-	if err != nil || ec.Response().Committed {
+	m, several, err := c.orderMerchant(ec, id, ec.FormValue("merchant"))
+	if several {
+		// The order page's form always names the merchant.
+		return errNotFound
+	}
+	if err != nil {
 		return err
 	}
 	v, err := c.Orders.Status(ec.Request().Context(), m, id)

@@ -20,13 +20,22 @@ import (
 // Render writes component as the response. It renders into a buffer first,
 // so that a failing component gives an error page, not half a page.
 func Render(c echo.Context, status int, component templ.Component) error {
+	return Write(c, status, component, RenderContext(c), func(page []byte) string {
+		return ContentSecurityPolicy(c, StyleSources(page))
+	})
+}
+
+// Write renders component in ctx into a buffer, then answers with it under
+// the content policy policy gives for the page, never to be kept by a
+// cache: a failing component gives an error page, not half a page.
+func Write(c echo.Context, status int, component templ.Component, ctx context.Context, policy func(page []byte) string) error {
 	var buf bytes.Buffer
-	if err := component.Render(RenderContext(c), &buf); err != nil {
+	if err := component.Render(ctx, &buf); err != nil {
 		return err
 	}
 	header := c.Response().Header()
 	header.Set("Cache-Control", "no-store")
-	header.Set("Content-Security-Policy", ContentSecurityPolicy(c, StyleSources(buf.Bytes())))
+	header.Set("Content-Security-Policy", policy(buf.Bytes()))
 	return c.HTMLBlob(status, buf.Bytes())
 }
 
