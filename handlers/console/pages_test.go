@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -92,6 +93,9 @@ func TestThePaymentsListFiltersAndPages(t *testing.T) {
 	for i := range 55 {
 		e.seed("shop1", fmt.Sprintf("P-%02d", i), "ing", pisclient.StatusInProgress)
 	}
+	// The ledger keeps times to the millisecond: the last two changes come
+	// after the others, not in the same millisecond.
+	time.Sleep(2 * time.Millisecond)
 	e.seed("shop1", "PAID-1", "dkb", pisclient.StatusCompleted)
 	e.seed("shop1", "NEW-1", "")
 	e.seed("shop2", "P-00-of-shop2", "dkb", pisclient.StatusCompleted)
