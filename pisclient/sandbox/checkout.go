@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"html/template"
+	mathrand "math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"
@@ -124,7 +125,13 @@ func (s *Sandbox) finishCheckout(w http.ResponseWriter, r *http.Request) {
 	if st := s.statusOf(p); st == statusNotFound || st == statusInProgress {
 		switch r.FormValue("action") {
 		case "approve":
-			p.approvedAt = s.now()
+			// A failing bank cancels its share of the payments the
+			// shopper approves.
+			if share := s.knobs.FailingBanks[BankKey(p.req.InstitutionCountryCode, p.req.InstitutionID)]; share > 0 && mathrand.Float64() < share {
+				p.rejected = true
+			} else {
+				p.approvedAt = s.now()
+			}
 		case "reject":
 			p.rejected = true
 		}

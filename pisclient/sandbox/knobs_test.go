@@ -164,3 +164,76 @@ func TestCountryBanks(t *testing.T) {
 		}
 	}
 }
+
+// A failing bank cancels the payments its shoppers approve; an unlisted
+// bank is gone from the list while a payment made with it still works.
+func TestFailingAndUnlistedBanks(t *testing.T) {
+	env := map[string]string{sandbox.EnvFailingBanks: "DE:commerzbank:1, FR:credit-agricole:0", sandbox.EnvUnlistedBanks: "DE:dkb"}
+	k, err := sandbox.KnobsFromEnv(func(n string) string { return env[n] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.FailingBanks["DE:commerzbank"] != 1 || !k.UnlistedBanks["DE:dkb"] {
+		t.Fatalf("knobs %+v", k)
+	}
+	sb, c, _ := setup(t)
+	sb.SetKnobs(k)
+	ctx := context.Background()
+	list, err := c.Institutions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, b := range list {
+		listed[b.CountryCode+":"+b.ID] = true
+	}
+	if listed["DE:dkb"] || !listed["DE:commerzbank"] {
+		t.Errorf("DE:dkb listed %v, DE:commerzbank listed %v; want only commerzbank", listed["DE:dkb"], listed["DE:commerzbank"])
+	}
+
+	approve := func(order, country, bank string) pisclient.Status {
+		t.Helper()
+		p, err := c.CreatePayment(ctx, pisclient.PaymentRequest{
+			MerchantOrderID: order, Amount: "5.00", Currency: "EUR", ReturnURL: "https://shop.example/done",
+			InstitutionID: bank, InstitutionCountryCode: country,
+			Payer: &pisclient.Payer{Name: "Zoé Martin", IBAN: "DE89370400440532013000", PSUID: "user1"},
+		})
+		if err != nil {
+			t.Fatalf("paying %s:%s: %v", country, bank, err)
+		}
+		noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		res, err := noRedirect.PostForm(p.Link, map[string][]string{"action": {"approve"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		st, err := c.PaymentStatus(ctx, order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Status
+	}
+	if st := approve("fail-1", "DE", "commerzbank"); st != pisclient.StatusCanceled {
+		t.Errorf("approved at a bank failing every payment: %s, want CANCELED", st)
+	}
+	if st := approve("unlisted-1", "DE", "dkb"); st != pisclient.StatusAccepted {
+		t.Errorf("approved at an unlisted bank: %s, want it accepted", st)
+	}
+	if st := approve("ok-1", "FR", "credit-agricole"); st != pisclient.StatusAccepted {
+		t.Errorf("approved at a bank failing none: %s, want it accepted", st)
+	}
+
+	for name, bad := range map[string]string{
+		sandbox.EnvFailingBanks:  "DE:commerzbank",
+		sandbox.EnvUnlistedBanks: "DE:no-such-bank",
+	} {
+		if _, err := sandbox.KnobsFromEnv(func(n string) string { return map[string]string{name: bad}[n] }); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=%q: %v, want an error naming the variable", name, bad, err)
+		}
+	}
+	if _, err := sandbox.KnobsFromEnv(func(n string) string {
+		return map[string]string{sandbox.EnvFailingBanks: "DE:commerzbank:1.5"}[n]
+	}); err == nil {
+		t.Error("a share of 1.5 accepted")
+	}
+}

@@ -46,7 +46,18 @@ type Knobs struct {
 	// {"DE": 2000} lists 2,000 banks in Germany; "*" stands for every
 	// country of the catalogue.
 	CountryBanks map[string]int
+	// FailingBanks make banks cancel a share (0..1) of their payments
+	// when the shopper approves, as a bank with an outage does: keyed
+	// "DE:commerzbank".
+	FailingBanks map[string]float64
+	// UnlistedBanks are left out of the list while their payments still
+	// work, as when the provider drops a bank for a while: keys
+	// "DE:dkb".
+	UnlistedBanks map[string]bool
 }
+
+// BankKey names a bank in FailingBanks and UnlistedBanks: "DE:commerzbank".
+func BankKey(country, id string) string { return country + ":" + id }
 
 // DefaultSettleDelay is the SettleDelay of a sandbox with no knobs set.
 const DefaultSettleDelay = 3 * time.Second
@@ -63,6 +74,8 @@ const (
 	EnvMalformedRate = "SANDBOX_MALFORMED_RATE"
 	EnvSettleDelay   = "SANDBOX_SETTLE_DELAY"
 	EnvCountryBanks  = "SANDBOX_COUNTRY_BANKS"
+	EnvFailingBanks  = "SANDBOX_FAILING_BANKS"
+	EnvUnlistedBanks = "SANDBOX_UNLISTED_BANKS"
 )
 
 // KnobsFromEnv reads the knobs from the environment: durations as Go writes
@@ -96,7 +109,71 @@ func KnobsFromEnv(getenv func(string) string) (Knobs, error) {
 		}
 		k.CountryBanks = counts
 	}
+	all := banksFor(k)
+	if v := getenv(EnvFailingBanks); v != "" {
+		failing, err := parseFailingBanks(v, all)
+		if err != nil {
+			return Knobs{}, fmt.Errorf("%s: %w", EnvFailingBanks, err)
+		}
+		k.FailingBanks = failing
+	}
+	if v := getenv(EnvUnlistedBanks); v != "" {
+		unlisted, err := parseUnlistedBanks(v, all)
+		if err != nil {
+			return Knobs{}, fmt.Errorf("%s: %w", EnvUnlistedBanks, err)
+		}
+		k.UnlistedBanks = unlisted
+	}
 	return k, nil
+}
+
+// parseFailingBanks reads SANDBOX_FAILING_BANKS: "DE:commerzbank:0.8,FR:bnp:1",
+// each a bank of the sandbox's list and the share of its payments it
+// cancels.
+func parseFailingBanks(v string, all []bank) (map[string]float64, error) {
+	out := map[string]float64{}
+	for part := range strings.SplitSeq(v, ",") {
+		part = strings.TrimSpace(part)
+		i := strings.LastIndex(part, ":")
+		if i < 0 {
+			return nil, fmt.Errorf("%q is not a country, a bank and a share, like DE:commerzbank:0.8", part)
+		}
+		share, err := strconv.ParseFloat(part[i+1:], 64)
+		if err != nil || share < 0 || share > 1 {
+			return nil, fmt.Errorf("%q: %q is not a share from 0 to 1", part, part[i+1:])
+		}
+		key, err := sandboxBank(part[:i], all)
+		if err != nil {
+			return nil, err
+		}
+		out[key] = share
+	}
+	return out, nil
+}
+
+// parseUnlistedBanks reads SANDBOX_UNLISTED_BANKS: "DE:dkb,FR:boursorama".
+func parseUnlistedBanks(v string, all []bank) (map[string]bool, error) {
+	out := map[string]bool{}
+	for part := range strings.SplitSeq(v, ",") {
+		key, err := sandboxBank(strings.TrimSpace(part), all)
+		if err != nil {
+			return nil, err
+		}
+		out[key] = true
+	}
+	return out, nil
+}
+
+// sandboxBank checks that "DE:dkb" names a bank of the sandbox's list.
+func sandboxBank(key string, all []bank) (string, error) {
+	country, id, ok := strings.Cut(key, ":")
+	if !ok {
+		return "", fmt.Errorf("%q is not a country and a bank, like DE:dkb", key)
+	}
+	if _, found := findBank(all, id, country); !found {
+		return "", fmt.Errorf("%q is not a bank of the sandbox's list (a country code, a colon and the bank's institution_id)", key)
+	}
+	return BankKey(country, id), nil
 }
 
 // Config sets up a Sandbox.
@@ -302,13 +379,14 @@ func (s *Sandbox) listInstitutions(r *http.Request) apiAnswer {
 	s.mu.Lock()
 	s.stats.InstitutionsCalls++
 	missing := s.knobs.MissingBanks
+	unlisted := s.knobs.UnlistedBanks
 	all := s.banks
 	s.mu.Unlock()
 	window := s.now().Unix() / 60
 	base := s.base(r)
 	list := make([]institutionJSON, 0, len(all))
 	for _, b := range all {
-		if missing > 0 && hidden(b.ID, window, missing) {
+		if missing > 0 && hidden(b.ID, window, missing) || unlisted[BankKey(b.Country, b.ID)] {
 			continue
 		}
 		e := institutionJSON{
