@@ -148,7 +148,9 @@ var (
 		"merchant_id, attempt_hour AS hour, country, bank_id, started, completed, canceled, abandoned", "started + completed + canceled + abandoned > 0"}
 	paidCounts = rollup{"paid_times", []string{"merchant_id", "hour", "bucket"}, []string{"n"},
 		"merchant_id, attempt_hour AS hour, bucket, paid_times AS n", "paid_times > 0"}
-	rollups = []rollup{funnelCounts, bankCounts, paidCounts}
+	bankPaidCounts = rollup{"bank_paid_times", []string{"hour", "country", "bank_id", "bucket"}, []string{"n"},
+		"attempt_hour AS hour, country, bank_id, bucket, paid_times AS n", "paid_times > 0"}
+	rollups = []rollup{funnelCounts, bankCounts, paidCounts, bankPaidCounts}
 )
 
 func (r rollup) columns() string {

@@ -200,6 +200,23 @@ var migrations = []string{
 		at  BIGINT NOT NULL
 	);
 	CREATE INDEX console_failures_by_key ON console_failures (key, at);`,
+
+	// 6: bank health (issue 22): how each bank's payments end, over every
+	// merchant. The last hour is read off attempts by when they were
+	// made; longer windows sum bank_hourly over merchants, and the times
+	// to pay per bank come in bank_paid_times, folded from count_changes
+	// like the console's rollups. Past payments have no time to pay here:
+	// the rollup counts from this version on.
+	`CREATE INDEX attempts_created ON attempts (created_at);
+	CREATE INDEX bank_hourly_by_hour ON bank_hourly (hour);
+	CREATE TABLE bank_paid_times (
+		hour    BIGINT NOT NULL,
+		country TEXT NOT NULL,
+		bank_id TEXT NOT NULL,
+		bucket  INTEGER NOT NULL,
+		n       BIGINT NOT NULL DEFAULT 0,
+		PRIMARY KEY (hour, country, bank_id, bucket)
+	);`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

@@ -132,25 +132,10 @@ func percent(n, of int64) string {
 func count(l *i18n.Localizer, n int64) string { return l.Number(n) }
 
 // medianPaid reads the median time from submit to paid off the rollup's
-// buckets: the middle of the bucket that holds the middle payment, within
-// about 12 % of the true median.
+// buckets, within about 12 % of the true median.
 func medianPaid(buckets map[int]int64) string {
-	var total int64
-	lo, hi := math.MaxInt, math.MinInt
-	for b, n := range buckets {
-		total += n
-		lo, hi = min(lo, b), max(hi, b)
-	}
-	if total == 0 {
-		return t("console.fig.none")
-	}
-	var seen int64
-	for b := lo; b <= hi; b++ {
-		seen += buckets[b]
-		if 2*seen >= total {
-			secs := math.Pow(ledger.PaidBucketBase, float64(b)+0.5)
-			return duration(time.Duration(secs * float64(time.Second)))
-		}
+	if d, ok := ledger.MedianPaid(buckets); ok {
+		return duration(d)
 	}
 	return t("console.fig.none")
 }
