@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/paybybank/checkout/bankhealth"
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient/sandbox"
 	"github.com/paybybank/checkout/rules"
@@ -40,6 +41,9 @@ type config struct {
 	// FollowRate bounds the follower's status reads per second, per
 	// instance (FOLLOW_RATE).
 	FollowRate rate.Limit
+	// BankHealth says when a bank is degraded (BANK_HEALTH_MIN_FINISHED,
+	// BANK_HEALTH_MIN_SUCCESS).
+	BankHealth bankhealth.Thresholds
 	Knobs      sandbox.Knobs
 }
 
@@ -124,6 +128,21 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return c, fmt.Errorf("FOLLOW_RATE: %q is not a number of status reads per second from 0.1 to 1000", v)
 		}
 		c.FollowRate = rate.Limit(f)
+	}
+	c.BankHealth = bankhealth.DefaultThresholds
+	if v := getenv("BANK_HEALTH_MIN_FINISHED"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 || n > 1_000_000 {
+			return c, fmt.Errorf("BANK_HEALTH_MIN_FINISHED: %q is not a number of payments from 1 to 1000000", v)
+		}
+		c.BankHealth.MinFinished = n
+	}
+	if v := getenv("BANK_HEALTH_MIN_SUCCESS"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 || f > 1 {
+			return c, fmt.Errorf("BANK_HEALTH_MIN_SUCCESS: %q is not a share from 0 to 1, like 0.5", v)
+		}
+		c.BankHealth.MinSuccess = f
 	}
 	knobs, err := sandbox.KnobsFromEnv(getenv)
 	if err != nil {

@@ -27,6 +27,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/paybybank/checkout/bankhealth"
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/handlers"
 	"github.com/paybybank/checkout/handlers/console"
@@ -145,6 +146,8 @@ type app struct {
 	metrics   *telemetry.Metrics
 	ledger    *ledger.Ledger
 	orders    *payment.Service
+	// health reads how each bank's payments end, in the background.
+	health *bankhealth.Keeper
 	// consolePassword signs the demo shop's people in to the console in
 	// sandbox mode; empty otherwise.
 	consolePassword string
@@ -155,8 +158,8 @@ type app struct {
 }
 
 // newWorkers are the background work of an instance: the follower, which
-// reads open payments until they are final, the webhook dispatcher, and the
-// folding of the console's counts.
+// reads open payments until they are final, the webhook dispatcher, the
+// folding of the console's counts and the reading of bank health.
 // Leases in the ledger let any number of instances run them together.
 func newWorkers(a *app, cfg config, log *slog.Logger) []func(context.Context) {
 	host, _ := os.Hostname()
@@ -184,7 +187,7 @@ func newWorkers(a *app, cfg config, log *slog.Logger) []func(context.Context) {
 		Client: webhook.NewClient(cfg.sandboxMode()), Delivered: watch.Delivered, Log: log}
 	a.webhooks = dispatcher
 	keepCounts := func(ctx context.Context) { a.ledger.KeepCounts(ctx, log) }
-	return []func(context.Context){follower.Run, dispatcher.Run, keepCounts}
+	return []func(context.Context){follower.Run, dispatcher.Run, keepCounts, a.health.Run}
 }
 
 // newApp builds every dependency from the configuration. The caller closes
@@ -261,6 +264,8 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		Ledger: a.ledger, Log: log,
 		ProviderFor: func(m *merchant.Merchant) payment.Provider { return providers.For(m) },
 	}
+	a.health = &bankhealth.Keeper{Source: a.ledger, Thresholds: cfg.BankHealth, Log: log}
+	a.metrics.WatchBankHealth(a.health.Snapshot)
 	a.workers = newWorkers(a, cfg, log)
 	a.banks = banks.NewCache(client, cfg.InstitutionsTTL, cfg.sandboxMode(), log)
 	a.metrics.WatchCache(a.banks.Stats)
@@ -271,6 +276,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		Sealer:         sealer,
 		Banks:          a.banks,
 		Orders:         a.orders,
+		Health:         a.health,
 		TrustedProxies: cfg.TrustedProxies,
 		Metrics:        a.metrics,
 		LogoClient:     logoClient(cfg, a.sandbox),
@@ -287,7 +293,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	h.Routes(e, static.Handler(), sandboxHandler)
 	con, err := console.New(console.Config{
 		BaseURL: cfg.BaseURL, Ledger: a.ledger, Merchants: a.merchants, Orders: a.orders, Webhooks: a.webhooks,
-		Banks: a.banks, SessionKeys: keys, Assets: static.Assets(), Log: log,
+		Banks: a.banks, Health: a.health, SessionKeys: keys, Assets: static.Assets(), Log: log,
 	})
 	if err != nil {
 		return nil, err

@@ -79,13 +79,17 @@ func TestLinkCommandPrintsASignedLink(t *testing.T) {
 
 func TestConfigErrorsNameTheVariable(t *testing.T) {
 	for name, vars := range map[string]map[string]string{
-		"INSTITUTIONS_TTL": {"INSTITUTIONS_TTL": "often"},
-		"SESSION_KEYS":     {"SESSION_KEYS": "short"},
-		"MERCHANTS_FILE":   {"PIS_BASE_URL": "https://pis.example"},
-		"BASE_URL":         {"BASE_URL": "localhost:8080"},
-		"ADDR":             {"ADDR": "8080"},
-		"SANDBOX_LATENCY":  {"SANDBOX_LATENCY": "slow"},
-		"DATABASE_URL":     {"DATABASE_URL": "mysql://db.example/checkout"},
+		"INSTITUTIONS_TTL":         {"INSTITUTIONS_TTL": "often"},
+		"SESSION_KEYS":             {"SESSION_KEYS": "short"},
+		"MERCHANTS_FILE":           {"PIS_BASE_URL": "https://pis.example"},
+		"BASE_URL":                 {"BASE_URL": "localhost:8080"},
+		"ADDR":                     {"ADDR": "8080"},
+		"SANDBOX_LATENCY":          {"SANDBOX_LATENCY": "slow"},
+		"DATABASE_URL":             {"DATABASE_URL": "mysql://db.example/checkout"},
+		"BANK_HEALTH_MIN_FINISHED": {"BANK_HEALTH_MIN_FINISHED": "0"},
+		"BANK_HEALTH_MIN_SUCCESS":  {"BANK_HEALTH_MIN_SUCCESS": "50%"},
+		"SANDBOX_FAILING_BANKS":    {"SANDBOX_FAILING_BANKS": "DE:nobank:0.5"},
+		"SANDBOX_UNLISTED_BANKS":   {"SANDBOX_UNLISTED_BANKS": "dkb"},
 	} {
 		err := run(context.Background(), nil, env(vars), io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), name) {

@@ -56,6 +56,9 @@ type List struct {
 	// logos are the banks' logo addresses by LogoKey, with a bank's name
 	// for its stand-in.
 	logos map[string]Logo
+	// gone are the names of banks earlier lists held and this one does
+	// not, by country and id: a link or a shopper may still name them.
+	gone map[string]string
 	// FetchedAt is when the provider sent this copy.
 	FetchedAt time.Time
 	// Stale is set when the provider failed and this is the last good copy.
@@ -119,6 +122,42 @@ func (l *List) Find(country, id string) (pisclient.Institution, bool) {
 func (l *List) Bank(country, id string) (Bank, bool) {
 	b, ok := l.byID[country+"\x00"+id]
 	return b, ok
+}
+
+// Name is the name of bank id of country: from this list, or from an
+// earlier one that held it while this one does not (Gone).
+func (l *List) Name(country, id string) (string, bool) {
+	if b, ok := l.Bank(country, id); ok {
+		return b.Name, true
+	}
+	name, ok := l.gone[country+"\x00"+id]
+	return name, ok
+}
+
+// Gone reports whether bank id of country was in an earlier list and is
+// not in this one: the provider dropped it, for a while or for good.
+func (l *List) Gone(country, id string) bool {
+	_, ok := l.gone[country+"\x00"+id]
+	return ok
+}
+
+// remember keeps the names of the banks of earlier (and of what it
+// remembered) that l no longer holds.
+func (l *List) remember(earlier *List) {
+	if earlier == nil {
+		return
+	}
+	l.gone = map[string]string{}
+	for key, b := range earlier.byID {
+		if _, ok := l.byID[key]; !ok {
+			l.gone[key] = b.Name
+		}
+	}
+	for key, name := range earlier.gone {
+		if _, ok := l.byID[key]; !ok {
+			l.gone[key] = name
+		}
+	}
 }
 
 // Logo is where a bank's logo lives at the provider.

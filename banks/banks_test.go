@@ -104,3 +104,56 @@ func TestCacheSharesOneCallAndNeverCachesErrors(t *testing.T) {
 		t.Errorf("after recovery: %v, stale=%v; the error was cached", err, l != nil && l.Stale)
 	}
 }
+
+// lists answers with the next list each time it is asked.
+type lists struct {
+	mu   sync.Mutex
+	next [][]pisclient.Institution
+}
+
+func (s *lists) Institutions(context.Context) ([]pisclient.Institution, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.next[0]
+	if len(s.next) > 1 {
+		s.next = s.next[1:]
+	}
+	return l, nil
+}
+
+// A bank the provider drops keeps its name, for a link or a shopper that
+// still names it, until it comes back.
+func TestADroppedBankKeepsItsName(t *testing.T) {
+	ing := pisclient.Institution{ID: "ing", Name: "ING", CountryCode: "DE"}
+	dkb := pisclient.Institution{ID: "dkb", Name: "DKB", CountryCode: "DE"}
+	n26 := pisclient.Institution{ID: "n26", Name: "N26", CountryCode: "DE"}
+	src := &lists{next: [][]pisclient.Institution{{ing, dkb, n26}, {ing, n26}, {ing, n26}, {ing, dkb, n26}}}
+	c := banks.NewCache(src, time.Nanosecond, false, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	list := func() *banks.List {
+		t.Helper()
+		time.Sleep(time.Millisecond)
+		l, err := c.List(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	if l := list(); l.Gone("DE", "dkb") {
+		t.Error("DKB gone while listed")
+	}
+	for range 2 {
+		l := list()
+		if _, listed := l.Bank("DE", "dkb"); listed || !l.Gone("DE", "dkb") {
+			t.Errorf("DKB dropped: listed %v, gone %v", listed, l.Gone("DE", "dkb"))
+		}
+		if name, ok := l.Name("DE", "dkb"); !ok || name != "DKB" {
+			t.Errorf("a dropped bank's name %q %v, want DKB", name, ok)
+		}
+	}
+	if l := list(); l.Gone("DE", "dkb") {
+		t.Error("DKB back in the list but still gone")
+	}
+	if _, ok := list().Name("DE", "never"); ok {
+		t.Error("a name for a bank no list held")
+	}
+}

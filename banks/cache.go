@@ -98,6 +98,7 @@ func (c *Cache) fetch(ctx context.Context) (*List, error) {
 	if err == nil {
 		l := NewList(institutions, c.withTest, c.now())
 		if err = c.plausible(l); err == nil {
+			l.remember(c.last.Load())
 			c.last.Store(l)
 			c.store.Set(key, l, c.ttl)
 			return l, nil

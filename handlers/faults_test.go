@@ -1,11 +1,9 @@
 package handlers_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -164,35 +162,6 @@ func TestMalformedAnswersGiveTheRetryPage(t *testing.T) {
 	doc := page(t, a.get(a.enter("A-1", nil)+"/banks?country=FR"), http.StatusServiceUnavailable)
 	if doc.Find(testid("retry")).Length() != 1 {
 		t.Error("no way to try again")
-	}
-}
-
-// withoutBank passes requests to the sandbox, leaving one bank out of the list.
-func withoutBank(sb *sandbox.Sandbox, id string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasSuffix(r.URL.Path, "/ob-institutions") {
-			sb.ServeHTTP(w, r)
-			return
-		}
-		answer := httptest.NewRecorder()
-		sb.ServeHTTP(answer, r)
-		var list []map[string]any
-		json.Unmarshal(answer.Body.Bytes(), &list)
-		list = slices.DeleteFunc(list, func(b map[string]any) bool { return b["institution_id"] == id })
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(list)
-	})
-}
-
-func TestABankMissingFromTheListSendsTheShopperBackToIt(t *testing.T) {
-	a := setup(t, options{upstreamFor: func(sb *sandbox.Sandbox) http.Handler { return withoutBank(sb, "credit-agricole") }})
-	checkout := a.enter("A-1", nil)
-	doc := page(t, a.get(checkout+"/pay?country=FR&bank=credit-agricole"), http.StatusNotFound)
-	if got := text(doc, testid("error-heading")); got != "This bank is not available" {
-		t.Errorf("heading %q", got)
-	}
-	if href := doc.Find(testid("retry")).AttrOr("href", ""); !strings.Contains(href, "/banks?country=FR") {
-		t.Errorf("retry goes to %q, want the French bank list", href)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paybybank/checkout/bankhealth"
+
 	"github.com/gorilla/sessions"
 	"golang.org/x/time/rate"
 
@@ -37,6 +39,8 @@ type Config struct {
 	// Orders records orders and pays them through the payments ledger: one
 	// payment per order, on any instance (DESIGN.md section 7).
 	Orders *payment.Service
+	// Health tells which banks are failing right now; nil knows none.
+	Health *bankhealth.Keeper
 	// Sessions keeps the conveniences of DESIGN.md section 6 (the last bank
 	// used); nothing depends on it.
 	Sessions sessions.Store
@@ -95,13 +99,14 @@ func New(cfg Config) *Handler {
 	}
 	steps := shopper.New(shopper.Config{
 		BaseURL: cfg.BaseURL, Merchants: cfg.Merchants, Sealer: cfg.Sealer, Banks: cfg.Banks, Orders: cfg.Orders,
-		Sessions: cfg.Sessions, ProviderOrigin: cfg.ProviderOrigin, Sandbox: cfg.Sandbox, Assets: cfg.Assets,
+		Health: cfg.Health, Sessions: cfg.Sessions, ProviderOrigin: cfg.ProviderOrigin, Sandbox: cfg.Sandbox, Assets: cfg.Assets,
 		LogoClient: cfg.LogoClient, Log: cfg.Log, Now: cfg.Now,
 	})
 	return &Handler{
 		Config: cfg,
 		steps:  steps,
-		api:    api.New(api.Config{BaseURL: cfg.BaseURL, Merchants: cfg.Merchants, Orders: cfg.Orders, Now: cfg.Now}),
+		api: api.New(api.Config{BaseURL: cfg.BaseURL, Merchants: cfg.Merchants, Orders: cfg.Orders,
+			Health: cfg.Health, Banks: cfg.Banks, Now: cfg.Now}),
 		studio: studio.New(studio.Config{BaseURL: cfg.BaseURL, Merchants: cfg.Merchants, Sandbox: cfg.Sandbox,
 			StudioToken: cfg.StudioToken, Assets: cfg.Assets, Log: cfg.Log, Now: cfg.Now, Frame: steps}),
 	}

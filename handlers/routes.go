@@ -17,23 +17,24 @@ import (
 
 // Route paths of DESIGN.md sections 2 and 4. Other programs rely on them.
 const (
-	RouteEntry        = shopper.RouteEntry
-	RouteCountry      = shopper.RouteCountry
-	RouteBanks        = shopper.RouteBanks
-	RoutePay          = shopper.RoutePay
-	RouteReturn       = shopper.RouteReturn
-	RouteAPILinks     = api.RouteLinks
-	RouteAPIPayment   = api.RoutePayment
-	RouteAPIPayments  = api.RoutePayments
-	RouteAPIEvents    = api.RouteEvents
-	RouteAPIRedeliver = api.RouteRedeliver
-	RouteHealth       = "/healthz"
-	RouteReady        = "/readyz"
-	RouteMetrics      = "/metrics"
-	RouteStatic       = "/static/*"
-	RouteDemoShop     = demoshop.RouteShop
-	RouteSandbox      = "/sandbox/*"
-	SandboxPrefix     = "/sandbox"
+	RouteEntry         = shopper.RouteEntry
+	RouteCountry       = shopper.RouteCountry
+	RouteBanks         = shopper.RouteBanks
+	RoutePay           = shopper.RoutePay
+	RouteReturn        = shopper.RouteReturn
+	RouteAPILinks      = api.RouteLinks
+	RouteAPIPayment    = api.RoutePayment
+	RouteAPIPayments   = api.RoutePayments
+	RouteAPIEvents     = api.RouteEvents
+	RouteAPIRedeliver  = api.RouteRedeliver
+	RouteAPIBankHealth = api.RouteBankHealth
+	RouteHealth        = "/healthz"
+	RouteReady         = "/readyz"
+	RouteMetrics       = "/metrics"
+	RouteStatic        = "/static/*"
+	RouteDemoShop      = demoshop.RouteShop
+	RouteSandbox       = "/sandbox/*"
+	SandboxPrefix      = "/sandbox"
 )
 
 // Routes registers every route of the app on e, each for its audience.
@@ -64,6 +65,7 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 	programs.GET(RouteAPIPayments, h.api.ListPayments)
 	programs.GET(RouteAPIEvents, h.api.ListEvents)
 	programs.POST(RouteAPIRedeliver, h.api.RedeliverEvent)
+	programs.GET(RouteAPIBankHealth, h.api.ShowBankHealth)
 
 	// Designers: the studio (package handlers/studio).
 	people.GET(studio.RouteStudio, h.studio.ShowStudio)

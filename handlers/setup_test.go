@@ -15,6 +15,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/bankhealth"
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/handlers"
 	"github.com/paybybank/checkout/handlers/shopper"
@@ -42,6 +43,8 @@ type app struct {
 	ledger    *ledger.Ledger
 	orders    *payment.Service
 	sealer    *order.Sealer
+	// health reads bank health from the ledger when a test refreshes it.
+	health *bankhealth.Keeper
 	// handler is the app without a network, for benchmarks.
 	handler http.Handler
 }
@@ -67,6 +70,8 @@ type options struct {
 	webhook string
 	// logTo receives the app's log; discarded when nil.
 	logTo io.Writer
+	// health says when a bank is degraded; the defaults when zero.
+	health bankhealth.Thresholds
 }
 
 // webhookSecret signs shop1's webhooks when options.webhook is set.
@@ -152,6 +157,12 @@ func setup(t testing.TB, opts options) *app {
 	a.orders = &payment.Service{Ledger: a.ledger, Log: log, CreateTimeout: cmp.Or(opts.timeout, 5*time.Second),
 		ProviderFor: func(*merchant.Merchant) payment.Provider { return client }}
 
+	thresholds := opts.health
+	if thresholds == (bankhealth.Thresholds{}) {
+		thresholds = bankhealth.DefaultThresholds
+	}
+	a.health = &bankhealth.Keeper{Source: a.ledger, Thresholds: thresholds}
+
 	e := echo.New()
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
@@ -159,6 +170,7 @@ func setup(t testing.TB, opts options) *app {
 	h := handlers.New(handlers.Config{
 		BaseURL: srv.URL, Merchants: dir, Sealer: sealer, Banks: a.cache,
 		Orders:   a.orders,
+		Health:   a.health,
 		Sessions: store,
 		Assets:   static.Assets(), Log: log, TrustedProxies: opts.trusted,
 		Sandbox: opts.sandbox, StudioToken: opts.studio,

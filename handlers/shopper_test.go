@@ -391,19 +391,29 @@ func TestTheFormSpeaksOfTheBanksCountry(t *testing.T) {
 }
 
 // An error inside a checkout leads back to the shop, with the order's true
-// status signed; outside a checkout there is no shop to go back to.
+// status signed; outside a checkout there is no shop to go back to. The
+// error here: the provider has never answered with a banks list.
 func TestAnErrorPageLeadsBackToTheShop(t *testing.T) {
 	a := setup(t, options{knobs: settleNow})
-	checkout := a.enter("A-1", nil)
-	doc := page(t, a.get(checkout+"/pay?country=FR&bank=no-such-bank"), http.StatusNotFound)
+	listDown := func(sb *sandbox.Sandbox) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/ob-institutions") {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			sb.ServeHTTP(w, r)
+		})
+	}
+	// Another instance on the same ledger whose provider never lists banks.
+	down := setup(t, options{ledger: a.ledger, upstreamFor: listDown, timeout: 200 * time.Millisecond})
+	doc := page(t, down.get(down.enter("A-1", nil)+"/banks?country=FR"), http.StatusServiceUnavailable)
 	back, err := url.Parse(doc.Find(testid("way-back")).AttrOr("href", ""))
 	if err != nil || back.Host != "shop.example" || back.Query().Get("status") != "NOT_FOUND" || !order.VerifyWayBack(secret, back.Query()) {
 		t.Errorf("the error page's way back is %v", back)
 	}
 	// Once paid, the way back from an error says so.
 	a.payWith("A-2", "DE", "deutsche-bank", nil)
-	paid := a.enter("A-2", nil)
-	doc = page(t, a.get(paid+"/pay?country=FR&bank=no-such-bank"), http.StatusNotFound)
+	doc = page(t, down.get(down.enter("A-2", nil)+"/banks?country=FR"), http.StatusServiceUnavailable)
 	if back, _ := url.Parse(doc.Find(testid("way-back")).AttrOr("href", "")); back.Query().Get("status") != "COMPLETED" {
 		t.Errorf("after paying, the error page's way back says %q", back.Query().Get("status"))
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/paybybank/checkout/bankhealth"
 	"github.com/paybybank/checkout/banks"
 )
 
@@ -189,4 +190,71 @@ func (c backlogCollector) Collect(ch chan<- prometheus.Metric) {
 	b := c.read()
 	ch <- prometheus.MustNewConstMetric(followLagDesc, prometheus.GaugeValue, b.FollowLag.Seconds())
 	ch <- prometheus.MustNewConstMetric(oldestUndeliveredDesc, prometheus.GaugeValue, b.OldestUndelivered.Seconds())
+}
+
+// maxBanksPerCountry bounds the per-bank series: the busiest banks of each
+// country over the last day.
+const maxBanksPerCountry = 50
+
+var (
+	bankSuccessDesc = prometheus.NewDesc("checkout_bank_success_ratio",
+		"Share of a bank's finished payments that completed, over every merchant, by window (1h, 24h); the 50 busiest banks of each country.",
+		[]string{"country", "bank", "window"}, nil)
+	bankFinishedDesc = prometheus.NewDesc("checkout_bank_finished_payments",
+		"A bank's finished payments (completed, canceled or abandoned), over every merchant, by window (1h, 24h); the 50 busiest banks of each country.",
+		[]string{"country", "bank", "window"}, nil)
+	banksDegradedDesc = prometheus.NewDesc("checkout_banks_degraded",
+		"Banks degraded right now (failing more often than BANK_HEALTH_MIN_SUCCESS over the last hour), by country.",
+		[]string{"country"}, nil)
+)
+
+// WatchBankHealth publishes bank health from the last reading in memory:
+// a scrape never asks the ledger.
+func (m *Metrics) WatchBankHealth(snapshot func() *bankhealth.Snapshot) {
+	m.registry.MustRegister(bankHealthCollector{snapshot})
+}
+
+type bankHealthCollector struct{ snapshot func() *bankhealth.Snapshot }
+
+func (bankHealthCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- bankSuccessDesc
+	ch <- bankFinishedDesc
+	ch <- banksDegradedDesc
+}
+
+func (c bankHealthCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c.snapshot()
+	if len(s.Windows) < 2 {
+		return
+	}
+	// The busiest banks by the day's payments; the day's figures come by
+	// country, busiest first.
+	shown := map[string]bool{}
+	perCountry := map[string]int{}
+	for _, b := range s.Windows[1].Banks {
+		if perCountry[b.Country] < maxBanksPerCountry {
+			perCountry[b.Country]++
+			shown[b.Country+"\x00"+b.BankID] = true
+		}
+	}
+	for _, f := range s.Windows[:2] {
+		for _, b := range f.Banks {
+			if !shown[b.Country+"\x00"+b.BankID] {
+				continue
+			}
+			ch <- prometheus.MustNewConstMetric(bankFinishedDesc, prometheus.GaugeValue, float64(b.Finished()), b.Country, b.BankID, f.Window.Name)
+			if rate, ok := b.SuccessRate(); ok {
+				ch <- prometheus.MustNewConstMetric(bankSuccessDesc, prometheus.GaugeValue, rate, b.Country, b.BankID, f.Window.Name)
+			}
+		}
+	}
+	degraded := map[string]int{}
+	for _, b := range s.Windows[0].Banks {
+		if b.Degraded {
+			degraded[b.Country]++
+		}
+	}
+	for country := range perCountry {
+		ch <- prometheus.MustNewConstMetric(banksDegradedDesc, prometheus.GaugeValue, float64(degraded[country]), country)
+	}
 }

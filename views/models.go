@@ -95,6 +95,9 @@ type BankRow struct {
 	Tone     int
 	URL      templ.SafeURL
 	LastUsed bool
+	// Degraded: the bank's payments are failing more often than usual
+	// right now (bank health).
+	Degraded bool
 	// KnownAs lists the bank's other names (former names, short forms),
 	// shown under its name so that a shopper who knows it by one of them
 	// recognises it; "" for most banks.
@@ -222,6 +225,9 @@ type PayPage struct {
 	// Problem is an error that belongs to no field: the provider failed.
 	Problem       string
 	ChangeBankURL templ.SafeURL
+	// Degraded: the bank's payments are failing more often than usual
+	// right now; the shopper may still go on, or change bank.
+	Degraded bool
 }
 
 // Status kinds a shopper tells apart.

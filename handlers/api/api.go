@@ -18,6 +18,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/bankhealth"
 	"github.com/paybybank/checkout/handlers/web"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
@@ -47,6 +48,10 @@ type Config struct {
 	// Orders records the orders links are made for and reads where they
 	// stand; its Ledger lists them and their events.
 	Orders *payment.Service
+	// Health is the bank health read in the background; Banks names the
+	// banks in it.
+	Health *bankhealth.Keeper
+	Banks  BankLists
 	Now    func() time.Time
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/bankhealth"
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/handlers/web"
 	"github.com/paybybank/checkout/i18n"
@@ -60,6 +61,9 @@ type Config struct {
 	// Webhooks sends test events and redeliveries; its Owner leases them.
 	Webhooks *webhook.Dispatcher
 	Banks    BankLists
+	// Health is every merchant's bank health, read in the background; nil
+	// shows none.
+	Health *bankhealth.Keeper
 	// SessionKeys are the app's SESSION_KEYS; the console derives its own
 	// cookie keys from them.
 	SessionKeys [][]byte

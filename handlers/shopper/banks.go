@@ -1,6 +1,7 @@
 package shopper
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
 	"slices"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/paybybank/checkout/handlers/web"
 
+	"github.com/paybybank/checkout/bankhealth"
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/handlers/logos"
 	"github.com/paybybank/checkout/i18n"
@@ -181,12 +183,13 @@ func (h *Steps) showBanks(c echo.Context) error {
 	}
 	l := h.loc(c)
 	look := lookKey(c)
+	health := h.Health.Snapshot()
 	key := pageKey{route: RouteBanks, look: look, lang: l.Lang(), country: country, query: query, page: pageNo,
-		popular: bankIDs(popular), stale: list.Stale}
+		popular: bankIDs(popular), degraded: strings.Join(health.DegradedIn(country), "\x00"), stale: list.Stale}
 	now := h.Now()
 	kept, ok := h.pages.get(list, key, now)
 	if !ok {
-		if kept, err = h.keepBanks(c, list, country, query, pageNo, popular, now); err != nil {
+		if kept, err = h.keepBanks(c, list, health, country, query, pageNo, popular, now); err != nil {
 			return err
 		}
 		h.pages.put(list, key, kept)
@@ -198,19 +201,52 @@ func (h *Steps) showBanks(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var last []byte
-	if b, ok := h.lastUsed(c, co, list, country); ok {
-		row := bankRow(b, country)
-		row.LastUsed = true
-		if last, err = fragment(c, views.LastUsedBank(row)); err != nil {
-			return err
+	yours, err := h.yourBank(c, co, list, health, country)
+	if err != nil {
+		return err
+	}
+	return serveKept(c, kept, true, top, yours, []byte(url.PathEscape(co.token)))
+}
+
+// yourBank is the shopper's own part above the list: their bank from last
+// time (lastUsed), and first, when the bank the link, the shop or their
+// last payment names has left the provider's list, or the details step
+// found it gone (?unavailable=), a word that it is unavailable for now,
+// with the country's other banks right below it.
+func (h *Steps) yourBank(c echo.Context, co checkout, list *banks.List, health *bankhealth.Snapshot, country string) ([]byte, error) {
+	b, ok, gone := h.lastUsed(c, co, list, country)
+	if id := c.QueryParam("unavailable"); id != "" {
+		if _, listed := list.Bank(country, id); !listed {
+			gone = id
 		}
 	}
-	return serveKept(c, kept, true, top, last, []byte(url.PathEscape(co.token)))
+	var out []byte
+	if gone != "" {
+		l := h.loc(c)
+		text := l.T("banks.unavailable.unnamed")
+		if name, known := list.Name(country, gone); known {
+			text = l.T("banks.unavailable", name)
+		}
+		part, err := fragment(c, views.UnavailableBank(text))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, part...)
+	}
+	if ok {
+		row := bankRow(b, country, health)
+		row.LastUsed = true
+		part, err := fragment(c, views.LastUsedBank(row))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, part...)
+	}
+	return out, nil
 }
 
 // keepBanks renders the bank page of a country, search and range.
-func (h *Steps) keepBanks(c echo.Context, list *banks.List, country, query string, pageNo int, popular []banks.Bank, now time.Time) (*keptPage, error) {
+func (h *Steps) keepBanks(c echo.Context, list *banks.List, health *bankhealth.Snapshot, country, query string, pageNo int, popular []banks.Bank, now time.Time) (*keptPage, error) {
 	l := h.loc(c)
 	matches := list.Matches(country, query)
 	shown := matches
@@ -227,7 +263,7 @@ func (h *Steps) keepBanks(c echo.Context, list *banks.List, country, query strin
 	}
 	rows := make([]views.BankRow, 0, len(shown))
 	for _, b := range shown {
-		rows = append(rows, bankRow(b, country))
+		rows = append(rows, bankRow(b, country, health))
 	}
 	var elsewhere []views.Elsewhere
 	if len(matches) == 0 && len([]rune(strings.TrimSpace(query))) >= 2 {
@@ -235,7 +271,7 @@ func (h *Steps) keepBanks(c echo.Context, list *banks.List, country, query strin
 	}
 	var popularRows []views.BankRow
 	for _, b := range popular {
-		popularRows = append(popularRows, bankRow(b, country))
+		popularRows = append(popularRows, bankRow(b, country, health))
 	}
 	page := h.page(c, l.T("banks.title"))
 	page.Scripts = []string{h.Assets.BanksJS}
@@ -287,11 +323,11 @@ func (h *Steps) elsewhere(l *i18n.Localizer, list *banks.List, country, query st
 }
 
 // bankRow is a bank as the list shows it, its link relative to the bank
-// page's address.
-func bankRow(b banks.Bank, country string) views.BankRow {
+// page's address, saying whether it is failing more often than usual.
+func bankRow(b banks.Bank, country string, health *bankhealth.Snapshot) views.BankRow {
 	q := url.Values{"country": {country}, "bank": {b.ID}}
 	row := views.BankRow{
-		ID: b.ID, Name: b.Name, LogoURL: logos.BankPath(b.LogoURL),
+		ID: b.ID, Name: b.Name, LogoURL: logos.BankPath(b.LogoURL), Degraded: health.Degraded(country, b.ID),
 		URL:     templ.SafeURL("pay?" + q.Encode()),
 		Search:  strings.TrimSpace(b.SearchText() + " " + strings.ToLower(b.BIC)),
 		KnownAs: strings.Join(b.KnownAs, ", "),
@@ -340,14 +376,20 @@ func commonPrefix(a, b []rune) int {
 }
 
 // popular are the banks shown first in country: the merchant's pins, or
-// else the banks most paid with over the last 30 days.
+// else the banks most paid with over the last 30 days that are not
+// failing right now (a bank the merchant pins stays, marked degraded).
 func (h *Steps) popular(c echo.Context, co checkout, list *banks.List, country string) []banks.Bank {
 	ids := co.merchant.PopularBanks[country]
-	if len(ids) == 0 {
+	pinned := len(ids) > 0
+	if !pinned {
 		ids = h.mostPaid(c, country)
 	}
+	health := h.Health.Snapshot()
 	var out []banks.Bank
 	for _, id := range ids {
+		if !pinned && health.Degraded(country, id) {
+			continue
+		}
 		if b, ok := list.Bank(country, id); ok && len(out) < maxPopular {
 			out = append(out, b)
 		}
@@ -392,19 +434,26 @@ func bankIDs(list []banks.Bank) string {
 // paid with last time (last_bank), else the one the link named (bank), else
 // the one this browser remembers from their last payment. The first two
 // travel in the token, so they show inside a frame, where the cookie is
-// often blocked.
-func (h *Steps) lastUsed(c echo.Context, co checkout, list *banks.List, country string) (banks.Bank, bool) {
+// often blocked. gone is the first of them the list no longer holds.
+func (h *Steps) lastUsed(c echo.Context, co checkout, list *banks.List, country string) (b banks.Bank, ok bool, gone string) {
+	var ids []string
 	if co.order.Country == country {
-		for _, id := range []string{co.order.LastBank, co.order.Bank} {
-			if b, ok := list.Bank(country, id); ok && id != "" {
-				return b, true
-			}
+		ids = append(ids, co.order.LastBank, co.order.Bank)
+	}
+	if lastCountry, id, remembered := h.lastBank(c); remembered && lastCountry == country {
+		ids = append(ids, id)
+	}
+	for _, id := range ids {
+		if id == "" {
+			continue
+		}
+		if found, listed := list.Bank(country, id); !listed {
+			gone = cmp.Or(gone, id)
+		} else if !ok {
+			b, ok = found, true
 		}
 	}
-	if lastCountry, id, ok := h.lastBank(c); ok && lastCountry == country {
-		return list.Bank(country, id)
-	}
-	return banks.Bank{}, false
+	return b, ok, gone
 }
 
 // embedded adapts cookie options to a page inside a merchant's iframe: there

@@ -67,7 +67,7 @@ func (h *Steps) tellProgram(c echo.Context, ae *web.APIError) {
 func (h *Steps) TooMany(c echo.Context, _ string, err error) error {
 	c.Response().Header().Set("Retry-After", "2")
 	if c.Path() == RoutePay && c.Request().Method == http.MethodPost {
-		if err := h.showPayAgain(c, http.StatusTooManyRequests, "error.tooMany.text"); err == nil {
+		if err := h.showPayAgain(c, http.StatusTooManyRequests, "error.tooMany.text"); answered(err) == nil {
 			return nil
 		}
 	}

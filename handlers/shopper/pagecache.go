@@ -64,8 +64,11 @@ type pageKey struct {
 	query   string
 	page    int
 	popular string
-	extra   string // the country page's suggestion
-	stale   bool
+	// degraded are the country's banks failing right now: the page
+	// changes with them.
+	degraded string
+	extra    string // the country page's suggestion
+	stale    bool
 }
 
 // keptPage is a page rendered ahead and the CSP sources of its inline style.

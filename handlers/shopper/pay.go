@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -24,13 +25,27 @@ import (
 func (h *Steps) showPay(c echo.Context) error {
 	co, bank, list, err := h.payStep(c, c.QueryParam(details.FieldCountry), c.QueryParam(details.FieldBank))
 	if err != nil {
-		return err
+		return answered(err)
 	}
 	f := details.New(h.loc(c), bank, list.Countries(), co.merchant.IPVerification, map[string]string{})
 	return h.renderPay(c, http.StatusOK, co, bank, f, "")
 }
 
-// payStep opens the order and finds the chosen bank.
+// errAnswered means a step has answered already: it sent the shopper on.
+var errAnswered = errors.New("shopper: answered already")
+
+// answered is err, but nil when the step answered already.
+func answered(err error) error {
+	if errors.Is(err, errAnswered) {
+		return nil
+	}
+	return err
+}
+
+// payStep opens the order and finds the chosen bank. A bank the provider's
+// list does not hold (it left the list for a while, say) sends the shopper
+// to the country's other banks, told that it is unavailable for now, and
+// reports errAnswered: never a dead end.
 func (h *Steps) payStep(c echo.Context, country, id string) (checkout, pisclient.Institution, *banks.List, error) {
 	co, list, err := h.openWithBanks(c)
 	if err != nil {
@@ -39,8 +54,15 @@ func (h *Steps) payStep(c echo.Context, country, id string) (checkout, pisclient
 	country = strings.ToUpper(country)
 	bank, ok := list.Find(country, id)
 	if !ok {
-		return co, bank, nil, &web.PageError{Status: http.StatusNotFound, Key: "error.bankUnavailable",
-			RetryURL: banksURL(co.token, country, ""), Err: fmt.Errorf("no bank %q in %q", id, country)}
+		to := string(countryURL(co.token, true))
+		if list.HasCountry(country) {
+			to = string(banksURL(co.token, country, "")) + "&" + url.Values{"unavailable": {id}}.Encode()
+		}
+		h.log(c).Info("the shopper's bank is not in the list: choosing again", "country", country, "bank", id)
+		if err := c.Redirect(http.StatusSeeOther, to); err != nil {
+			return co, bank, nil, err
+		}
+		return co, bank, nil, errAnswered
 	}
 	return co, bank, list, nil
 }
@@ -64,6 +86,7 @@ func (h *Steps) renderPay(c echo.Context, status int, co checkout, bank pisclien
 		},
 		Problem:       problem,
 		ChangeBankURL: banksURL(co.token, bank.CountryCode, ""),
+		Degraded:      h.Health.Snapshot().Degraded(bank.CountryCode, bank.ID),
 	}
 	if f.HasErrors() {
 		page.Title = l.T("title.error", page.Title)
@@ -99,7 +122,7 @@ func inFrame(r *http.Request) bool {
 func (h *Steps) createPayment(c echo.Context) error {
 	co, bank, list, err := h.payStep(c, c.FormValue(details.FieldCountry), c.FormValue(details.FieldBank))
 	if err != nil {
-		return err
+		return answered(err)
 	}
 	f := details.New(h.loc(c), bank, list.Countries(), co.merchant.IPVerification, details.Read(c))
 	req := pisclient.PaymentRequest{

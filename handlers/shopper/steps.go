@@ -18,6 +18,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/patrickmn/go-cache"
 
+	"github.com/paybybank/checkout/bankhealth"
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/handlers/logos"
 	"github.com/paybybank/checkout/handlers/web"
@@ -45,6 +46,8 @@ type Config struct {
 	// Orders records orders and pays them through the payments ledger: one
 	// payment per order, on any instance (DESIGN.md section 7).
 	Orders *payment.Service
+	// Health tells which banks are failing right now; nil knows none.
+	Health *bankhealth.Keeper
 	// Sessions keeps the conveniences of DESIGN.md section 6 (the last bank
 	// used); nothing depends on it.
 	Sessions sessions.Store
