@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"compress/gzip"
+	"context"
 	"io"
 	"net/http"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/paybybank/checkout/bankhealth"
 	"github.com/paybybank/checkout/pisclient/sandbox"
 )
 
@@ -312,9 +314,15 @@ func TestTheBankPageIsTheSameUncompressed(t *testing.T) {
 }
 
 // The bank page, its stylesheet and scripts weigh at most 15 KB compressed
-// (logos aside), for 150 banks and for 2,000.
+// (logos aside), for 150 banks (one of them failing right now) and for
+// 2,000.
 func TestTheBankPageWeighsUnder15KB(t *testing.T) {
-	a := setup(t, options{knobs: sandbox.Knobs{CountryBanks: map[string]int{"FR": 150, "DE": 2000}}})
+	a := setup(t, options{knobs: sandbox.Knobs{CountryBanks: map[string]int{"FR": 150, "DE": 2000},
+		FailingBanks: map[string]float64{"FR:boursobank": 1}}, health: bankhealth.Thresholds{MinFinished: 1, MinSuccess: 0.5}})
+	a.payWith("KO-1", "FR", "boursobank", nil)
+	if err := a.health.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	checkout := a.enter("A-1", nil)
 	compressed := func(u string) (int, string) {
 		res := a.do(http.MethodGet, u, nil, http.Header{"Accept-Encoding": {"gzip"}})
@@ -341,6 +349,9 @@ func TestTheBankPageWeighsUnder15KB(t *testing.T) {
 			total += n
 			assets++
 		})
+		if country == "FR" && strings.Count(html, `data-testid="degraded"`) != 1 {
+			t.Error("FR: the failing bank is not marked on the page weighed")
+		}
 		if assets < 2 || total > 15<<10 {
 			t.Errorf("%s: %d banks listed, %d bytes compressed with %d assets; the budget is 15 KB", country,
 				strings.Count(html, `data-testid="bank"`), total, assets)
