@@ -72,6 +72,26 @@ type ConsoleOverview struct {
 	Figures    []ConsoleFigure
 	Chart      ConsoleChart
 	Banks      ConsoleBankChart
+	Health     ConsoleHealth
+}
+
+// ConsoleHealth is every bank's health over the whole deployment, in one
+// of its windows.
+type ConsoleHealth struct {
+	// Windows are the periods to choose from (?health=).
+	Windows []ConsoleLink
+	// Note says what is counted, the thresholds and when it was read;
+	// Empty, when set, replaces the table.
+	Note, Empty, More string
+	Rows              []ConsoleHealthRow
+}
+
+// ConsoleHealthRow is one bank's figures in a window.
+type ConsoleHealthRow struct {
+	Bank                                          ConsoleBank
+	Started, Completed, Canceled, Abandoned, Open string
+	Success, Median                               string
+	Degraded                                      bool
 }
 
 // ConsoleStage is one step of the funnel: how many orders reached it.

@@ -1,16 +1,19 @@
 package console
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/bankhealth"
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/handlers/logos"
 	"github.com/paybybank/checkout/i18n"
@@ -109,7 +112,66 @@ func (c *Console) showOverview(ec echo.Context) error {
 		{Label: t("console.fig.abandoned"), Value: count(l, a.Abandoned), Hint: t("console.fig.abandoned.hint"), TestID: "abandoned"},
 		{Label: t("console.fig.median"), Value: medianPaid(ov.PaidTimes), Hint: t("console.fig.median.hint"), TestID: "median"},
 	}
+	m.Health = c.health(ctx, ec.QueryParam("health"), func(q url.Values) {
+		q.Set("range", w.param)
+		if merchantID != "" && options != nil {
+			q.Set("merchant", merchantID)
+		}
+	}, l)
 	return render(ec, 200, views.ConsoleOverviewPage(m))
+}
+
+// healthRows is how many of the busiest banks the bank health table
+// shows, degraded banks beyond them added.
+const healthRows = 20
+
+// health is the bank health table in the window asked for (?health=,
+// the last hour by default), from the reading kept in memory; keep adds the
+// rest of the overview's query to the window links.
+func (c *Console) health(ctx context.Context, asked string, keep func(url.Values), l *i18n.Localizer) views.ConsoleHealth {
+	w, ok := bankhealth.WindowNamed(asked)
+	if !ok {
+		w = bankhealth.Windows[0]
+	}
+	var h views.ConsoleHealth
+	for _, x := range bankhealth.Windows {
+		q := url.Values{"health": {x.Name}}
+		keep(q)
+		h.Windows = append(h.Windows, views.ConsoleLink{Label: t("console.health." + x.Name),
+			URL: templ.SafeURL(RouteOverview + "?" + q.Encode() + "#health-heading"), Current: x == w})
+	}
+	s := c.Health.Snapshot()
+	if s.At.IsZero() {
+		h.Note, h.Empty = t("console.health.notYet"), t("console.health.notYet")
+		return h
+	}
+	th := c.Health.Thresholds
+	h.Note = t("console.health.note", t("console.health."+w.Name+".long"), th.MinFinished,
+		strconv.FormatFloat(th.MinSuccess*100, 'f', -1, 64)+" %", t("console.health.ago", int(c.Now().Sub(s.At).Seconds())))
+	figures := slices.Clone(s.Figures(w).Banks)
+	if len(figures) == 0 {
+		h.Empty = t("console.health.none")
+		return h
+	}
+	// The busiest first, over every country; degraded banks always.
+	slices.SortStableFunc(figures, func(a, b bankhealth.Bank) int { return cmp.Compare(b.Started, a.Started) })
+	list := c.bankList(ctx)
+	for i, b := range figures {
+		if i >= healthRows && !b.Degraded {
+			continue
+		}
+		row := views.ConsoleHealthRow{Bank: bankOf(list, b.Country, b.BankID), Started: count(l, b.Started),
+			Completed: count(l, b.Completed), Canceled: count(l, b.Canceled), Abandoned: count(l, b.Abandoned),
+			Open: count(l, b.Open()), Success: percent(b.Completed, b.Finished()), Median: t("console.fig.none"), Degraded: b.Degraded}
+		if b.Completed > 0 && b.MedianToPaid > 0 {
+			row.Median = duration(b.MedianToPaid)
+		}
+		h.Rows = append(h.Rows, row)
+	}
+	if len(figures) > len(h.Rows) {
+		h.More = t("console.health.more", healthRows)
+	}
+	return h
 }
 
 // share is n ÷ of, 0 when of is 0.
@@ -257,6 +319,9 @@ func bankOf(list *banks.List, country, id string) views.ConsoleBank {
 		if bank, ok := list.Bank(country, id); ok {
 			b.Name = bank.Name
 			b.LogoURL = logos.BankPath(bank.LogoURL)
+		} else if name, ok := list.Name(country, id); ok {
+			// A bank the provider dropped from its list.
+			b.Name = name
 		}
 	}
 	return b

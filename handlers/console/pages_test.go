@@ -393,3 +393,45 @@ func TestPagesEscapeWhatShoppersAndMerchantsTyped(t *testing.T) {
 		}
 	}
 }
+
+// The overview's bank health table counts every shop's payments, names no
+// order, and marks a degraded bank with a word.
+func TestTheOverviewShowsEveryBanksHealth(t *testing.T) {
+	e := setup(t)
+	b := e.browser()
+	b.signIn(shop1User)
+	doc := page(t, b.get("/console"), http.StatusOK)
+	if got := texts(doc, `[data-testid="health-empty"]`); len(got) != 1 || !strings.Contains(got[0], "not been read yet") {
+		t.Errorf("before the first reading: %v", got)
+	}
+	e.seed("shop1", "A-1", "ing", pisclient.StatusInProgress, pisclient.StatusCompleted)
+	e.seed("shop2", "B-1", "ing", pisclient.StatusInProgress, pisclient.StatusCompleted)
+	e.seed("shop1", "A-2", "dkb", pisclient.StatusInProgress, pisclient.StatusCanceled)
+	e.seed("shop2", "B-2", "dkb", pisclient.StatusNotFound, pisclient.StatusCanceled)
+	e.seed("shop2", "B-3", "dkb", pisclient.StatusInProgress)
+	if err := e.health.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, window := range []string{"", "?health=24h", "?health=7d"} {
+		doc = page(t, b.get("/console"+window), http.StatusOK)
+		rows := doc.Find(`[data-testid="health-row"]`)
+		if got := texts(doc, `[data-testid="health-row"] th`); fmt.Sprint(got) != "[DKB ING Deutschland]" {
+			t.Fatalf("%q: banks %v, want the busiest first", window, got)
+		}
+		if got := texts(doc, `[data-testid="health-success"]`); fmt.Sprint(got) != "[0.0 % 100.0 %]" {
+			t.Errorf("%q: success rates %v", window, got)
+		}
+		if got := texts(doc, `[data-testid="health-row"]:first-child td`); fmt.Sprint(got[:7]) != "[DE Degraded 3 0 1 1 1]" {
+			t.Errorf("%q: DKB's row %v, want 3 payments, 1 cancelled, 1 abandoned, 1 open, degraded", window, got)
+		}
+		if rows.Eq(1).Find(`[data-testid="health-degraded"]`).Length() != 0 {
+			t.Errorf("%q: ING marked degraded", window)
+		}
+		if strings.Contains(doc.Find(`[data-testid="health"]`).Text(), "B-1") {
+			t.Errorf("%q: another shop's order named", window)
+		}
+	}
+	if cur := doc.Find(`[data-testid="health-windows"] [aria-current="page"]`).Text(); cur != "7 days" {
+		t.Errorf("the 7-day table's current window link says %q", cur)
+	}
+}

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paybybank/checkout/bankhealth"
+
 	"github.com/PuerkitoBio/goquery"
 	"github.com/labstack/echo/v4"
 
@@ -96,6 +98,9 @@ type env struct {
 	provider *provider
 	hook     *endpoint
 	logs     *strings.Builder
+	// health is the bank health the overview shows, read when a test
+	// refreshes it; a bank is degraded from 2 payments finished.
+	health *bankhealth.Keeper
 	// skew moves the console's clock ahead of the real one.
 	skew atomic.Int64
 }
@@ -134,9 +139,10 @@ func setupOn(t testing.TB, databaseURL string) *env {
 	log := slog.New(slog.NewTextHandler(lockedWriter{&logs, &logMu}, nil))
 	orders := &payment.Service{Ledger: l, Log: log, ProviderFor: func(*merchant.Merchant) payment.Provider { return p }}
 	hooks := &webhook.Dispatcher{Ledger: l, Merchants: dir.All(), Owner: "console-test", Client: webhook.NewClient(true), Log: log}
-	e := &env{t: t, ledger: l, provider: p, hook: hook, logs: &logs}
+	e := &env{t: t, ledger: l, provider: p, hook: hook, logs: &logs,
+		health: &bankhealth.Keeper{Source: l, Thresholds: bankhealth.Thresholds{MinFinished: 2, MinSuccess: 0.5}}}
 	c, err := console.New(console.Config{BaseURL: "http://127.0.0.1", Ledger: l, Merchants: dir, Orders: orders, Webhooks: hooks,
-		Banks: fakeBanks{}, SessionKeys: [][]byte{[]byte("a-session-key-of-32-bytes-or-more!!")}, Assets: views.Assets{CSS: "/static/app.css"}, Log: log,
+		Banks: fakeBanks{}, Health: e.health, SessionKeys: [][]byte{[]byte("a-session-key-of-32-bytes-or-more!!")}, Assets: views.Assets{CSS: "/static/app.css"}, Log: log,
 		Now: func() time.Time { return time.Now().Add(time.Duration(e.skew.Load())) }})
 	if err != nil {
 		t.Fatal(err)
