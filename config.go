@@ -44,7 +44,10 @@ type config struct {
 	// BankHealth says when a bank is degraded (BANK_HEALTH_MIN_FINISHED,
 	// BANK_HEALTH_MIN_SUCCESS).
 	BankHealth bankhealth.Thresholds
-	Knobs      sandbox.Knobs
+	// BankHealthEvery is how often bank health is read
+	// (BANK_HEALTH_REFRESH).
+	BankHealthEvery time.Duration
+	Knobs           sandbox.Knobs
 }
 
 // minKeyLength is the shortest SESSION_KEYS secret accepted.
@@ -143,6 +146,14 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return c, fmt.Errorf("BANK_HEALTH_MIN_SUCCESS: %q is not a share from 0 to 1, like 0.5", v)
 		}
 		c.BankHealth.MinSuccess = f
+	}
+	c.BankHealthEvery = bankhealth.RefreshEvery
+	if v := getenv("BANK_HEALTH_REFRESH"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second || d > time.Minute {
+			return c, fmt.Errorf("BANK_HEALTH_REFRESH: %q is not a duration from 1s to 1m, like 30s", v)
+		}
+		c.BankHealthEvery = d
 	}
 	knobs, err := sandbox.KnobsFromEnv(getenv)
 	if err != nil {

@@ -264,7 +264,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		Ledger: a.ledger, Log: log,
 		ProviderFor: func(m *merchant.Merchant) payment.Provider { return providers.For(m) },
 	}
-	a.health = &bankhealth.Keeper{Source: a.ledger, Thresholds: cfg.BankHealth, Log: log}
+	a.health = &bankhealth.Keeper{Source: a.ledger, Thresholds: cfg.BankHealth, Every: cfg.BankHealthEvery, Log: log}
 	a.metrics.WatchBankHealth(a.health.Snapshot)
 	a.workers = newWorkers(a, cfg, log)
 	a.banks = banks.NewCache(client, cfg.InstitutionsTTL, cfg.sandboxMode(), log)

@@ -90,6 +90,7 @@ func TestConfigErrorsNameTheVariable(t *testing.T) {
 		"BANK_HEALTH_MIN_SUCCESS":  {"BANK_HEALTH_MIN_SUCCESS": "50%"},
 		"SANDBOX_FAILING_BANKS":    {"SANDBOX_FAILING_BANKS": "DE:nobank:0.5"},
 		"SANDBOX_UNLISTED_BANKS":   {"SANDBOX_UNLISTED_BANKS": "dkb"},
+		"BANK_HEALTH_REFRESH":      {"BANK_HEALTH_REFRESH": "2h"},
 	} {
 		err := run(context.Background(), nil, env(vars), io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), name) {

@@ -114,6 +114,8 @@ type Source interface {
 type Keeper struct {
 	Source     Source
 	Thresholds Thresholds
+	// Every is how often Run reads the figures; RefreshEvery when 0.
+	Every time.Duration
 	// Now tells the time; time.Now when nil.
 	Now func() time.Time
 	Log *slog.Logger
@@ -121,8 +123,9 @@ type Keeper struct {
 	snap atomic.Pointer[Snapshot]
 }
 
-// RefreshEvery is how often Run reads the figures: a bank's outage shows
-// on the shoppers' pages within about this long.
+// RefreshEvery is how often Run reads the figures unless Every says
+// otherwise (BANK_HEALTH_REFRESH): a bank's outage shows on the shoppers'
+// pages within about this long.
 const RefreshEvery = 30 * time.Second
 
 var empty = &Snapshot{}
@@ -190,10 +193,9 @@ func (k *Keeper) degraded(b Bank) bool {
 	return ok && b.Finished() >= k.Thresholds.MinFinished && rate < k.Thresholds.MinSuccess
 }
 
-// Run reads the figures at once and then every RefreshEvery until ctx
-// ends.
+// Run reads the figures at once and then every Every until ctx ends.
 func (k *Keeper) Run(ctx context.Context) {
-	t := time.NewTicker(RefreshEvery)
+	t := time.NewTicker(cmp.Or(k.Every, RefreshEvery))
 	defer t.Stop()
 	for {
 		err := k.Refresh(ctx)

@@ -109,7 +109,7 @@ var consoleEN = map[string]string{
 	"console.health.24h.long": "in the last 24 hours",
 	"console.health.7d.long":  "in the last 7 days",
 	"console.health.none":     "No payments in this period.",
-	"console.health.notYet":   "Bank health has not been read yet: it is read every 30 seconds.",
+	"console.health.notYet":   "Bank health has not been read yet: it is read at start, then every 30 seconds unless BANK_HEALTH_REFRESH says otherwise.",
 	"console.health.ago":      "%d s ago",
 	"console.health.more":     "The %d busiest banks and every degraded one are shown; GET /api/v1/banks/health gives them all.",
 	"console.col.open":        "Open",

@@ -16,8 +16,10 @@ import (
 
 type figures []ledger.BankFigures
 
-func (f figures) RecentBankHealth(context.Context, time.Time) ([]ledger.BankFigures, error) { return f, nil }
-func (f figures) BankHealth(context.Context, time.Time) ([]ledger.BankFigures, error)       { return f, nil }
+func (f figures) RecentBankHealth(context.Context, time.Time) ([]ledger.BankFigures, error) {
+	return f, nil
+}
+func (f figures) BankHealth(context.Context, time.Time) ([]ledger.BankFigures, error) { return f, nil }
 
 // Germany has 60 banks with payments, France 3: the metric names the 50
 // busiest German banks and every French one, no more.
