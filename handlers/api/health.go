@@ -44,8 +44,8 @@ type bankHealthJSON struct {
 
 // ShowBankHealth answers GET /api/v1/banks/health?window=1h|24h|7d&country=DE:
 // how the payments of every merchant of the deployment ended at each bank,
-// from the last reading in memory (taken every BANK_HEALTH_REFRESH, 30 seconds by default). No merchant's
-// order is in it.
+// from the last reading in memory (taken every BANK_HEALTH_REFRESH, 30
+// seconds by default). No merchant's order is in it.
 func (h *API) ShowBankHealth(c echo.Context) error {
 	if _, err := h.merchant(c); err != nil {
 		return err
