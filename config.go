@@ -12,6 +12,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/paybybank/checkout/bankhealth"
+	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient/sandbox"
 	"github.com/paybybank/checkout/rules"
@@ -38,9 +39,12 @@ type config struct {
 	// DatabaseURL names the payments ledger: empty for the SQLite file
 	// data/checkout.db, sqlite:PATH, or postgres://… (several instances).
 	DatabaseURL string
-	// FollowRate bounds the follower's status reads per second, per
-	// instance (FOLLOW_RATE).
+	// FollowRate bounds the status reads per second of every instance
+	// together (FOLLOW_RATE).
 	FollowRate rate.Limit
+	// EventRetention is how long events and their deliveries are kept
+	// (EVENT_RETENTION).
+	EventRetention time.Duration
 	// BankHealth says when a bank is degraded (BANK_HEALTH_MIN_FINISHED,
 	// BANK_HEALTH_MIN_SUCCESS).
 	BankHealth bankhealth.Thresholds
@@ -132,6 +136,14 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 		c.FollowRate = rate.Limit(f)
 	}
+	c.EventRetention = ledger.DefaultEventRetention
+	if v := getenv("EVENT_RETENTION"); v != "" {
+		d, err := parseDays(v)
+		if err != nil || d < time.Hour || d > 10*365*24*time.Hour {
+			return c, fmt.Errorf("EVENT_RETENTION: %q is not a duration from 1h to 3650d, like 90d or 720h", v)
+		}
+		c.EventRetention = d
+	}
 	c.BankHealth = bankhealth.DefaultThresholds
 	if v := getenv("BANK_HEALTH_MIN_FINISHED"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -161,6 +173,19 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	c.Knobs = knobs
 	return c, nil
+}
+
+// parseDays reads a duration as Go writes them ("720h") or in whole days
+// ("90d").
+func parseDays(v string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("not a number of days: %q", v)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	return time.ParseDuration(v)
 }
 
 // withListener fills in what depends on the port actually bound.

@@ -179,15 +179,22 @@ func newWorkers(a *app, cfg config, log *slog.Logger) []func(context.Context) {
 		if err != nil {
 			log.Warn("measuring the backlog", "err", err)
 		}
-		return telemetry.Backlog{FollowLag: b.FollowLag, OldestUndelivered: b.OldestUndelivered}
+		return telemetry.Backlog{FollowLag: b.FollowLag, OldestUndelivered: b.OldestUndelivered, Stretch: a.orders.Budget.Stretch()}
 	})
-	follower := &payment.Follower{Service: a.orders, Merchant: a.merchants.Get, Owner: owner, Rate: cfg.FollowRate,
+	follower := &payment.Follower{Service: a.orders, Merchant: a.merchants.Get, Owner: owner,
 		Checked: watch.Followed, Log: log}
 	dispatcher := &webhook.Dispatcher{Ledger: a.ledger, Merchants: a.merchants.All(), Owner: owner,
 		Client: webhook.NewClient(cfg.sandboxMode()), Delivered: watch.Delivered, Log: log}
 	a.webhooks = dispatcher
 	keepCounts := func(ctx context.Context) { a.ledger.KeepCounts(ctx, log) }
-	return []func(context.Context){follower.Run, dispatcher.Run, keepCounts, a.health.Run}
+	retention := ledger.Retention{Events: cfg.EventRetention, Every: 10 * time.Minute, Batch: 500, Pause: 50 * time.Millisecond,
+		Removed: func(p ledger.Pruned) {
+			watch.Pruned("events", p.Events)
+			watch.Pruned("deliveries", p.Deliveries)
+			watch.Pruned("handoffs", p.Handoffs)
+		}}
+	prune := func(ctx context.Context) { a.ledger.KeepPruned(ctx, retention, log) }
+	return []func(context.Context){follower.Run, dispatcher.Run, keepCounts, a.health.Run, prune}
 }
 
 // newApp builds every dependency from the configuration. The caller closes
@@ -263,6 +270,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	a.orders = &payment.Service{
 		Ledger: a.ledger, Log: log,
 		ProviderFor: func(m *merchant.Merchant) payment.Provider { return providers.For(m) },
+		Budget:      &payment.Budget{Ledger: a.ledger, Rate: cfg.FollowRate},
 	}
 	a.health = &bankhealth.Keeper{Source: a.ledger, Thresholds: cfg.BankHealth, Every: cfg.BankHealthEvery, Log: log}
 	a.metrics.WatchBankHealth(a.health.Snapshot)

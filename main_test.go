@@ -77,6 +77,20 @@ func TestLinkCommandPrintsASignedLink(t *testing.T) {
 	}
 }
 
+func TestEventRetentionIsWrittenInDaysOrHours(t *testing.T) {
+	for v, want := range map[string]time.Duration{"": 90 * 24 * time.Hour, "30d": 30 * 24 * time.Hour, "36h": 36 * time.Hour} {
+		c, err := loadConfig(func(k string) string { return map[string]string{"EVENT_RETENTION": v}[k] })
+		if err != nil || c.EventRetention != want {
+			t.Errorf("EVENT_RETENTION=%q: %v, %v; want %v", v, c.EventRetention, err, want)
+		}
+	}
+	for _, v := range []string{"30m", "-1d", "5000d"} {
+		if _, err := loadConfig(func(k string) string { return map[string]string{"EVENT_RETENTION": v}[k] }); err == nil {
+			t.Errorf("EVENT_RETENTION=%q accepted", v)
+		}
+	}
+}
+
 func TestConfigErrorsNameTheVariable(t *testing.T) {
 	for name, vars := range map[string]map[string]string{
 		"INSTITUTIONS_TTL":         {"INSTITUTIONS_TTL": "often"},
@@ -91,6 +105,8 @@ func TestConfigErrorsNameTheVariable(t *testing.T) {
 		"SANDBOX_FAILING_BANKS":    {"SANDBOX_FAILING_BANKS": "DE:nobank:0.5"},
 		"SANDBOX_UNLISTED_BANKS":   {"SANDBOX_UNLISTED_BANKS": "dkb"},
 		"BANK_HEALTH_REFRESH":      {"BANK_HEALTH_REFRESH": "2h"},
+		"EVENT_RETENTION":          {"EVENT_RETENTION": "ninety days"},
+		"FOLLOW_RATE":              {"FOLLOW_RATE": "0"},
 	} {
 		err := run(context.Background(), nil, env(vars), io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), name) {

@@ -83,7 +83,24 @@ type Snapshot struct {
 	Windows []Figures
 	// degraded are the degraded banks' ids by country, sorted.
 	degraded map[string][]string
+	// mostPaid are the banks with the most completed payments over
+	// PopularWindow by country, most first.
+	mostPaid map[string][]string
 }
+
+// PopularWindow is how far back completed payments count for the banks
+// most paid with.
+const PopularWindow = 30 * 24 * time.Hour
+
+// MostPaidKept is how many of a country's most paid banks a Snapshot keeps:
+// more than the bank page shows, so that it still has enough when some of
+// them are failing.
+const MostPaidKept = 12
+
+// MostPaid are the banks of country with the most completed payments over
+// the last 30 days, deployment-wide, most first: the bank page's popular
+// banks when the merchant pins none.
+func (s *Snapshot) MostPaid(country string) []string { return s.mostPaid[country] }
 
 // Figures returns the figures of window w.
 func (s *Snapshot) Figures(w Window) Figures {
@@ -108,6 +125,7 @@ func (s *Snapshot) DegradedIn(country string) []string { return s.degraded[count
 type Source interface {
 	RecentBankHealth(ctx context.Context, since time.Time) ([]ledger.BankFigures, error)
 	BankHealth(ctx context.Context, since time.Time) ([]ledger.BankFigures, error)
+	MostPaid(ctx context.Context, since time.Time, limit int) (map[string][]string, error)
 }
 
 // Keeper reads the figures every RefreshEvery and keeps the last reading.
@@ -170,6 +188,11 @@ func (k *Keeper) Refresh(ctx context.Context) error {
 		})
 		s.Windows = append(s.Windows, f)
 	}
+	mostPaid, err := k.Source.MostPaid(ctx, now.Add(-PopularWindow), MostPaidKept)
+	if err != nil {
+		return err
+	}
+	s.mostPaid = mostPaid
 	for _, b := range s.Windows[0].Banks {
 		if k.degraded(b) {
 			s.degraded[b.Country] = append(s.degraded[b.Country], b.BankID)

@@ -26,6 +26,10 @@ func (f *fixed) BankHealth(context.Context, time.Time) ([]ledger.BankFigures, er
 	return f.longer, f.err
 }
 
+func (f *fixed) MostPaid(context.Context, time.Time, int) (map[string][]string, error) {
+	return nil, f.err
+}
+
 func bank(country, id string, completed, canceled, abandoned, open int64) ledger.BankFigures {
 	return ledger.BankFigures{Country: country, BankID: id, AttemptCounts: ledger.AttemptCounts{
 		Started: completed + canceled + abandoned + open, Completed: completed, Canceled: canceled, Abandoned: abandoned,

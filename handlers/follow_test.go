@@ -236,7 +236,7 @@ func TestWhenTheInstanceHoldingALeaseDiesAnotherTakesOver(t *testing.T) {
 	a := setup(t, options{knobs: settleNow, webhook: shop.url})
 	a.payAndApprove("A-1")
 	// Instance 1 claims the attempt for a short lease, then dies.
-	claimed, err := a.ledger.ClaimAttempts(context.Background(), "instance-1", 300*time.Millisecond, 10)
+	claimed, err := a.ledger.ClaimDue(context.Background(), "instance-1", 300*time.Millisecond, ledger.Fresh, 10)
 	if err != nil || len(claimed) != 1 {
 		t.Fatalf("claimed %d, %v", len(claimed), err)
 	}
@@ -307,5 +307,48 @@ func TestMerchantsReconcileAndReplayThroughTheAPI(t *testing.T) {
 	})
 	if shop.handledCount() != 1 {
 		t.Error("the merchant handled a replayed event twice")
+	}
+}
+
+// A shopper's status page reads the provider anyway: that read is the
+// attempt's, charged to the deployment's budget, and the follower's next
+// read waits its interval from it instead of coming on top.
+func TestAStatusPageReadCountsAsTheFollowersRead(t *testing.T) {
+	a := setup(t, options{})
+	checkout := a.enter("A-1", nil)
+	res := a.post(checkout+"/pay", url.Values{"country": {"DE"}, "bank": {"deutsche-bank"}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("submit: %d", res.StatusCode)
+	}
+	// The shopper opens the bank's page and comes back before approving.
+	link := res.Header.Get("Location")
+	if res := a.get(link); res.StatusCode != http.StatusOK {
+		t.Fatalf("the bank's page: %d", res.StatusCode)
+	}
+	_, attempts, err := a.ledger.Order(context.Background(), "shop1", "A-1")
+	if err != nil || len(attempts) != 1 {
+		t.Fatal(attempts, err)
+	}
+	id := attempts[0].UpstreamID
+	if next, _, _ := a.ledger.NextRead(context.Background(), id); time.Until(next) > 0 {
+		t.Fatalf("a new attempt due in %v, want at once", time.Until(next))
+	}
+	before := a.sandbox.Stats().StatusCalls
+	page(t, a.get(checkout+"/return"), http.StatusOK)
+	if n := a.sandbox.Stats().StatusCalls - before; n != 1 {
+		t.Fatalf("the status page read the provider %d times", n)
+	}
+	next, tier, err := a.ledger.NextRead(context.Background(), id)
+	if err != nil || tier != ledger.Fresh || time.Until(next) < 4*time.Second || time.Until(next) > 5*time.Second {
+		t.Errorf("after the status page's read: next read in %v (tier %d), %v; want 5 s on, fresh", time.Until(next), tier, err)
+	}
+	if n := a.orders.Budget.Unpaid(); n != 1 {
+		t.Errorf("%d reads charged to the budget, want the status page's one", n)
+	}
+	// A follower finds nothing due.
+	a.startWorkers(t, "instance-1", nil, 0)
+	time.Sleep(500 * time.Millisecond)
+	if n := a.sandbox.Stats().StatusCalls - before; n != 1 {
+		t.Errorf("the follower read the attempt again right after the status page: %d reads", n)
 	}
 }

@@ -155,7 +155,8 @@ func setup(t testing.TB, opts options) *app {
 	// started by tests need not wait.
 	a.ledger.FirstCheck = 0
 	a.orders = &payment.Service{Ledger: a.ledger, Log: log, CreateTimeout: cmp.Or(opts.timeout, 5*time.Second),
-		ProviderFor: func(*merchant.Merchant) payment.Provider { return client }}
+		ProviderFor: func(*merchant.Merchant) payment.Provider { return client },
+		Budget:      &payment.Budget{Ledger: a.ledger, Rate: 1000}}
 
 	thresholds := opts.health
 	if thresholds == (bankhealth.Thresholds{}) {

@@ -112,45 +112,6 @@ func (l *Ledger) skipLocked() string {
 	return ""
 }
 
-// ClaimAttempts leases to owner, for lease, up to limit attempts whose next
-// check is due: while the lease holds no other instance reads them, and when
-// an instance dies its leases run out and another takes the attempts over.
-func (l *Ledger) ClaimAttempts(ctx context.Context, owner string, lease time.Duration, limit int) ([]Attempt, error) {
-	now := l.now().UnixMilli()
-	rows, err := l.db.QueryContext(ctx, `UPDATE attempts SET lease_owner = $1, lease_until = $2
-		WHERE upstream_id IN (SELECT upstream_id FROM attempts
-			WHERE state IN ('open', 'unknown') AND next_check_at <= $3 AND lease_until < $3
-			ORDER BY next_check_at LIMIT $4`+l.skipLocked()+`)
-		AND lease_until < $3
-		RETURNING `+attemptColumns, owner, now+lease.Milliseconds(), now, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var list []Attempt
-	for rows.Next() {
-		a, err := scanAttempt(rows)
-		if err != nil {
-			return nil, err
-		}
-		list = append(list, a)
-	}
-	return list, rows.Err()
-}
-
-// Checked ends owner's lease on an attempt and sets when it is read next.
-// It reports false when the lease was lost (it ran out and another instance
-// took the attempt).
-func (l *Ledger) Checked(ctx context.Context, upstreamID, owner string, next time.Time) (bool, error) {
-	res, err := l.db.ExecContext(ctx, `UPDATE attempts SET next_check_at = $1, lease_owner = '', lease_until = 0
-		WHERE upstream_id = $2 AND lease_owner = $3`, next.UnixMilli(), upstreamID, owner)
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
-	return n == 1, err
-}
-
 // ClaimEvents leases to owner, for lease, up to limit of a merchant's events
 // due for delivery, oldest first.
 func (l *Ledger) ClaimEvents(ctx context.Context, merchantID, owner string, lease time.Duration, limit int) ([]Event, error) {
@@ -391,18 +352,16 @@ func (l *Ledger) Backlog(ctx context.Context, merchants []string) (Backlog, erro
 	return b, nil
 }
 
-// PopularBanks returns the banks of country with the most completed
-// payments since, most first, at most limit: counts over every merchant,
-// which tell nothing of any one shopper.
-func (l *Ledger) PopularBanks(ctx context.Context, country string, since time.Time, limit int) ([]string, error) {
-	return l.texts(ctx, `SELECT bank_id FROM attempts
-		WHERE country = $1 AND status = 'COMPLETED' AND updated_at >= $2
-		GROUP BY bank_id ORDER BY COUNT(*) DESC, bank_id LIMIT $3`, country, since.UnixMilli(), limit)
-}
-
 // texts runs a query of one text column and returns its values.
 func (l *Ledger) texts(ctx context.Context, query string, args ...any) ([]string, error) {
-	rows, err := l.db.QueryContext(ctx, query, args...)
+	return l.textsIn(ctx, l.db, query, args...)
+}
+
+// textsIn is texts in a transaction, or anything else that queries.
+func (l *Ledger) textsIn(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -11,24 +11,14 @@ import (
 // its time is past.
 var ErrNoHandoff = errors.New("ledger: no such handoff")
 
-// PutHandoff keeps target, a checkout's address, under code until expires: the short address a
-// desktop's QR code carries to the shopper's phone, short so that the code
-// has few, large modules. Handoffs past their time are removed on the way,
-// so the table holds only the last minutes'.
+// PutHandoff keeps target, a checkout's address, under code until
+// expires: the short address a desktop's QR code carries to the shopper's
+// phone, short so that the code has few, large modules. Codes past their
+// time are removed in the background (Prune).
 func (l *Ledger) PutHandoff(ctx context.Context, code, target string, expires time.Time) error {
-	tx, err := l.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM handoffs WHERE expires_at < $1`, l.now().UnixMilli()); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO handoffs (code, target, expires_at) VALUES ($1, $2, $3)`,
-		code, target, expires.UnixMilli()); err != nil {
-		return err
-	}
-	return tx.Commit()
+	_, err := l.db.ExecContext(ctx, `INSERT INTO handoffs (code, target, expires_at) VALUES ($1, $2, $3)`,
+		code, target, expires.UnixMilli())
+	return err
 }
 
 // Handoff returns the address kept under code, or ErrNoHandoff.

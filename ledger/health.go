@@ -116,6 +116,31 @@ func (l *Ledger) BankHealth(ctx context.Context, since time.Time) ([]BankFigures
 	return figures, nil
 }
 
+// MostPaid returns, per country, the banks with the most completed
+// payments made from since's hour on, over every merchant, most first and
+// at most limit each: counts that tell nothing of any one shopper, read
+// off the hourly rollups for the bank page's popular banks.
+func (l *Ledger) MostPaid(ctx context.Context, since time.Time, limit int) (map[string][]string, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT country, bank_id, SUM(completed) AS paid FROM `+bankCounts.source("hour >= $1")+`
+		GROUP BY country, bank_id HAVING SUM(completed) > 0 ORDER BY country, paid DESC, bank_id`, hourOf(since))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string][]string{}
+	for rows.Next() {
+		var country, bank string
+		var paid int64
+		if err := rows.Scan(&country, &bank, &paid); err != nil {
+			return nil, err
+		}
+		if len(out[country]) < limit {
+			out[country] = append(out[country], bank)
+		}
+	}
+	return out, rows.Err()
+}
+
 // scanBankFigures reads rows of country, bank and the four counts, and
 // closes them.
 func scanBankFigures(rows *sql.Rows) ([]BankFigures, error) {

@@ -217,6 +217,20 @@ var migrations = []string{
 		n       BIGINT NOT NULL DEFAULT 0,
 		PRIMARY KEY (hour, country, bank_id, bucket)
 	);`,
+
+	// 7: following at scale (issue 23). Attempts are read in tiers, fresh
+	// ones first; the deployment's status reads come out of one token
+	// bucket, so that FOLLOW_RATE holds for all instances together; events
+	// are removed by age in batches, which wants them by age.
+	`ALTER TABLE attempts ADD COLUMN follow_tier INTEGER NOT NULL DEFAULT 0;
+	CREATE INDEX attempts_due_by_tier ON attempts (follow_tier, next_check_at) WHERE state IN ('open', 'unknown');
+	CREATE TABLE follow_budget (
+		id     INTEGER PRIMARY KEY CHECK (id = 1),
+		tokens DOUBLE PRECISION NOT NULL,
+		at     BIGINT NOT NULL
+	);
+	INSERT INTO follow_budget (id, tokens, at) VALUES (1, 0, 0);
+	CREATE INDEX events_created ON events (created_at);`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

@@ -56,6 +56,11 @@ type Service struct {
 	CreateTimeout time.Duration
 	// Now tells the time; time.Now when nil.
 	Now func() time.Time
+	// Budget, when set, is charged with every status read the service
+	// makes for a shopper, a merchant or the console: they come out of
+	// the deployment's reads, and move the follower's next read of the
+	// attempt instead of coming on top of it.
+	Budget *Budget
 }
 
 // DefaultCreateTimeout is the CreateTimeout of a Service that sets none.
@@ -204,14 +209,14 @@ func (s *Service) Pay(ctx context.Context, o Order, req pisclient.PaymentRequest
 			return Outcome{Attempt: *live}, nil
 		case live.State == ledger.Open:
 			// Still payable unless the shopper cancelled it at the bank.
-			if !s.refresh(ctx, provider, live) || !pisclient.Status(live.Status).Final() {
+			if !s.refresh(ctx, provider, live, true) || !pisclient.Status(live.Status).Final() {
 				if begunElsewhere(live.Status) {
 					return Outcome{Attempt: *live}, nil
 				}
 				return Outcome{Link: live.Link, Attempt: *live}, nil
 			}
 		case live.State == ledger.Unknown:
-			if err := s.settle(ctx, provider, *live); err != nil {
+			if err := s.settle(ctx, provider, live, true); err != nil {
 				return Outcome{}, err
 			}
 		case live.State == ledger.Creating:
@@ -290,9 +295,11 @@ func refusal(err error) bool {
 // settle decides an Unknown attempt by reading its status. Its link reached
 // nobody, so when it has not begun (NOT_FOUND, which also means "never
 // made") nobody can pay it: it is orphaned and a new attempt is safe. When
-// it has begun it is the order's payment and is followed.
-func (s *Service) settle(ctx context.Context, provider Provider, a ledger.Attempt) error {
-	ps, err := provider.PaymentStatus(ctx, a.UpstreamID)
+// it has begun it is the order's payment and is followed. elsewhere says
+// the read is not the follower's (see read). a on return holds what was
+// recorded.
+func (s *Service) settle(ctx context.Context, provider Provider, a *ledger.Attempt, elsewhere bool) error {
+	ps, err := s.read(ctx, provider, a, elsewhere)
 	if err != nil {
 		s.log().Warn("payment status unavailable while settling an unknown attempt", "attempt", a.UpstreamID, "err", err)
 		return ErrChecking
@@ -304,15 +311,19 @@ func (s *Service) settle(ctx context.Context, provider Provider, a ledger.Attemp
 	case ps.Status.Final():
 		ch.State = ledger.Final
 	}
-	_, err = s.Ledger.Move(ctx, a.UpstreamID, ledger.Unknown, ch)
-	return err
+	if _, err = s.Ledger.Move(ctx, a.UpstreamID, ledger.Unknown, ch); err != nil {
+		return err
+	}
+	a.State, a.Status = ch.State, ch.Status
+	return nil
 }
 
 // refresh reads an open attempt's status and records it, moving the attempt
 // to Final when it can no longer change. It reports whether the read
-// succeeded; a on return holds what was recorded.
-func (s *Service) refresh(ctx context.Context, provider Provider, a *ledger.Attempt) bool {
-	ps, err := provider.PaymentStatus(ctx, a.UpstreamID)
+// succeeded; a on return holds what was recorded. elsewhere says the read
+// is not the follower's (see read).
+func (s *Service) refresh(ctx context.Context, provider Provider, a *ledger.Attempt, elsewhere bool) bool {
+	ps, err := s.read(ctx, provider, a, elsewhere)
 	if err != nil {
 		s.log().Warn("payment status unavailable", "attempt", a.UpstreamID, "err", err)
 		return false
@@ -330,7 +341,28 @@ func (s *Service) refresh(ctx context.Context, provider Provider, a *ledger.Atte
 	if ch.State != "" {
 		a.State = ch.State
 	}
+	if elsewhere && !a.State.Live() {
+		return true
+	}
+	if elsewhere {
+		// The read counts as the attempt's: the follower's next one waits
+		// its interval from now.
+		next, tier := schedule(*a, s.now(), s.Budget.Stretch())
+		if err := s.Ledger.ReadElsewhere(context.WithoutCancel(ctx), a.UpstreamID, next, tier); err != nil {
+			s.log().Warn("moving the follower's next read", "attempt", a.UpstreamID, "err", err)
+		}
+	}
 	return true
+}
+
+// read asks the provider for an attempt's status. A read made elsewhere
+// than in the follower is charged to the deployment's budget, answered or
+// not: the provider counted it.
+func (s *Service) read(ctx context.Context, provider Provider, a *ledger.Attempt, elsewhere bool) (*pisclient.PaymentStatus, error) {
+	if elsewhere {
+		s.Budget.Spent()
+	}
+	return provider.PaymentStatus(ctx, a.UpstreamID)
 }
 
 // liveAttempt returns the order's attempt that blocks a new one, if any,
@@ -410,14 +442,14 @@ func (s *Service) status(ctx context.Context, m *merchant.Merchant, orderID stri
 		}
 	}
 	provider := s.ProviderFor(m)
-	if cur := reported(attempts); cur != nil && cur.State == ledger.Unknown && s.settle(ctx, provider, *cur) == nil {
+	if cur := reported(attempts); cur != nil && cur.State == ledger.Unknown && s.settle(ctx, provider, cur, true) == nil {
 		if o, attempts, err = s.Ledger.Order(ctx, m.ID, orderID); err != nil {
 			return View{}, err
 		}
 	}
 	cur := reported(attempts)
 	known := true
-	if cur != nil && cur.State == ledger.Open && !pisclient.Status(cur.Status).Final() && !s.refresh(ctx, provider, cur) {
+	if cur != nil && cur.State == ledger.Open && !pisclient.Status(cur.Status).Final() && !s.refresh(ctx, provider, cur, true) {
 		known = cur.Status != ""
 	}
 	v := Describe(o, attempts)

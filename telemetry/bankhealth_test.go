@@ -20,6 +20,9 @@ func (f figures) RecentBankHealth(context.Context, time.Time) ([]ledger.BankFigu
 	return f, nil
 }
 func (f figures) BankHealth(context.Context, time.Time) ([]ledger.BankFigures, error) { return f, nil }
+func (f figures) MostPaid(context.Context, time.Time, int) (map[string][]string, error) {
+	return nil, nil
+}
 
 // Germany has 60 banks with payments, France 3: the metric names the 50
 // busiest German banks and every French one, no more.

@@ -128,13 +128,18 @@ func (m *Metrics) WatchCache(stats func() banks.Stats) {
 // Payments are the metrics of following payments and telling merchants.
 type Payments struct {
 	followed   prometheus.Counter
+	lateness   prometheus.Histogram
 	deliveries *prometheus.CounterVec
 	latency    prometheus.Histogram
+	pruned     *prometheus.CounterVec
 }
 
 // Backlog is what waits, as WatchPayments reads it at each scrape.
 type Backlog struct {
 	FollowLag, OldestUndelivered time.Duration
+	// Stretch is how many times their usual interval settled payments
+	// wait between reads (1 while the read budget suffices).
+	Stretch float64
 }
 
 // WatchPayments registers the follower's and the webhooks' metrics; backlog
@@ -145,6 +150,15 @@ func (m *Metrics) WatchPayments(backlog func() Backlog) *Payments {
 			Name: "checkout_attempts_followed_total",
 			Help: "Payment statuses read from the provider by the follower.",
 		}),
+		lateness: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "checkout_follow_read_lateness_seconds",
+			Help:    "How long past its schedule each status read by the follower came.",
+			Buckets: []float64{.1, .5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 900},
+		}),
+		pruned: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "checkout_retention_deleted_total",
+			Help: "Rows removed by retention (EVENT_RETENTION), by table.",
+		}, []string{"table"}),
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "checkout_webhook_deliveries_total",
 			Help: "Tries at sending an event to a merchant, by outcome (delivered, retry, failed).",
@@ -155,12 +169,22 @@ func (m *Metrics) WatchPayments(backlog func() Backlog) *Payments {
 			Buckets: []float64{.01, .05, .1, .5, 1, 2.5, 5, 10, 30, 60, 300, 3600},
 		}),
 	}
-	m.registry.MustRegister(p.followed, p.deliveries, p.latency, backlogCollector{read: backlog})
+	m.registry.MustRegister(p.followed, p.lateness, p.deliveries, p.latency, p.pruned, backlogCollector{read: backlog})
 	return p
 }
 
-// Followed counts one status read by the follower.
-func (p *Payments) Followed() { p.followed.Inc() }
+// Followed counts one status read by the follower, late past its schedule.
+func (p *Payments) Followed(late time.Duration) {
+	p.followed.Inc()
+	p.lateness.Observe(late.Seconds())
+}
+
+// Pruned counts rows removed from a table by retention.
+func (p *Payments) Pruned(table string, n int64) {
+	if n > 0 {
+		p.pruned.WithLabelValues(table).Add(float64(n))
+	}
+}
 
 // Delivered counts one try at an event.
 func (p *Payments) Delivered(outcome string, sinceEvent time.Duration) {
@@ -179,17 +203,21 @@ var (
 		"How late the most overdue status check of a payment is.", nil, nil)
 	oldestUndeliveredDesc = prometheus.NewDesc("checkout_events_oldest_undelivered_seconds",
 		"Age of the oldest event not yet delivered to a merchant's webhook.", nil, nil)
+	followStretchDesc = prometheus.NewDesc("checkout_follow_stretch",
+		"How many times their usual interval settled payments wait between status reads (1 while the read budget suffices).", nil, nil)
 )
 
 func (backlogCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- followLagDesc
 	ch <- oldestUndeliveredDesc
+	ch <- followStretchDesc
 }
 
 func (c backlogCollector) Collect(ch chan<- prometheus.Metric) {
 	b := c.read()
 	ch <- prometheus.MustNewConstMetric(followLagDesc, prometheus.GaugeValue, b.FollowLag.Seconds())
 	ch <- prometheus.MustNewConstMetric(oldestUndeliveredDesc, prometheus.GaugeValue, b.OldestUndelivered.Seconds())
+	ch <- prometheus.MustNewConstMetric(followStretchDesc, prometheus.GaugeValue, max(1, b.Stretch))
 }
 
 // maxBanksPerCountry bounds the per-bank series: the busiest banks of each

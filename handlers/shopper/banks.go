@@ -150,8 +150,6 @@ const (
 	rangeSize   = 100
 	// maxPopular is how many banks the popular list shows.
 	maxPopular = 6
-	// popularWindow is how far back the ledger's completed payments count.
-	popularWindow = 30 * 24 * time.Hour
 )
 
 // showBanks lists the banks of a country, filtered by the search box
@@ -179,7 +177,7 @@ func (h *Steps) showBanks(c echo.Context) error {
 	pageNo = min(max(pageNo, 1), max(1, (list.Count(country)+rangeSize-1)/rangeSize))
 	var popular []banks.Bank
 	if query == "" && pageNo == 1 {
-		popular = h.popular(c, co, list, country)
+		popular = h.popular(co, list, country)
 	}
 	l := h.loc(c)
 	look := lookKey(c)
@@ -378,13 +376,15 @@ func commonPrefix(a, b []rune) int {
 // popular are the banks shown first in country: the merchant's pins, or
 // else the banks most paid with over the last 30 days that are not
 // failing right now (a bank the merchant pins stays, marked degraded).
-func (h *Steps) popular(c echo.Context, co checkout, list *banks.List, country string) []banks.Bank {
+// Both come from memory: the most paid are counted in the background
+// with the banks' health.
+func (h *Steps) popular(co checkout, list *banks.List, country string) []banks.Bank {
+	health := h.Health.Snapshot()
 	ids := co.merchant.PopularBanks[country]
 	pinned := len(ids) > 0
 	if !pinned {
-		ids = h.mostPaid(c, country)
+		ids = health.MostPaid(country)
 	}
-	health := h.Health.Snapshot()
 	var out []banks.Bank
 	for _, id := range ids {
 		if !pinned && health.Degraded(country, id) {
@@ -395,31 +395,6 @@ func (h *Steps) popular(c echo.Context, co checkout, list *banks.List, country s
 		}
 	}
 	return out
-}
-
-// mostPaidRetry is how long a failing ledger is not asked again for the
-// most paid banks: the bank page, on every shopper's way, should not wait
-// on it request after request.
-const mostPaidRetry = 30 * time.Second
-
-// mostPaid asks the ledger for the banks of country most paid with, at most
-// once per pageMaxAge per country; a failing ledger shows no popular banks,
-// and is asked again after mostPaidRetry.
-func (h *Steps) mostPaid(c echo.Context, country string) []string {
-	if ids, ok := h.mostPaidCache.Get(country); ok {
-		return ids.([]string)
-	}
-	if h.Orders == nil || h.Orders.Ledger == nil {
-		return nil
-	}
-	ids, err := h.Orders.Ledger.PopularBanks(c.Request().Context(), country, h.Now().Add(-popularWindow), maxPopular)
-	if err != nil {
-		h.log(c).Warn("popular banks unknown: the ledger failed", "err", err)
-		h.mostPaidCache.Set(country, []string(nil), mostPaidRetry)
-		return nil
-	}
-	h.mostPaidCache.SetDefault(country, ids)
-	return ids
 }
 
 func bankIDs(list []banks.Bank) string {

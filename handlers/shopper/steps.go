@@ -16,7 +16,6 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
-	"github.com/patrickmn/go-cache"
 
 	"github.com/paybybank/checkout/bankhealth"
 	"github.com/paybybank/checkout/banks"
@@ -81,8 +80,6 @@ type Steps struct {
 	linkOrigins []string
 	// pages keeps the country and bank pages rendered.
 	pages pageCache
-	// mostPaidCache keeps the ledger's most paid banks per country.
-	mostPaidCache *cache.Cache
 	// logos serves logos from the app itself.
 	logos *logos.Logos
 }
@@ -98,7 +95,7 @@ func New(cfg Config) *Steps {
 	if cfg.LogoClient == nil {
 		cfg.LogoClient = webhook.NewClient(false)
 	}
-	h := &Steps{Config: cfg, mostPaidCache: cache.New(pageMaxAge, 2*pageMaxAge)}
+	h := &Steps{Config: cfg}
 	h.logos = logos.New(cfg.LogoClient, cfg.Banks, cfg.Now)
 	// Every instance knows the merchants' logos, whichever served the page.
 	if cfg.Merchants != nil {

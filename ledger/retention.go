@@ -1,0 +1,112 @@
+package ledger
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// Pruned counts the rows one Prune removed.
+type Pruned struct {
+	Events     int64
+	Deliveries int64
+	Handoffs   int64
+}
+
+// Total is every row removed.
+func (p Pruned) Total() int64 { return p.Events + p.Deliveries + p.Handoffs }
+
+// Prune removes, in one short transaction, up to batch events made before
+// eventsBefore with their deliveries, and up to batch hand-off codes past
+// their time. Orders, attempts and their history are money records and
+// stay. Callers repeat it until it removes nothing: a batch holds its
+// locks for milliseconds, never long enough to keep a shopper waiting.
+func (l *Ledger) Prune(ctx context.Context, eventsBefore time.Time, batch int) (Pruned, error) {
+	var p Pruned
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return p, err
+	}
+	defer tx.Rollback()
+	ids, err := l.textsIn(ctx, tx, `SELECT id FROM events WHERE created_at < $1 ORDER BY created_at LIMIT $2`+l.skipLocked(),
+		eventsBefore.UnixMilli(), batch)
+	if err != nil {
+		return p, err
+	}
+	if len(ids) > 0 {
+		in, args := inList(ids)
+		res, err := tx.ExecContext(ctx, `DELETE FROM deliveries WHERE event_id IN (`+in+`)`, args...)
+		if err != nil {
+			return p, err
+		}
+		p.Deliveries, _ = res.RowsAffected()
+		if res, err = tx.ExecContext(ctx, `DELETE FROM events WHERE id IN (`+in+`)`, args...); err != nil {
+			return p, err
+		}
+		p.Events, _ = res.RowsAffected()
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM handoffs WHERE code IN (SELECT code FROM handoffs WHERE expires_at < $1 LIMIT $2)`,
+		l.now().UnixMilli(), batch)
+	if err != nil {
+		return p, err
+	}
+	p.Handoffs, _ = res.RowsAffected()
+	return p, tx.Commit()
+}
+
+// Retention says what KeepPruned removes and how.
+type Retention struct {
+	// Events is how long events and their deliveries are kept.
+	Events time.Duration
+	// Every is how often a pass runs; Batch the rows of one transaction;
+	// Pause the rest between two batches, which leaves the database to
+	// everyone else.
+	Every time.Duration
+	Batch int
+	Pause time.Duration
+	// Removed, when set, is told what each batch removed.
+	Removed func(Pruned)
+}
+
+// DefaultEventRetention is EVENT_RETENTION's default.
+const DefaultEventRetention = 90 * 24 * time.Hour
+
+// KeepPruned runs Prune in batches until nothing is left to remove, at once
+// and then every r.Every, until ctx ends. Instances that prune at once
+// take different rows (PostgreSQL) or turns (SQLite).
+func (l *Ledger) KeepPruned(ctx context.Context, r Retention, log *slog.Logger) {
+	for {
+		for ctx.Err() == nil {
+			p, err := l.Prune(ctx, l.now().Add(-r.Events), r.Batch)
+			if err != nil {
+				if ctx.Err() == nil {
+					log.Warn("retention: removing old events failed, trying again later", "err", err)
+				}
+				break
+			}
+			if r.Removed != nil {
+				r.Removed(p)
+			}
+			if p.Events < int64(r.Batch) && p.Handoffs < int64(r.Batch) {
+				break
+			}
+			if sleepFor(ctx, r.Pause) != nil {
+				return
+			}
+		}
+		if sleepFor(ctx, r.Every) != nil {
+			return
+		}
+	}
+}
+
+func sleepFor(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
