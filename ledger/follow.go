@@ -128,7 +128,10 @@ func (l *Ledger) TakeReads(ctx context.Context, want, spent int, rate, burst flo
 		return 0, err
 	}
 	now := l.now().UnixMilli()
-	if at > 0 && now > at {
+	switch {
+	case at == 0:
+		tokens = burst // never used: full
+	case now > at:
 		tokens += float64(now-at) / 1000 * rate
 	}
 	tokens = min(tokens, burst) - float64(spent)

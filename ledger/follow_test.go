@@ -97,7 +97,7 @@ func TestTheReadBudgetIsOneBucket(t *testing.T) {
 			}
 			return n
 		}
-		take(one, 0, 0) // starts the clock, empty
+		take(one, 10, 0) // a new bucket is full: this empties it
 		clock = clock.Add(time.Second)
 		// A second at 20 a second, held to the burst of 10.
 		if got := take(one, 8, 0); got != 8 {
@@ -177,4 +177,70 @@ func ids(list []ledger.Due) string {
 	}
 	slices.Sort(out)
 	return fmt.Sprint(strings.Join(out, ","))
+}
+
+// BenchmarkFollowRound is the follower's work in the ledger for one read:
+// claiming due attempts by tier (8 fresh, 2 settled a round, as at
+// FOLLOW_RATE=20) and recording each read's next one, with 10,000
+// attempts open of which half are due, on each database. The provider
+// call is not in it.
+func BenchmarkFollowRound(b *testing.B) {
+	for name, newURL := range ledgertest.Backends() {
+		b.Run(name, func(b *testing.B) { benchmarkFollowRound(b, newURL(b)) })
+	}
+}
+
+func benchmarkFollowRound(b *testing.B, databaseURL string) {
+	{
+		l := ledgertest.Open(b, databaseURL)
+		l.FirstCheck = 0
+		now := time.Now()
+		seedOpen(b, l, 10_000)
+		// Half settled, half fresh; a quarter of each due later.
+		claimed, err := l.ClaimDue(ctx, "seed", time.Minute, ledger.Fresh, 10_000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i, d := range claimed {
+			next, tier := now.Add(-time.Minute), ledger.Tier(i%2)
+			if i%4 >= 2 {
+				next = now.Add(time.Hour)
+			}
+			l.Checked(ctx, d.UpstreamID, "seed", next, tier)
+		}
+		b.ResetTimer()
+		reads := 0
+		for b.Loop() {
+			fresh, err := l.ClaimDue(ctx, "me", time.Minute, ledger.Fresh, 8)
+			if err != nil {
+				b.Fatal(err)
+			}
+			settled, err := l.ClaimDue(ctx, "me", time.Minute, ledger.Settled, 10-len(fresh))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, d := range append(fresh, settled...) {
+				// Read again in an hour: the due set shrinks as slowly as
+				// 10,000 attempts allow.
+				l.Checked(ctx, d.UpstreamID, "me", now.Add(time.Hour), d.Tier)
+				reads++
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(max(1, reads)), "µs/read")
+	}
+}
+
+// seedOpen inserts n open attempts of n orders in one go.
+func seedOpen(b *testing.B, l *ledger.Ledger, n int) {
+	for i := range n {
+		id := fmt.Sprintf("B-%06d", i)
+		if _, err := l.RecordOrder(ctx, order(id, "49.90")); err != nil {
+			b.Fatal(err)
+		}
+		a := attempt(id, 1)
+		if err := l.InsertAttempt(ctx, a); err != nil {
+			b.Fatal(err)
+		}
+		l.Move(ctx, a.UpstreamID, ledger.Creating, ledger.Change{State: ledger.Open, Link: "https://bank.example/" + id})
+	}
 }

@@ -91,8 +91,8 @@ type Follower struct {
 	Merchant func(id string) (*merchant.Merchant, bool)
 	// Owner names this instance in leases.
 	Owner string
-	// Budget is the deployment's reads; the Service's when nil, or else
-	// one of Rate reads a second.
+	// Budget is the deployment's reads. When nil, the follower makes one
+	// of Rate reads a second if Rate is set, or else takes the Service's.
 	Budget *Budget
 	// Rate is the reads per second of a Follower without a Budget.
 	Rate rate.Limit
@@ -162,11 +162,12 @@ func schedule(a ledger.Attempt, now time.Time, stretch float64) (time.Time, ledg
 
 // Run follows until ctx ends.
 func (f *Follower) Run(ctx context.Context) {
-	if f.Budget == nil {
-		f.Budget = f.Service.Budget
-	}
-	if f.Budget == nil {
+	switch {
+	case f.Budget != nil:
+	case f.Rate > 0 || f.Service.Budget == nil:
 		f.Budget = &Budget{Ledger: f.Service.Ledger, Rate: f.Rate}
+	default:
+		f.Budget = f.Service.Budget
 	}
 	// The budget hands out reads by the half second; the limiter spreads
 	// this instance's over it.

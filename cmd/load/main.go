@@ -8,6 +8,11 @@
 // memory.
 //
 //	go run ./cmd/load -url http://localhost:8080 -c 64 -d 20s -country FR
+//
+// `load follow` measures following payments instead (see runFollow); it
+// builds and starts the app itself:
+//
+//	go run ./cmd/load follow -rate 10 -d 3m -approve 0.5
 package main
 
 import (
@@ -46,7 +51,12 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+	command := run
+	args := os.Args[1:]
+	if len(args) > 0 && args[0] == "follow" {
+		command, args = runFollow, args[1:]
+	}
+	if err := command(ctx, args, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}

@@ -1,0 +1,505 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/order"
+	"github.com/paybybank/checkout/webhook"
+)
+
+// hookSecret signs the webhooks the follow mode's merchant receives.
+const hookSecret = "load-follow-webhook-secret-for-this-run-only"
+
+// runFollow is `load follow`: it starts the app (sandbox, its own ledger)
+// with a merchant whose webhook is this command, drives whole checkouts at
+// a steady rate (link, bank page, details, submit, and for a share an
+// approval at the sandbox bank; the shopper never comes back, so only the
+// follower can find the payment), and measures how long an approval takes
+// to reach the merchant's webhook, how many status reads each payment
+// cost, the provider's reads a second and how late the follower read.
+// Then it measures, in alternating turns, how many whole checkouts a
+// second the app serves against the same ledger writes made bare against
+// the same database.
+func runFollow(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("load follow", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	perSecond := fs.Float64("rate", 10, "new payments a second")
+	duration := fs.Duration("d", 3*time.Minute, "how long to make payments")
+	approve := fs.Float64("approve", 0.5, "share of payments approved at the bank right after the submit")
+	followRate := fs.String("follow-rate", "20", "the app's FOLLOW_RATE")
+	databaseURL := fs.String("db", "", "the app's DATABASE_URL (default: a SQLite file of this run)")
+	turn := fs.Duration("capacity", 10*time.Second, "length of each turn of the capacity comparison (0: none)")
+	conns := fs.Int("c", 8, "concurrent shoppers in the capacity comparison")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "load-follow-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if *databaseURL == "" {
+		*databaseURL = "sqlite:" + filepath.Join(dir, "ledger.db")
+	}
+
+	hooks := newHookSink()
+	hookSrv, hookURL, err := hooks.serve()
+	if err != nil {
+		return err
+	}
+	defer hookSrv.Close()
+	app, err := startApp(ctx, dir, hookURL, map[string]string{"DATABASE_URL": *databaseURL, "FOLLOW_RATE": *followRate})
+	if err != nil {
+		return err
+	}
+	defer app.stop()
+	client := &http.Client{
+		Timeout:       30 * time.Second,
+		Transport:     &http.Transport{MaxIdleConnsPerHost: 64},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	sh := &shoppers{client: client, base: app.base}
+
+	fmt.Fprintf(stdout, "follow: %.0f new payments a second for %s, %.0f%% approved right after the submit, FOLLOW_RATE=%s, %s\n",
+		*perSecond, *duration, 100**approve, *followRate, redacted(*databaseURL))
+	readsBefore, _ := metricFloat(client, app.base, `checkout_upstream_duration_seconds_count{endpoint="status"} `)
+	var (
+		mu       sync.Mutex
+		approved = map[string]time.Time{}
+		made     atomic.Int64
+		failed   atomic.Int64
+		maxLag   float64
+		wg       sync.WaitGroup
+	)
+	runCtx, cancel := context.WithTimeout(ctx, *duration)
+	defer cancel()
+	// The follower's lag, read every second.
+	wg.Go(func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-runCtx.Done():
+				return
+			case <-t.C:
+				if v, err := metricFloat(client, app.base, "checkout_follow_lag_seconds "); err == nil {
+					mu.Lock()
+					maxLag = max(maxLag, v)
+					mu.Unlock()
+				}
+			}
+		}
+	})
+	start := time.Now()
+	tick := time.NewTicker(time.Duration(float64(time.Second) / *perSecond))
+	for i := 0; runCtx.Err() == nil; i++ {
+		select {
+		case <-runCtx.Done():
+		case <-tick.C:
+			wg.Go(func() {
+				id := fmt.Sprintf("F-%d-%06d", start.Unix(), i)
+				link, err := sh.checkout(ctx, id, i)
+				if err != nil {
+					failed.Add(1)
+					return
+				}
+				made.Add(1)
+				if rand.Float64() >= *approve {
+					return
+				}
+				at, err := sh.approve(ctx, link, i)
+				if err != nil {
+					failed.Add(1)
+					return
+				}
+				mu.Lock()
+				approved[id] = at
+				mu.Unlock()
+			})
+		}
+	}
+	tick.Stop()
+	wg.Wait()
+	elapsed := time.Since(start)
+	// Every approval's webhook has a minute to come.
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(200 * time.Millisecond) {
+		if hooks.paidOf(approved) == len(approved) {
+			break
+		}
+	}
+	readsAfter, _ := metricFloat(client, app.base, `checkout_upstream_duration_seconds_count{endpoint="status"} `)
+	var waits []time.Duration
+	for id, at := range approved {
+		if paid, ok := hooks.paid(id); ok {
+			waits = append(waits, paid.Sub(at))
+		}
+	}
+	slices.Sort(waits)
+	pct := func(p float64) time.Duration {
+		if len(waits) == 0 {
+			return 0
+		}
+		return waits[min(len(waits)-1, int(p*float64(len(waits))))].Round(10 * time.Millisecond)
+	}
+	reads := readsAfter - readsBefore
+	fmt.Fprintf(stdout, "  payments made: %d in %s (%.1f a second), %d approved, %d failed checkouts\n",
+		made.Load(), elapsed.Round(time.Second), float64(made.Load())/elapsed.Seconds(), len(approved), failed.Load())
+	fmt.Fprintf(stdout, "  approval to the merchant's paid webhook: p50 %s, p99 %s, max %s (%d of %d arrived)\n",
+		pct(0.50), pct(0.99), pct(1), len(waits), len(approved))
+	fmt.Fprintf(stdout, "  provider status reads: %.0f, %.1f a second over the run and its drain, %.2f per payment\n",
+		reads, reads/time.Since(start).Seconds(), reads/float64(max(1, made.Load())))
+	late, _ := lateness(client, app.base)
+	fmt.Fprintf(stdout, "  follower: most overdue read at any second %.1f s; reads past their schedule: %s\n", maxLag, late)
+
+	if *turn <= 0 {
+		return nil
+	}
+	l, err := ledger.Connect(ctx, *databaseURL)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	var appSide, bare sample
+	for r := range 2 {
+		appSide.add(measureCheckouts(ctx, *conns, *turn, func(ctx context.Context, w, n int) error {
+			_, err := sh.checkout(ctx, fmt.Sprintf("C-%d-%d-%d-%d", start.Unix(), r, w, n), w)
+			return err
+		}))
+		bare.add(measureCheckouts(ctx, *conns, *turn, func(ctx context.Context, w, n int) error {
+			return bareCheckout(ctx, l, fmt.Sprintf("B-%d-%d-%d-%d", start.Unix(), r, w, n))
+		}))
+	}
+	fmt.Fprintf(stdout, "whole checkouts at %d shoppers, %s each side in 2 turns\n", *conns, 2**turn)
+	per := func(s sample) string {
+		return fmt.Sprintf("%6.0f checkouts/s, p50 %s, p99 %s (%d ok, %d failed)", s.throughput(),
+			s.pct(0.50).Round(10*time.Microsecond), s.pct(0.99).Round(10*time.Microsecond), len(s.latencies), s.failures)
+	}
+	fmt.Fprintf(stdout, "  app:   %s  (link, bank page, details, submit: 4 requests and a create call)\n", per(appSide))
+	fmt.Fprintf(stdout, "  bare:  %s  (the same ledger writes, from this process)\n", per(bare))
+	fmt.Fprintf(stdout, "  ratio: %.0f%% of the bare writes' rate\n", 100*appSide.throughput()/bare.throughput())
+	return nil
+}
+
+// shoppers drive checkouts through the app, each from an address of its
+// own (the app trusts this command's X-Forwarded-For), as real shoppers
+// come from many.
+type shoppers struct {
+	client *http.Client
+	base   string
+}
+
+func (s *shoppers) do(ctx context.Context, method, u string, form url.Values, who int) (*http.Response, error) {
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return nil, err
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	req.Header.Set("X-Forwarded-For", fmt.Sprintf("10.%d.%d.%d", who>>16&255, who>>8&255, who&255))
+	res, err := s.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res, nil
+}
+
+// checkout opens order id's link, the bank page and the details step, and
+// submits; it returns the payment link.
+func (s *shoppers) checkout(ctx context.Context, id string, who int) (string, error) {
+	link, err := order.DemoLink(s.base, order.Order{ID: id, Amount: "49.90"}, time.Hour, time.Now(), nil)
+	if err != nil {
+		return "", err
+	}
+	res, err := s.do(ctx, http.MethodGet, link, nil, who)
+	if err != nil || res.StatusCode != http.StatusSeeOther {
+		return "", orStatus(err, res, "link")
+	}
+	checkout := s.base + res.Header.Get("Location")
+	for _, step := range []string{"/banks?country=DE", "/pay?country=DE&bank=deutsche-bank"} {
+		if res, err := s.do(ctx, http.MethodGet, checkout+step, nil, who); err != nil || res.StatusCode != http.StatusOK {
+			return "", orStatus(err, res, step)
+		}
+	}
+	res, err = s.do(ctx, http.MethodPost, checkout+"/pay", url.Values{"country": {"DE"}, "bank": {"deutsche-bank"}}, who)
+	if err != nil || res.StatusCode != http.StatusSeeOther {
+		return "", orStatus(err, res, "submit")
+	}
+	return res.Header.Get("Location"), nil
+}
+
+// approve approves a payment at the sandbox bank and does not follow the
+// way back: the shopper closed the tab. It returns when the bank took it.
+func (s *shoppers) approve(ctx context.Context, link string, who int) (time.Time, error) {
+	res, err := s.do(ctx, http.MethodPost, link, url.Values{"action": {"approve"}}, who)
+	if err != nil || res.StatusCode != http.StatusSeeOther {
+		return time.Time{}, orStatus(err, res, "approve")
+	}
+	return time.Now(), nil
+}
+
+func orStatus(err error, res *http.Response, step string) error {
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%s: HTTP %d", step, res.StatusCode)
+}
+
+// bareCheckout makes the ledger writes of one checkout (the link opened,
+// the order recorded at the submit, the attempt inserted and opened with
+// its link) straight against the database.
+func bareCheckout(ctx context.Context, l *ledger.Ledger, id string) error {
+	o := ledger.Order{MerchantID: merchant.DemoID, OrderID: id, Amount: "49.90", Currency: "EUR", ReturnURL: "http://127.0.0.1/"}
+	if _, err := l.OpenOrder(ctx, o); err != nil {
+		return err
+	}
+	if _, err := l.RecordOrder(ctx, o); err != nil {
+		return err
+	}
+	a := ledger.Attempt{UpstreamID: "bare~" + id, MerchantID: o.MerchantID, OrderID: id, Seq: 1, Amount: o.Amount, Currency: o.Currency,
+		BankID: "deutsche-bank", Country: "DE"}
+	if err := l.InsertAttempt(ctx, a); err != nil {
+		return err
+	}
+	_, err := l.Move(ctx, a.UpstreamID, ledger.Creating, ledger.Change{State: ledger.Open, Link: "https://bank.example/" + id})
+	return err
+}
+
+// measureCheckouts runs one from conns workers for d and times each.
+func measureCheckouts(ctx context.Context, conns int, d time.Duration, one func(ctx context.Context, worker, n int) error) sample {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	var (
+		mu  sync.Mutex
+		out sample
+		wg  sync.WaitGroup
+	)
+	start := time.Now()
+	for w := range conns {
+		wg.Go(func() {
+			var mine []time.Duration
+			bad := 0
+			for n := 0; ctx.Err() == nil; n++ {
+				t0 := time.Now()
+				err := one(ctx, w, n)
+				if ctx.Err() != nil {
+					break
+				}
+				if err == nil {
+					mine = append(mine, time.Since(t0))
+				} else {
+					bad++
+				}
+			}
+			mu.Lock()
+			out.latencies = append(out.latencies, mine...)
+			out.failures += bad
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	out.elapsed = time.Since(start)
+	return out
+}
+
+// hookSink is the merchant's server: it checks each webhook's signature
+// and notes when each order was first said to be paid.
+type hookSink struct {
+	mu     sync.Mutex
+	paidAt map[string]time.Time
+	bad    int
+}
+
+func newHookSink() *hookSink { return &hookSink{paidAt: map[string]time.Time{}} }
+
+func (h *hookSink) serve() (*http.Server, string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", err
+	}
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		now := time.Now()
+		body, _ := io.ReadAll(r.Body)
+		var e ledger.EventBody
+		if webhook.Verify(hookSecret, r.Header.Get(webhook.Header), body, now, 5*time.Minute) != nil || json.Unmarshal(body, &e) != nil {
+			h.mu.Lock()
+			h.bad++
+			h.mu.Unlock()
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		if e.Data.Paid {
+			h.mu.Lock()
+			if _, seen := h.paidAt[e.Data.MerchantOrderID]; !seen {
+				h.paidAt[e.Data.MerchantOrderID] = now
+			}
+			h.mu.Unlock()
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})}
+	go srv.Serve(ln)
+	return srv, "http://" + ln.Addr().String() + "/hooks", nil
+}
+
+func (h *hookSink) paid(id string) (time.Time, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	at, ok := h.paidAt[id]
+	return at, ok
+}
+
+func (h *hookSink) paidOf(ids map[string]time.Time) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for id := range ids {
+		if _, ok := h.paidAt[id]; ok {
+			n++
+		}
+	}
+	return n
+}
+
+// appProcess is the app, built from this module and run for the load.
+type appProcess struct {
+	base string
+	cmd  *exec.Cmd
+}
+
+func (a *appProcess) stop() {
+	a.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { a.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		a.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// startApp builds the app in the current directory (the module's root),
+// gives it a merchants file with the demo merchant sending its webhooks
+// to hookURL, and runs it on a free loopback port with env added.
+func startApp(ctx context.Context, dir, hookURL string, env map[string]string) (*appProcess, error) {
+	bin := filepath.Join(dir, "checkout")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		return nil, fmt.Errorf("building the app (run this from the repository's root): %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	base := "http://" + addr
+	demo := map[string]any{
+		"id": merchant.DemoID, "name": "Demo Shop", "link_keys": map[string]string{merchant.DemoKID: merchant.DemoSecret},
+		"api_token": "load-follow-api-token-for-this-run-only", "return_origins": []string{base},
+		"webhook_url": hookURL, "webhook_secret": hookSecret,
+	}
+	file := filepath.Join(dir, "merchants.json")
+	raw, _ := json.Marshal(map[string]any{"merchants": []any{demo}})
+	if err := os.WriteFile(file, raw, 0o600); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "ADDR="+addr, "BASE_URL="+base, "MERCHANTS_FILE="+file, "TRUSTED_PROXIES=127.0.0.1/32")
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	// The app logs every request: its log goes to a file beside the
+	// ledger, not over the figures.
+	logFile, err := os.Create(filepath.Join(dir, "app.log"))
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	a := &appProcess{base: base, cmd: cmd}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		res, err := http.Get(base + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return a, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			a.stop()
+			return nil, errors.New("the app did not become ready in 30 s")
+		}
+	}
+}
+
+// metricFloat is the value of the app's metric line that starts with prefix.
+func metricFloat(client *http.Client, base, prefix string) (float64, error) {
+	v, err := metric(client, base, prefix)
+	if err != nil || v == "" {
+		return 0, err
+	}
+	return strconv.ParseFloat(v, 64)
+}
+
+// lateness reads the follower's lateness histogram: the share of reads
+// within each bound and the largest bound any read reached.
+func lateness(client *http.Client, base string) (string, error) {
+	bounds := []string{"1", "5", "10", "30", "60", "+Inf"}
+	var counts []float64
+	for _, le := range bounds {
+		v, err := metricFloat(client, base, `checkout_follow_read_lateness_seconds_bucket{le="`+le+`"} `)
+		if err != nil {
+			return "", err
+		}
+		counts = append(counts, v)
+	}
+	total := counts[len(counts)-1]
+	if total == 0 {
+		return "none", nil
+	}
+	var parts []string
+	for i, le := range bounds[:len(bounds)-1] {
+		parts = append(parts, fmt.Sprintf("%.1f%% within %s s", 100*counts[i]/total, le))
+	}
+	return fmt.Sprintf("%s (of %.0f reads)", strings.Join(parts, ", "), total), nil
+}
+
+// redacted is a DATABASE_URL without its password.
+func redacted(databaseURL string) string {
+	if u, err := url.Parse(databaseURL); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return databaseURL
+}
+
