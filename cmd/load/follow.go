@@ -502,4 +502,3 @@ func redacted(databaseURL string) string {
 	}
 	return databaseURL
 }
-
