@@ -84,18 +84,18 @@ type Snapshot struct {
 	// degraded are the degraded banks' ids by country, sorted.
 	degraded map[string][]string
 	// mostPaid are the banks with the most completed payments over
-	// PopularWindow by country, most first.
+	// popularWindow by country, most first.
 	mostPaid map[string][]string
 }
 
-// PopularWindow is how far back completed payments count for the banks
+// popularWindow is how far back completed payments count for the banks
 // most paid with.
-const PopularWindow = 30 * 24 * time.Hour
+const popularWindow = 30 * 24 * time.Hour
 
-// MostPaidKept is how many of a country's most paid banks a Snapshot keeps:
+// mostPaidKept is how many of a country's most paid banks a Snapshot keeps:
 // more than the bank page shows, so that it still has enough when some of
 // them are failing.
-const MostPaidKept = 12
+const mostPaidKept = 12
 
 // MostPaid are the banks of country with the most completed payments over
 // the last 30 days, deployment-wide, most first: the bank page's popular
@@ -188,7 +188,7 @@ func (k *Keeper) Refresh(ctx context.Context) error {
 		})
 		s.Windows = append(s.Windows, f)
 	}
-	mostPaid, err := k.Source.MostPaid(ctx, now.Add(-PopularWindow), MostPaidKept)
+	mostPaid, err := k.Source.MostPaid(ctx, now.Add(-popularWindow), mostPaidKept)
 	if err != nil {
 		return err
 	}

@@ -176,7 +176,7 @@ func ids(list []ledger.Due) string {
 		out = append(out, d.OrderID)
 	}
 	slices.Sort(out)
-	return fmt.Sprint(strings.Join(out, ","))
+	return strings.Join(out, ",")
 }
 
 // BenchmarkFollowRound is the follower's work in the ledger for one read:

@@ -75,38 +75,39 @@ const DefaultEventRetention = 90 * 24 * time.Hour
 // and then every r.Every, until ctx ends. Instances that prune at once
 // take different rows (PostgreSQL) or turns (SQLite).
 func (l *Ledger) KeepPruned(ctx context.Context, r Retention, log *slog.Logger) {
+	t := time.NewTicker(r.Every)
+	defer t.Stop()
 	for {
-		for ctx.Err() == nil {
-			p, err := l.Prune(ctx, l.now().Add(-r.Events), r.Batch)
-			if err != nil {
-				if ctx.Err() == nil {
-					log.Warn("retention: removing old events failed, trying again later", "err", err)
-				}
-				break
-			}
-			if r.Removed != nil {
-				r.Removed(p)
-			}
-			if p.Events < int64(r.Batch) && p.Handoffs < int64(r.Batch) {
-				break
-			}
-			if sleepFor(ctx, r.Pause) != nil {
-				return
-			}
-		}
-		if sleepFor(ctx, r.Every) != nil {
+		l.pruneAll(ctx, r, log)
+		select {
+		case <-ctx.Done():
 			return
+		case <-t.C:
 		}
 	}
 }
 
-func sleepFor(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
+// pruneAll runs Prune until a batch comes back short, resting r.Pause
+// between two.
+func (l *Ledger) pruneAll(ctx context.Context, r Retention, log *slog.Logger) {
+	for {
+		p, err := l.Prune(ctx, l.now().Add(-r.Events), r.Batch)
+		if err != nil {
+			if ctx.Err() == nil {
+				log.Warn("retention: removing old events failed, trying again later", "err", err)
+			}
+			return
+		}
+		if r.Removed != nil {
+			r.Removed(p)
+		}
+		if p.Events < int64(r.Batch) && p.Handoffs < int64(r.Batch) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(r.Pause):
+		}
 	}
 }

@@ -190,7 +190,7 @@ func (f *Follower) Run(ctx context.Context) {
 // round claims what the budget lets it read now, fresh attempts first,
 // reads each once and returns how many it claimed.
 func (f *Follower) round(ctx context.Context, pace *rate.Limiter) (int, error) {
-	want := min(50, max(1, int(f.Budget.rate()/2)))
+	want := min(50, int(f.Budget.burst()))
 	claimed, settledAsked, err := f.claim(ctx, want)
 	if err != nil || len(claimed) == 0 {
 		return 0, err

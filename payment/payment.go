@@ -341,10 +341,7 @@ func (s *Service) refresh(ctx context.Context, provider Provider, a *ledger.Atte
 	if ch.State != "" {
 		a.State = ch.State
 	}
-	if elsewhere && !a.State.Live() {
-		return true
-	}
-	if elsewhere {
+	if elsewhere && a.State.Live() {
 		// The read counts as the attempt's: the follower's next one waits
 		// its interval from now.
 		next, tier := schedule(*a, s.now(), s.Budget.Stretch())

@@ -181,11 +181,11 @@ func runFollow(ctx context.Context, args []string, stdout io.Writer) error {
 	defer l.Close()
 	var appSide, bare sample
 	for r := range 2 {
-		appSide.add(measureCheckouts(ctx, *conns, *turn, func(ctx context.Context, w, n int) error {
+		appSide.add(measureEach(ctx, *conns, *turn, func(ctx context.Context, w, n int) error {
 			_, err := sh.checkout(ctx, fmt.Sprintf("C-%d-%d-%d-%d", start.Unix(), r, w, n), w)
 			return err
 		}))
-		bare.add(measureCheckouts(ctx, *conns, *turn, func(ctx context.Context, w, n int) error {
+		bare.add(measureEach(ctx, *conns, *turn, func(ctx context.Context, w, n int) error {
 			return bareCheckout(ctx, l, fmt.Sprintf("B-%d-%d-%d-%d", start.Unix(), r, w, n))
 		}))
 	}
@@ -289,43 +289,6 @@ func bareCheckout(ctx context.Context, l *ledger.Ledger, id string) error {
 	}
 	_, err := l.Move(ctx, a.UpstreamID, ledger.Creating, ledger.Change{State: ledger.Open, Link: "https://bank.example/" + id})
 	return err
-}
-
-// measureCheckouts runs one from conns workers for d and times each.
-func measureCheckouts(ctx context.Context, conns int, d time.Duration, one func(ctx context.Context, worker, n int) error) sample {
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	var (
-		mu  sync.Mutex
-		out sample
-		wg  sync.WaitGroup
-	)
-	start := time.Now()
-	for w := range conns {
-		wg.Go(func() {
-			var mine []time.Duration
-			bad := 0
-			for n := 0; ctx.Err() == nil; n++ {
-				t0 := time.Now()
-				err := one(ctx, w, n)
-				if ctx.Err() != nil {
-					break
-				}
-				if err == nil {
-					mine = append(mine, time.Since(t0))
-				} else {
-					bad++
-				}
-			}
-			mu.Lock()
-			out.latencies = append(out.latencies, mine...)
-			out.failures += bad
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
-	out.elapsed = time.Since(start)
-	return out
 }
 
 // hookSink is the merchant's server: it checks each webhook's signature

@@ -172,6 +172,17 @@ func (s sample) String() string {
 
 // measure loads u from conns connections for d.
 func measure(ctx context.Context, client *http.Client, u string, conns int, d time.Duration) sample {
+	return measureEach(ctx, conns, d, func(ctx context.Context, _, _ int) error {
+		if !get(ctx, client, u) {
+			return errors.New("load: not 200")
+		}
+		return nil
+	})
+}
+
+// measureEach runs one from conns workers, over and over, for d and times
+// each run; one is told its worker and its run's number.
+func measureEach(ctx context.Context, conns int, d time.Duration, one func(ctx context.Context, worker, n int) error) sample {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	var (
@@ -180,17 +191,17 @@ func measure(ctx context.Context, client *http.Client, u string, conns int, d ti
 		wg  sync.WaitGroup
 	)
 	start := time.Now()
-	for range conns {
+	for w := range conns {
 		wg.Go(func() {
 			var mine []time.Duration
 			bad := 0
-			for ctx.Err() == nil {
+			for n := 0; ctx.Err() == nil; n++ {
 				t0 := time.Now()
-				ok := get(ctx, client, u)
+				err := one(ctx, w, n)
 				if ctx.Err() != nil {
 					break
 				}
-				if ok {
+				if err == nil {
 					mine = append(mine, time.Since(t0))
 				} else {
 					bad++
