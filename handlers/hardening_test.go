@@ -135,11 +135,28 @@ func TestHonestShoppersBehindOneProxyAreNotSlowedDown(t *testing.T) {
 func TestInputsTheAppRefuses(t *testing.T) {
 	a := setup(t, options{})
 	checkout := a.enter("A-1", nil)
+	created := a.sandbox.Stats().CreateCalls
 
 	t.Run("a login type that is neither personal nor business", func(t *testing.T) {
 		doc := page(t, a.post(checkout+"/pay", url.Values{"country": {"DE"}, "bank": {"hypovereinsbank"}, "login_type": {"admin"}, "psu_id": {"x"}}), http.StatusUnprocessableEntity)
 		if doc.Find(`#login_type[aria-invalid="true"]`).Length() == 0 && !strings.Contains(text(doc, testid("error-summary")), "personal or business") {
 			t.Error("no error for the login type")
+		}
+	})
+	t.Run("a login type sent empty", func(t *testing.T) {
+		checkout := a.enter("A-empty-login", nil)
+		doc := page(t, a.post(checkout+"/pay", url.Values{"country": {"DE"}, "bank": {"hypovereinsbank"}, "login_type": {""}, "psu_id": {"ACME-4711"}}), http.StatusUnprocessableEntity)
+		if got := text(doc, "#login_type-error"); !strings.Contains(got, "personal or business") {
+			t.Errorf("the login type's error says %q, want it to ask for personal or business", got)
+		}
+		if doc.Find(`input[name="login_type"][checked]`).Length() != 0 {
+			t.Error("a login type was chosen for the shopper")
+		}
+		if v, _ := doc.Find(`#psu_id`).Attr("value"); v != "ACME-4711" {
+			t.Errorf("the login id typed was lost: %q", v)
+		}
+		if got := a.sandbox.Stats().CreateCalls; got != created {
+			t.Errorf("the provider was asked for %d payments, want none", got-created)
 		}
 	})
 	t.Run("a POST from an opaque origin", func(t *testing.T) {

@@ -27,7 +27,7 @@ func (h *Steps) showPay(c echo.Context) error {
 	if err != nil {
 		return answered(err)
 	}
-	f := details.New(h.loc(c), bank, list.Countries(), co.merchant.IPVerification, map[string]string{})
+	f := details.New(h.loc(c), bank, list.Countries(), co.merchant.IPVerification, nil)
 	return h.renderPay(c, http.StatusOK, co, bank, f, "")
 }
 

@@ -84,7 +84,15 @@ func psuHint(l *i18n.Localizer, key string) string {
 // When the merchant has IP verification on, the provider needs the shopper's
 // full name (customer_full_name): the account holder's name serves when the
 // bank asks for it, otherwise the form asks.
+//
+// values nil means the form is shown for the first time: its choices start
+// at their defaults (a personal login, the bank's country). Values sent by
+// the shopper get no defaults: a choice sent empty is asked again.
 func New(l *i18n.Localizer, bank pisclient.Institution, countries []string, askFullName bool, values map[string]string) *Form {
+	first := values == nil
+	if first {
+		values = map[string]string{}
+	}
 	f := &Form{l: l, values: values, errors: map[string]string{}}
 	text := func(name, label, hint, autocomplete string) views.Field {
 		return views.Field{Kind: views.KindText, Name: name, ID: name, Label: label, Hint: hint,
@@ -98,7 +106,7 @@ func New(l *i18n.Localizer, bank pisclient.Institution, countries []string, askF
 	}
 	switch {
 	case has(pisclient.FieldPSUID) && has(pisclient.FieldPSUCorporateID):
-		if values[formLoginType] == "" {
+		if first {
 			values[formLoginType] = loginPersonal
 		}
 		f.fields = append(f.fields,
@@ -136,7 +144,7 @@ func New(l *i18n.Localizer, bank pisclient.Institution, countries []string, askF
 		f.fields = append(f.fields, text(formCity, l.T("field.city"), "", "address-level2"))
 	}
 	if has(pisclient.FieldCountry) {
-		if values[formPayerCountry] == "" {
+		if first {
 			values[formPayerCountry] = bank.CountryCode
 		}
 		field := views.Field{Kind: views.KindSelect, Name: formPayerCountry, ID: formPayerCountry, Label: l.T("field.country"),
