@@ -17,15 +17,17 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 COPY --from=css /src/static/app.css /src/static/console.css ./static/
+# Paths in RUN steps are relative to WORKDIR: a test runs these steps
+# outside Docker (dockerfile_test.go).
 RUN go tool templ generate -path views \
- && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/checkout . \
- && mkdir -p /out/data
+ && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o out/checkout . \
+ && mkdir -p out/data
 
 FROM gcr.io/distroless/static-debian12:nonroot
-COPY --from=build /out/checkout /checkout
+COPY --from=build /src/out/checkout /checkout
 # The embedded SQLite ledger (one instance) lives on a volume; several
 # instances set DATABASE_URL=postgres://… instead.
-COPY --from=build --chown=nonroot:nonroot /out/data /data
+COPY --from=build --chown=nonroot:nonroot /src/out/data /data
 VOLUME /data
 USER nonroot:nonroot
 ENV ADDR=:8080 DATABASE_URL=sqlite:/data/checkout.db

@@ -87,6 +87,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		if c.MerchantsFile == "" {
 			return c, errors.New("MERCHANTS_FILE: required with a real provider (PIS_BASE_URL); the demo merchant exists only in sandbox mode")
 		}
+		if getenv("PIS_API_KEY") == "" {
+			return c, errors.New("PIS_API_KEY: required with a real provider (PIS_BASE_URL)")
+		}
 	}
 	if v := getenv("INSTITUTIONS_TTL"); v != "" {
 		d, err := time.ParseDuration(v)

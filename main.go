@@ -98,8 +98,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	for _, run := range a.workers {
 		work.Go(func() { run(workCtx) })
 	}
-	defer work.Wait()
-	defer stopWork()
+	defer func() {
+		stopWork()
+		ended := make(chan struct{})
+		go func() { work.Wait(); close(ended) }()
+		select {
+		case <-ended:
+		case <-time.After(workersGrace):
+			// What was under way is claimed again by another instance, or
+			// by this one at its next start, once its lease ends.
+			log.Warn("background work did not end in time; stopping anyway", "waited", workersGrace)
+		}
+	}()
 
 	provider := "provider " + cfg.PISBaseURL
 	if cfg.sandboxMode() {
@@ -126,7 +136,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case <-ctx.Done():
 	}
 	log.Info("shutting down: finishing requests in flight")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return err
@@ -136,6 +146,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	return nil
 }
+
+// shutdownGrace is how long requests in flight may finish after SIGTERM;
+// workersGrace how long the background work may then take to end. An
+// orchestrator's grace period covers both (deploy/kubernetes).
+const (
+	shutdownGrace = 20 * time.Second
+	workersGrace  = 10 * time.Second
+)
 
 // app is the wired program.
 type app struct {
