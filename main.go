@@ -21,6 +21,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -98,6 +99,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	for _, run := range a.workers {
 		work.Go(func() { run(workCtx) })
 	}
+	reloads := make(chan os.Signal, 1)
+	signal.Notify(reloads, syscall.SIGHUP)
+	defer signal.Stop(reloads)
+	work.Go(func() {
+		for {
+			select {
+			case <-workCtx.Done():
+				return
+			case <-reloads:
+				a.reload(cfg, log)
+			}
+		}
+	})
 	defer func() {
 		stopWork()
 		ended := make(chan struct{})
@@ -164,6 +178,7 @@ type app struct {
 	metrics   *telemetry.Metrics
 	ledger    *ledger.Ledger
 	orders    *payment.Service
+	providers *providers
 	// health reads how each bank's payments end, in the background.
 	health *bankhealth.Keeper
 	// consolePassword signs the demo shop's people in to the console in
@@ -184,15 +199,15 @@ func newWorkers(a *app, cfg config, log *slog.Logger) []func(context.Context) {
 	b := make([]byte, 4)
 	rand.Read(b)
 	owner := fmt.Sprintf("%s-%d-%x", host, os.Getpid(), b)
-	var withWebhook []string
-	for _, m := range a.merchants.All() {
-		if m.WebhookURL != "" {
-			withWebhook = append(withWebhook, m.ID)
-		}
-	}
 	watch := a.metrics.WatchPayments(func() telemetry.Backlog {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
+		var withWebhook []string
+		for _, m := range a.merchants.All() {
+			if m.WebhookURL != "" {
+				withWebhook = append(withWebhook, m.ID)
+			}
+		}
 		b, err := a.ledger.Backlog(ctx, withWebhook)
 		if err != nil {
 			log.Warn("measuring the backlog", "err", err)
@@ -201,7 +216,7 @@ func newWorkers(a *app, cfg config, log *slog.Logger) []func(context.Context) {
 	})
 	follower := &payment.Follower{Service: a.orders, Merchant: a.merchants.Get, Owner: owner,
 		Checked: watch.Followed, Log: log}
-	dispatcher := &webhook.Dispatcher{Ledger: a.ledger, Merchants: a.merchants.All(), Owner: owner,
+	dispatcher := &webhook.Dispatcher{Ledger: a.ledger, Merchants: a.merchants, Owner: owner,
 		Client: webhook.NewClient(cfg.sandboxMode()), Delivered: watch.Delivered, Log: log}
 	a.webhooks = dispatcher
 	keepCounts := func(ctx context.Context) { a.ledger.KeepCounts(ctx, log) }
@@ -278,6 +293,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.providers = providers
 	client := providers.deployment
 	connectCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -329,6 +345,36 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	return a, nil
 }
 
+// reload reads MERCHANTS_FILE again (at SIGHUP) and makes it the running
+// configuration at once: new merchants, link keys, webhooks, themes and
+// provider keys serve the next request. A file that fails any start-up
+// check is refused, with the reason in the log, and the running one stays.
+func (a *app) reload(cfg config, log *slog.Logger) {
+	if cfg.MerchantsFile == "" {
+		log.Warn("SIGHUP: there is no MERCHANTS_FILE to reload; the demo merchant is built in")
+		return
+	}
+	next, err := merchant.Load(cfg.MerchantsFile)
+	if err == nil && !cfg.sandboxMode() {
+		err = next.CheckProduction()
+	}
+	var clients map[string]*pisclient.Client
+	if err == nil {
+		clients, err = a.providers.clients(next)
+	}
+	if err != nil {
+		a.metrics.Reloaded(false)
+		log.Error("merchants file refused; the running configuration stays", "file", cfg.MerchantsFile, "err", err)
+		return
+	}
+	// The clients first, so that a merchant new in the file finds its own
+	// key's client with its first request.
+	a.providers.byMerchant.Store(&clients)
+	a.merchants.Replace(next)
+	a.metrics.Reloaded(true)
+	log.Info("merchants file reloaded", "file", cfg.MerchantsFile, "merchants", len(next.All()))
+}
+
 // logoClient fetches the logos the app serves: from the provider and
 // merchants' sites, never a private address. In sandbox mode the sandbox's
 // logos are fetched in process (the app need not reach its own public
@@ -356,42 +402,59 @@ type roundTripper func(*http.Request) (*http.Response, error)
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // providers holds one provider client per provider key: the deployment's
-// PIS_API_KEY and each merchant's own pis_api_key.
+// PIS_API_KEY and each merchant's own pis_api_key. A reload of the
+// merchants file builds the merchants' clients again.
 type providers struct {
-	deployment *pisclient.Client
-	byMerchant map[string]*pisclient.Client
+	deployment  *pisclient.Client
+	byMerchant  atomic.Pointer[map[string]*pisclient.Client]
+	baseURL     string
+	sandboxMode bool
+	log         *slog.Logger
+	opts        []pisclient.Option
 }
 
 func newProviders(baseURL, key string, merchants *merchant.Directory, sandboxMode bool, log *slog.Logger, opts ...pisclient.Option) (*providers, error) {
-	p := &providers{byMerchant: map[string]*pisclient.Client{}}
+	p := &providers{baseURL: baseURL, sandboxMode: sandboxMode, log: log, opts: opts}
 	var err error
 	if p.deployment, err = pisclient.New(baseURL, key, opts...); err != nil {
 		return nil, fmt.Errorf("PIS_BASE_URL: %w", err)
 	}
-	byKey := map[string]*pisclient.Client{key: p.deployment}
+	byMerchant, err := p.clients(merchants)
+	if err != nil {
+		return nil, err
+	}
+	p.byMerchant.Store(&byMerchant)
+	return p, nil
+}
+
+// clients makes the clients of the merchants with their own key.
+func (p *providers) clients(merchants *merchant.Directory) (map[string]*pisclient.Client, error) {
+	byMerchant := map[string]*pisclient.Client{}
+	byKey := map[string]*pisclient.Client{}
 	for _, m := range merchants.All() {
 		if m.PISAPIKey == "" {
 			continue
 		}
-		if sandboxMode {
-			log.Warn("sandbox mode: the sandbox accepts only PIS_API_KEY, so this merchant's own pis_api_key is not used", "merchant", m.ID)
+		if p.sandboxMode {
+			p.log.Warn("sandbox mode: the sandbox accepts only PIS_API_KEY, so this merchant's own pis_api_key is not used", "merchant", m.ID)
 			continue
 		}
 		c, ok := byKey[m.PISAPIKey]
 		if !ok {
-			if c, err = pisclient.New(baseURL, m.PISAPIKey, opts...); err != nil {
+			var err error
+			if c, err = pisclient.New(p.baseURL, m.PISAPIKey, p.opts...); err != nil {
 				return nil, fmt.Errorf("MERCHANTS_FILE: merchant %s: pis_api_key: %w", m.ID, err)
 			}
 			byKey[m.PISAPIKey] = c
 		}
-		p.byMerchant[m.ID] = c
+		byMerchant[m.ID] = c
 	}
-	return p, nil
+	return byMerchant, nil
 }
 
 // For returns the client that serves merchant m.
 func (p *providers) For(m *merchant.Merchant) *pisclient.Client {
-	if c, ok := p.byMerchant[m.ID]; ok {
+	if c, ok := (*p.byMerchant.Load())[m.ID]; ok {
 		return c
 	}
 	return p.deployment

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -13,9 +14,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -129,6 +132,12 @@ var demoConsole = regexp.MustCompile(`^Demo console: \S+/console \(sign in as (\
 // environment, and stops it when the test ends.
 func start(t *testing.T, vars map[string]string) server {
 	t.Helper()
+	return startLogging(t, vars, io.Discard)
+}
+
+// startLogging is start with the app's log written to logs.
+func startLogging(t *testing.T, vars map[string]string, logs io.Writer) server {
+	t.Helper()
 	all := map[string]string{"ADDR": "127.0.0.1:0"}
 	for k, v := range vars {
 		all[k] = v
@@ -136,7 +145,7 @@ func start(t *testing.T, vars map[string]string) server {
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, w := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, nil, env(all), w, io.Discard); w.Close() }()
+	go func() { done <- run(ctx, nil, env(all), w, logs); w.Close() }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -408,4 +417,165 @@ func TestTheDemoShopShowsTheWebhooksItReceived(t *testing.T) {
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
+}
+
+func TestSIGHUPReloadsTheMerchantsFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "merchants.json")
+	shop := func(id, name, kid, secret, extra string) string {
+		return `{"id":"` + id + `","name":"` + name + `","link_keys":{"` + kid + `":"` + secret + `"},
+			"api_token":"` + id + `-api-token-0000000000000000000000","return_origins":["https://` + id + `.example"]` + extra + `}`
+	}
+	write := func(merchants ...string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(`{"merchants":[`+strings.Join(merchants, ",")+`]}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const (
+		oldSecret = "the-first-secret-of-the-shop-000001"
+		newSecret = "the-rotated-secret-of-the-shop-0002"
+		stay      = "the-secret-of-the-shop-that-stays-1"
+		added     = "the-secret-of-the-shop-added-later1"
+	)
+	write(shop("shop", "Shop Before", "2026-10", oldSecret, ""), shop("stays", "Stays", "k", stay, ""))
+	var logs syncBuffer
+	s := startLogging(t, map[string]string{"MERCHANTS_FILE": path}, &logs)
+
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	link := func(id, kid, secret, orderID string) string {
+		m := &merchant.Merchant{ID: id, LinkKeys: map[string]string{kid: secret}}
+		u, err := order.Link{Order: order.Order{ID: orderID, Amount: "10.00", Currency: "EUR",
+			ReturnURL: "https://" + id + ".example/done", KID: kid}, TTL: time.Hour}.URL(s.base, m, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	enters := func(u string) bool {
+		t.Helper()
+		res, err := client.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode == http.StatusSeeOther
+	}
+	page := func(u string) string {
+		t.Helper()
+		res, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return string(b)
+	}
+	reloaded := func(result string, want int) {
+		t.Helper()
+		line := `checkout_config_reloads_total{result="` + result + `"} ` + strconv.Itoa(want)
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if strings.Contains(page(s.base+"/metrics"), line) {
+				return
+			}
+		}
+		t.Fatalf("no %s within 10 s", line)
+	}
+	if !enters(link("shop", "2026-10", oldSecret, "A-1")) || enters(link("newshop", "k", added, "N-1")) {
+		t.Fatal("before the reload: the shop's link should enter and the unknown shop's should not")
+	}
+
+	// Shoppers of the shop that stays keep arriving through the reloads:
+	// not one of their requests may fail.
+	stop := make(chan struct{})
+	var dropped, served atomic.Int64
+	var shoppers sync.WaitGroup
+	for range 4 {
+		shoppers.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				res, err := client.Get(link("stays", "k", stay, fmt.Sprintf("S-%d", i)))
+				if err != nil || res.StatusCode != http.StatusSeeOther {
+					dropped.Add(1)
+				} else {
+					served.Add(1)
+				}
+				if res != nil {
+					res.Body.Close()
+				}
+			}
+		})
+	}
+	time.Sleep(100 * time.Millisecond)
+
+	write(shop("shop", "Shop After", "2026-11", newSecret, `,"customization":{"title":"Shop After","primaryColor":"#8A1538"}`),
+		shop("stays", "Stays", "k", stay, ""), shop("newshop", "New Shop", "k", added, ""))
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	reloaded("applied", 1)
+	t.Run("new merchants, rotated keys and themes serve at once", func(t *testing.T) {
+		if enters(link("shop", "2026-10", oldSecret, "A-2")) {
+			t.Error("a link signed with the key taken out of the file still enters")
+		}
+		if !enters(link("shop", "2026-11", newSecret, "A-3")) {
+			t.Error("a link signed with the key added to the file does not enter")
+		}
+		if !enters(link("newshop", "k", added, "N-2")) {
+			t.Error("the merchant added to the file is unknown")
+		}
+		res, err := http.Get(link("shop", "2026-11", newSecret, "A-4"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if !strings.Contains(string(body), "Shop After") || !strings.Contains(strings.ToLower(string(body)), "8a1538") {
+			t.Error("the shop's new name and theme are not on its page")
+		}
+	})
+
+	t.Run("a bad file is refused and the running one stays", func(t *testing.T) {
+		write(shop("shop", "Shop Broken", "2026-12", "too-short", ""))
+		if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+		reloaded("refused", 1)
+		if !enters(link("newshop", "k", added, "N-3")) || !enters(link("shop", "2026-11", newSecret, "A-5")) {
+			t.Error("after a refused file the running merchants no longer serve")
+		}
+		if !strings.Contains(logs.String(), "link_keys[2026-12]") {
+			t.Errorf("the log does not say why the file was refused:\n%s", logs.String())
+		}
+		if strings.Contains(logs.String(), "too-short") {
+			t.Error("the log shows a secret of the refused file")
+		}
+	})
+
+	close(stop)
+	shoppers.Wait()
+	if dropped.Load() != 0 || served.Load() == 0 {
+		t.Errorf("during the reloads %d shoppers' requests failed and %d were served, want none failed", dropped.Load(), served.Load())
+	}
+}
+
+// syncBuffer is a bytes.Buffer written by the app and read by the test.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -79,7 +79,7 @@ func BenchmarkFollowAndDeliver(b *testing.B) {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	f := &payment.Follower{Service: a.orders, Merchant: a.merchants.Get, Owner: "bench", Rate: followRate, Idle: 10 * time.Millisecond, Log: log}
-	d := &webhook.Dispatcher{Ledger: a.ledger, Merchants: a.merchants.All(), Owner: "bench", Client: webhook.NewClient(true), Poll: 10 * time.Millisecond, Log: log}
+	d := &webhook.Dispatcher{Ledger: a.ledger, Merchants: a.merchants, Owner: "bench", Client: webhook.NewClient(true), Poll: 10 * time.Millisecond, Log: log}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	b.ResetTimer()

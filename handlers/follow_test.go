@@ -99,7 +99,7 @@ func (a *app) startWorkers(t testing.TB, owner string, provider payment.Provider
 		svc = &payment.Service{Ledger: a.ledger, Log: log, ProviderFor: func(*merchant.Merchant) payment.Provider { return provider }}
 	}
 	f := &payment.Follower{Service: svc, Merchant: a.merchants.Get, Owner: owner, Rate: 1000, Idle: 10 * time.Millisecond, Lease: lease, Log: log}
-	d := &webhook.Dispatcher{Ledger: a.ledger, Merchants: a.merchants.All(), Owner: owner, Client: webhook.NewClient(true),
+	d := &webhook.Dispatcher{Ledger: a.ledger, Merchants: a.merchants, Owner: owner, Client: webhook.NewClient(true),
 		Poll: 10 * time.Millisecond, Backoff: func(int) time.Duration { return 20 * time.Millisecond }, Log: log}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -350,5 +350,51 @@ func TestAStatusPageReadCountsAsTheFollowersRead(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	if n := a.sandbox.Stats().StatusCalls - before; n != 1 {
 		t.Errorf("the follower read the attempt again right after the status page: %d reads", n)
+	}
+}
+
+func TestAReloadedWebhookIsUsedForTheNextEvent(t *testing.T) {
+	first, second := newShopServer(t), newShopServer(t)
+	a := setup(t, options{knobs: settleNow})
+	a.startWorkers(t, "instance-1", nil, 0)
+	withWebhook := func(url string) {
+		t.Helper()
+		file := merchantsFile
+		if url != "" {
+			file = strings.Replace(file, `"id":"shop1",`, `"id":"shop1","webhook_url":"`+url+`","webhook_secret":"`+webhookSecret+`",`, 1)
+		}
+		next, err := merchant.Parse([]byte(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.merchants.Replace(next)
+	}
+	told := func(s *shopServer, id string) bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, e := range s.handled {
+			if e.Data.MerchantOrderID == id {
+				return true
+			}
+		}
+		return false
+	}
+
+	withWebhook(first.url)
+	a.payAndApprove("A-1")
+	waitFor(t, "the webhook added by a reload to be told of A-1", func() bool { return told(first, "A-1") })
+
+	withWebhook(second.url)
+	a.payAndApprove("A-2")
+	waitFor(t, "the changed webhook to be told of A-2", func() bool { return told(second, "A-2") })
+	if told(first, "A-2") {
+		t.Error("the webhook replaced by a reload was still sent A-2")
+	}
+
+	withWebhook("")
+	a.payAndApprove("A-3")
+	time.Sleep(200 * time.Millisecond) // twenty polls of the dispatcher
+	if told(first, "A-3") || told(second, "A-3") {
+		t.Error("a webhook taken out of the file was still sent A-3")
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/paybybank/checkout/password"
 	"github.com/paybybank/checkout/rules"
@@ -80,7 +81,7 @@ func (u *ConsoleUser) Hashed() password.Hashed { return u.hashed }
 
 // checkConsoleUsers reads the hashes of a list of console users (field names
 // the list in errors) and refuses an e-mail seen before.
-func (d *Directory) checkConsoleUsers(field string, users []*ConsoleUser, m *Merchant) error {
+func (d *set) checkConsoleUsers(field string, users []*ConsoleUser, m *Merchant) error {
 	for i, u := range users {
 		if u == nil {
 			return fmt.Errorf("%s[%d]: not an object with email and password_hash", field, i)
@@ -104,17 +105,18 @@ func (d *Directory) checkConsoleUsers(field string, users []*ConsoleUser, m *Mer
 
 // ConsoleUser returns the console user with e-mail email (case ignored).
 func (d *Directory) ConsoleUser(email string) (*ConsoleUser, bool) {
-	u, ok := d.users[strings.ToLower(strings.TrimSpace(email))]
+	u, ok := d.cur.Load().users[strings.ToLower(strings.TrimSpace(email))]
 	return u, ok
 }
 
 // ConsoleUsers returns every console user, operators included.
 func (d *Directory) ConsoleUsers() []*ConsoleUser {
-	list := make([]*ConsoleUser, 0, len(d.users))
-	for _, m := range d.list {
+	s := d.cur.Load()
+	list := make([]*ConsoleUser, 0, len(s.users))
+	for _, m := range s.list {
 		list = append(list, m.ConsoleUsers...)
 	}
-	return append(list, d.operators...)
+	return append(list, s.operators...)
 }
 
 // UpstreamOrderID is the merchant_order_id of an order's first attempt at
@@ -190,8 +192,14 @@ func Origin(u *url.URL) string {
 	return strings.ToLower(u.Scheme + "://" + u.Host)
 }
 
-// Directory finds merchants by id.
+// Directory finds merchants by id. Replace swaps in another file's
+// merchants at once: each call sees either the old file or the new one.
 type Directory struct {
+	cur atomic.Pointer[set]
+}
+
+// set is the merchants of one file, never changed once read.
+type set struct {
 	byID      map[string]*Merchant
 	list      []*Merchant
 	operators []*ConsoleUser
@@ -199,9 +207,12 @@ type Directory struct {
 	users map[string]*ConsoleUser
 }
 
+// Replace makes next's merchants d's, for every holder of d.
+func (d *Directory) Replace(next *Directory) { d.cur.Store(next.cur.Load()) }
+
 // Get returns the merchant with id.
 func (d *Directory) Get(id string) (*Merchant, bool) {
-	m, ok := d.byID[id]
+	m, ok := d.cur.Load().byID[id]
 	return m, ok
 }
 
@@ -210,7 +221,7 @@ func (d *Directory) Get(id string) (*Merchant, bool) {
 func (d *Directory) ByAPIToken(token string) (*Merchant, bool) {
 	given := sha256.Sum256([]byte(token))
 	var found *Merchant
-	for _, m := range d.list {
+	for _, m := range d.cur.Load().list {
 		want := sha256.Sum256([]byte(m.APIToken))
 		if subtle.ConstantTimeCompare(given[:], want[:]) == 1 && token != "" {
 			found = m
@@ -223,7 +234,7 @@ func (d *Directory) ByAPIToken(token string) (*Merchant, bool) {
 // comes over https, since shoppers' browsers refuse mixed content and the
 // provider shows it on its own https page.
 func (d *Directory) CheckProduction() error {
-	for _, m := range d.list {
+	for _, m := range d.All() {
 		if c := m.Customization; c != nil && c.LogoURL != "" && !strings.HasPrefix(c.LogoURL, "https://") {
 			return fmt.Errorf("MERCHANTS_FILE: merchant %s: customization.logoUrl: must be an https URL outside sandbox mode", m.ID)
 		}
@@ -232,7 +243,7 @@ func (d *Directory) CheckProduction() error {
 }
 
 // All returns every merchant in file order.
-func (d *Directory) All() []*Merchant { return d.list }
+func (d *Directory) All() []*Merchant { return d.cur.Load().list }
 
 // DemoID, DemoKID and DemoSecret are the published development merchant that
 // `go run .` serves with no configuration. The secret is public, so the demo
@@ -311,7 +322,7 @@ func Parse(data []byte) (*Directory, error) {
 }
 
 func newDirectory(list []*Merchant, operators []*ConsoleUser) (*Directory, error) {
-	d := &Directory{byID: make(map[string]*Merchant), list: list, operators: operators, users: map[string]*ConsoleUser{}}
+	d := &set{byID: make(map[string]*Merchant), list: list, operators: operators, users: map[string]*ConsoleUser{}}
 	for i, m := range list {
 		if m == nil {
 			return nil, fmt.Errorf("MERCHANTS_FILE: merchant #%d: not an object", i+1)
@@ -335,7 +346,9 @@ func newDirectory(list []*Merchant, operators []*ConsoleUser) (*Directory, error
 	if err := d.checkConsoleUsers("operators", operators, nil); err != nil {
 		return nil, fmt.Errorf("MERCHANTS_FILE: %w", err)
 	}
-	return d, nil
+	dir := &Directory{}
+	dir.cur.Store(d)
+	return dir, nil
 }
 
 func (m *Merchant) check() error {

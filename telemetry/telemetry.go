@@ -24,6 +24,7 @@ type Metrics struct {
 	requests *prometheus.HistogramVec
 	upstream *prometheus.HistogramVec
 	failures *prometheus.CounterVec
+	reloads  *prometheus.CounterVec
 }
 
 // New returns the metrics, with Go runtime and process metrics included.
@@ -44,10 +45,26 @@ func New() *Metrics {
 			Name: "checkout_upstream_errors_total",
 			Help: "Failed calls to the payment provider, by endpoint and kind (network, 4xx, 5xx).",
 		}, []string{"endpoint", "kind"}),
+		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "checkout_config_reloads_total",
+			Help: "Reloads of MERCHANTS_FILE at SIGHUP, by result (applied, refused).",
+		}, []string{"result"}),
 	}
-	m.registry.MustRegister(m.requests, m.upstream, m.failures,
+	for _, result := range []string{"applied", "refused"} {
+		m.reloads.WithLabelValues(result)
+	}
+	m.registry.MustRegister(m.requests, m.upstream, m.failures, m.reloads,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// Reloaded counts a reload of the merchants file: applied, or refused.
+func (m *Metrics) Reloaded(applied bool) {
+	result := "refused"
+	if applied {
+		result = "applied"
+	}
+	m.reloads.WithLabelValues(result).Inc()
 }
 
 // Handler serves /metrics.

@@ -122,8 +122,11 @@ func backoff(tries int) time.Duration {
 
 // Dispatcher sends the events of the merchants that have a webhook_url.
 type Dispatcher struct {
-	Ledger    *ledger.Ledger
-	Merchants []*merchant.Merchant
+	Ledger *ledger.Ledger
+	// Merchants are read again at every poll: a merchant given a webhook
+	// by a reload gets a sender, one whose webhook went loses it, and a
+	// changed URL or secret serves the next event.
+	Merchants *merchant.Directory
 	// Owner names this instance in leases.
 	Owner  string
 	Client *http.Client
@@ -144,14 +147,42 @@ const DefaultPoll = time.Second
 
 // Run sends until ctx ends: one sender per merchant with a webhook.
 func (d *Dispatcher) Run(ctx context.Context) {
-	var wg sync.WaitGroup
-	for _, m := range d.Merchants {
-		if m.WebhookURL == "" {
-			continue
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		sending = map[string]bool{}
+	)
+	tick := time.NewTicker(d.poll())
+	defer tick.Stop()
+	for {
+		for _, m := range d.Merchants.All() {
+			mu.Lock()
+			start := m.WebhookURL != "" && !sending[m.ID]
+			sending[m.ID] = sending[m.ID] || start
+			mu.Unlock()
+			if start {
+				wg.Go(func() {
+					d.serve(ctx, m.ID)
+					mu.Lock()
+					delete(sending, m.ID)
+					mu.Unlock()
+				})
+			}
 		}
-		wg.Go(func() { d.serve(ctx, m) })
+		select {
+		case <-ctx.Done():
+			wg.Wait()
+			return
+		case <-tick.C:
+		}
 	}
-	wg.Wait()
+}
+
+func (d *Dispatcher) poll() time.Duration {
+	if d.Poll <= 0 {
+		return DefaultPoll
+	}
+	return d.Poll
 }
 
 func (d *Dispatcher) now() time.Time {
@@ -161,14 +192,15 @@ func (d *Dispatcher) now() time.Time {
 	return time.Now()
 }
 
-// serve sends one merchant's events, oldest first, one at a time.
-func (d *Dispatcher) serve(ctx context.Context, m *merchant.Merchant) {
+// serve sends one merchant's events, oldest first, one at a time, for as
+// long as the merchant has a webhook.
+func (d *Dispatcher) serve(ctx context.Context, id string) {
 	const batch = 10
-	poll := d.Poll
-	if poll <= 0 {
-		poll = DefaultPoll
-	}
 	for ctx.Err() == nil {
+		m, ok := d.Merchants.Get(id)
+		if !ok || m.WebhookURL == "" {
+			return
+		}
 		// The lease covers the whole batch sent one by one.
 		events, err := d.Ledger.ClaimEvents(ctx, m.ID, d.Owner, batch*(Timeout+5*time.Second), batch)
 		if err != nil && ctx.Err() == nil {
@@ -178,7 +210,7 @@ func (d *Dispatcher) serve(ctx context.Context, m *merchant.Merchant) {
 			d.send(ctx, m, e)
 		}
 		if len(events) == 0 {
-			t := time.NewTimer(poll)
+			t := time.NewTimer(d.poll())
 			select {
 			case <-ctx.Done():
 			case <-t.C:

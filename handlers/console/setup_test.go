@@ -138,7 +138,7 @@ func setupOn(t testing.TB, databaseURL string) *env {
 	var logMu sync.Mutex
 	log := slog.New(slog.NewTextHandler(lockedWriter{&logs, &logMu}, nil))
 	orders := &payment.Service{Ledger: l, Log: log, ProviderFor: func(*merchant.Merchant) payment.Provider { return p }}
-	hooks := &webhook.Dispatcher{Ledger: l, Merchants: dir.All(), Owner: "console-test", Client: webhook.NewClient(true), Log: log}
+	hooks := &webhook.Dispatcher{Ledger: l, Merchants: dir, Owner: "console-test", Client: webhook.NewClient(true), Log: log}
 	e := &env{t: t, ledger: l, provider: p, hook: hook, logs: &logs,
 		health: &bankhealth.Keeper{Source: l, Thresholds: bankhealth.Thresholds{MinFinished: 2, MinSuccess: 0.5}}}
 	c, err := console.New(console.Config{BaseURL: "http://127.0.0.1", Ledger: l, Merchants: dir, Orders: orders, Webhooks: hooks,
