@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paybybank/checkout/handlers/api/contracttest"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/ledger/ledgertest"
 	"github.com/paybybank/checkout/merchant"
@@ -48,6 +49,7 @@ func newShopServer(t testing.TB, codes ...int) *shopServer {
 			w.WriteHeader(http.StatusUnauthorized)
 			return
 		}
+		contracttest.CheckWebhook(t, body)
 		var e ledger.EventBody
 		if err := json.Unmarshal(body, &e); err != nil {
 			t.Errorf("a webhook that is not an event: %s", body)

@@ -28,6 +28,7 @@ const (
 	RouteAPIEvents     = api.RouteEvents
 	RouteAPIRedeliver  = api.RouteRedeliver
 	RouteAPIBankHealth = api.RouteBankHealth
+	RouteAPIContract   = api.RouteContract
 	RouteHealth        = "/healthz"
 	RouteReady         = "/readyz"
 	RouteMetrics       = "/metrics"
@@ -66,6 +67,7 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 	programs.GET(RouteAPIEvents, h.api.ListEvents)
 	programs.POST(RouteAPIRedeliver, h.api.RedeliverEvent)
 	programs.GET(RouteAPIBankHealth, h.api.ShowBankHealth)
+	programs.GET(RouteAPIContract, h.api.ShowContract)
 
 	// Designers: the studio (package handlers/studio).
 	people.GET(studio.RouteStudio, h.studio.ShowStudio)

@@ -18,6 +18,7 @@ import (
 	"github.com/paybybank/checkout/bankhealth"
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/handlers"
+	"github.com/paybybank/checkout/handlers/api/contracttest"
 	"github.com/paybybank/checkout/handlers/shopper"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/ledger/ledgertest"
@@ -165,7 +166,8 @@ func setup(t testing.TB, opts options) *app {
 	a.health = &bankhealth.Keeper{Source: a.ledger, Thresholds: thresholds}
 
 	e := echo.New()
-	srv := httptest.NewServer(e)
+	// Every API answer of the tests is held to the API's contract.
+	srv := httptest.NewServer(contracttest.Wrap(t, e))
 	t.Cleanup(srv.Close)
 	a.url = srv.URL
 	h := handlers.New(handlers.Config{

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paybybank/checkout/handlers/api/contracttest"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/webhook"
 )
@@ -121,6 +122,7 @@ func TestATestEventIsASignedPing(t *testing.T) {
 	if !verifyWebhook(secret, header, got) {
 		t.Errorf("the ping's signature %q does not check with the README's code", header)
 	}
+	contracttest.CheckWebhook(t, got)
 	var ping map[string]any
 	if err := json.Unmarshal(got, &ping); err != nil {
 		t.Fatal(err)
