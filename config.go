@@ -16,6 +16,7 @@ import (
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient/sandbox"
 	"github.com/paybybank/checkout/rules"
+	"github.com/paybybank/checkout/telemetry"
 )
 
 // config is the environment of DESIGN.md section 4, read once.
@@ -52,6 +53,10 @@ type config struct {
 	// (BANK_HEALTH_REFRESH).
 	BankHealthEvery time.Duration
 	Knobs           sandbox.Knobs
+	// Tracing is on when the standard OTEL_EXPORTER_OTLP_ENDPOINT (or
+	// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set; the exporter reads the
+	// other OTEL_* variables itself.
+	Tracing bool
 }
 
 // minKeyLength is the shortest SESSION_KEYS secret accepted.
@@ -175,6 +180,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return c, err
 	}
 	c.Knobs = knobs
+	c.Tracing = telemetry.TracingWanted(getenv)
 	return c, nil
 }
 

@@ -70,7 +70,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if len(args) > 0 {
 		return fmt.Errorf("unknown command %q (commands: link, console-password; the load generator is go run ./cmd/load)", args[0])
 	}
-	log := slog.New(telemetry.Masking(slog.NewJSONHandler(stderr, nil)))
+	log := slog.New(telemetry.WithTraceIDs(telemetry.Masking(slog.NewJSONHandler(stderr, nil))))
+	if cfg.Tracing {
+		_, shutdown, err := telemetry.StartTracing(ctx, log)
+		if err != nil {
+			return fmt.Errorf("OTEL_EXPORTER_OTLP_ENDPOINT: %w", err)
+		}
+		defer func() {
+			// What is left goes out before the process ends.
+			flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := shutdown(flushCtx); err != nil {
+				log.Warn("traces: flushing at exit", "err", err)
+			}
+		}()
+		log.Info("traces on: sending them over OTLP/HTTP")
+	}
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -287,7 +302,11 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		baseURL = "http://sandbox.internal"
 		transport = a.sandbox
 	}
-	clientOpts = append(clientOpts, pisclient.WithHTTPClient(&http.Client{Transport: a.metrics.Transport(transport)}))
+	transport = a.metrics.Transport(transport)
+	if cfg.Tracing {
+		transport = telemetry.TraceTransport(transport)
+	}
+	clientOpts = append(clientOpts, pisclient.WithHTTPClient(&http.Client{Transport: transport}))
 	clientOpts = append(clientOpts, pisclient.WithLogger(log))
 	providers, err := newProviders(baseURL, cfg.PISAPIKey, a.merchants, cfg.sandboxMode(), log, clientOpts...)
 	if err != nil {
@@ -332,6 +351,9 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.Use(middleware.Recover())
+	if cfg.Tracing {
+		e.Use(telemetry.TraceRequests)
+	}
 	h.Routes(e, static.Handler(), sandboxHandler)
 	con, err := console.New(console.Config{
 		BaseURL: cfg.BaseURL, Ledger: a.ledger, Merchants: a.merchants, Orders: a.orders, Webhooks: a.webhooks,

@@ -3,7 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,6 +26,9 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
@@ -578,4 +584,184 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// spanSeen is one span the OTLP receiver of a test got.
+type spanSeen struct {
+	name, traceID, spanID, parentID string
+	attrs                           map[string]string
+}
+
+// otlpReceiver is an OTLP/HTTP trace receiver on loopback.
+type otlpReceiver struct {
+	url   string
+	mu    sync.Mutex
+	spans []spanSeen
+}
+
+func newOTLPReceiver(t *testing.T) *otlpReceiver {
+	rcv := &otlpReceiver{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body io.Reader = r.Body
+		if r.Header.Get("Content-Encoding") == "gzip" {
+			zr, err := gzip.NewReader(r.Body)
+			if err != nil {
+				t.Errorf("OTLP body: %v", err)
+				return
+			}
+			body = zr
+		}
+		raw, _ := io.ReadAll(body)
+		var req coltracepb.ExportTraceServiceRequest
+		if r.URL.Path != "/v1/traces" || proto.Unmarshal(raw, &req) != nil {
+			t.Errorf("an OTLP export to %s that is not protobuf traces", r.URL.Path)
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		rcv.mu.Lock()
+		defer rcv.mu.Unlock()
+		for _, rs := range req.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, sp := range ss.Spans {
+					seen := spanSeen{name: sp.Name, traceID: hex.EncodeToString(sp.TraceId), spanID: hex.EncodeToString(sp.SpanId),
+						parentID: hex.EncodeToString(sp.ParentSpanId), attrs: map[string]string{}}
+					for _, kv := range sp.Attributes {
+						seen.attrs[kv.Key] = kv.Value.String()
+					}
+					rcv.spans = append(rcv.spans, seen)
+				}
+			}
+		}
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(srv.Close)
+	rcv.url = srv.URL
+	return rcv
+}
+
+// find waits up to 20 s for a span that match accepts.
+func (r *otlpReceiver) find(t *testing.T, what string, match func(spanSeen) bool) spanSeen {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		r.mu.Lock()
+		for _, s := range r.spans {
+			if match(s) {
+				r.mu.Unlock()
+				return s
+			}
+		}
+		r.mu.Unlock()
+	}
+	t.Fatalf("no span %s within 20 s", what)
+	return spanSeen{}
+}
+
+func TestTracesFollowACheckoutThroughTheProviderTheLedgerAndTheWebhook(t *testing.T) {
+	rcv := newOTLPReceiver(t)
+	vars := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.url, "OTEL_BSP_SCHEDULE_DELAY": "50", "SANDBOX_SETTLE_DELAY": "1ms"}
+	for k, v := range vars {
+		t.Setenv(k, v) // the exporter reads the standard variables itself
+	}
+	var logs syncBuffer
+	s := startLogging(t, vars, &logs)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+	res, err := client.Get(s.demoLink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	token := strings.TrimPrefix(res.Header.Get("Location"), "/c/")
+	orderID := mustParse(t, s.demoLink).Query().Get("order")
+	// The merchant's trace goes on through the checkout.
+	const parentTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
+	req, _ := http.NewRequest(http.MethodPost, s.base+"/c/"+token+"/pay", strings.NewReader(url.Values{"country": {"DE"}, "bank": {"deutsche-bank"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Traceparent", "00-"+parentTrace+"-00f067aa0ba902b7-01")
+	res, err = client.Do(req)
+	if err != nil || res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("submit: %v %v", res, err)
+	}
+	res.Body.Close()
+	res, err = client.PostForm(res.Header.Get("Location"), url.Values{"action": {"approve"}})
+	if err != nil || res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("approve: %v %v", res, err)
+	}
+	res.Body.Close()
+	if res, err = client.Get(res.Header.Get("Location")); err != nil { // back at the app: the status is read
+		t.Fatal(err)
+	}
+	res.Body.Close()
+
+	pay := rcv.find(t, "for the details form's POST", func(s spanSeen) bool { return s.name == "POST /c/:token/pay" })
+	if pay.traceID != parentTrace || pay.attrs["http.route"] == "" || pay.attrs["http.response.status_code"] == "" {
+		t.Errorf("the request's span %+v: want the caller's trace, its route and its status", pay)
+	}
+	rcv.find(t, "for the provider's create call inside the request", func(s spanSeen) bool {
+		return s.name == "provider create" && s.traceID == pay.traceID
+	})
+	rcv.find(t, "for a ledger transaction inside the request", func(s spanSeen) bool {
+		return strings.HasPrefix(s.name, "ledger ") && s.traceID == pay.traceID && s.attrs["db.system.name"] != ""
+	})
+	rcv.find(t, "for the webhook's delivery", func(s spanSeen) bool {
+		return s.name == "webhook payment.status_changed" && s.attrs["merchant.id"] != ""
+	})
+
+	t.Run("no token, order id, secret or personal data in a span", func(t *testing.T) {
+		secrets := []string{token, orderID, merchant.DemoWebhookSecret, "127.0.0.1"}
+		rcv.mu.Lock()
+		defer rcv.mu.Unlock()
+		for _, sp := range rcv.spans {
+			for _, secret := range secrets {
+				if strings.Contains(sp.name, secret) {
+					t.Errorf("span name %q holds %q", sp.name, secret)
+				}
+				for k, v := range sp.attrs {
+					if strings.Contains(v, secret) {
+						t.Errorf("span %s: attribute %s=%s holds %q", sp.name, k, v, secret)
+					}
+				}
+			}
+		}
+	})
+
+	t.Run("the request's log lines carry its trace id", func(t *testing.T) {
+		found := false
+		for line := range strings.Lines(logs.String()) {
+			var entry map[string]any
+			if json.Unmarshal([]byte(line), &entry) != nil || entry["route"] != "/c/:token/pay" {
+				continue
+			}
+			found = true
+			if entry["trace_id"] != pay.traceID {
+				t.Errorf("the log line %s has trace_id %v, want %s", strings.TrimSpace(line), entry["trace_id"], pay.traceID)
+			}
+		}
+		if !found {
+			t.Error("no log line of the details form's POST")
+		}
+	})
+}
+
+func TestTracesAreOffWithoutAnEndpoint(t *testing.T) {
+	var logs syncBuffer
+	s := startLogging(t, nil, &logs)
+	res, err := http.Get(s.demoLink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if strings.Contains(logs.String(), "trace_id") || strings.Contains(logs.String(), "traces on") {
+		t.Errorf("traces without OTEL_EXPORTER_OTLP_ENDPOINT:\n%s", logs.String())
+	}
+}
+
+func mustParse(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

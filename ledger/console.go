@@ -460,6 +460,8 @@ func (l *Ledger) IsSignedOut(ctx context.Context, sessionID string) (bool, error
 // keep.
 func (l *Ledger) FailedSignIn(ctx context.Context, keys []string, keep time.Duration) error {
 	now := l.now().UnixMilli()
+	ctx, span := l.span(ctx, "FailedSignIn")
+	defer span.End()
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -181,6 +181,8 @@ func (r rollup) upsert(from string) string {
 // rollups and removes them. Reads count the changes not yet folded, so
 // folding only keeps them few.
 func (l *Ledger) FoldCounts(ctx context.Context) error {
+	ctx, span := l.span(ctx, "FoldCounts")
+	defer span.End()
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -157,6 +157,8 @@ func scanEvents(rows *sql.Rows) ([]Event, error) {
 // RecordDelivery records one try at an event under owner's lease, and what
 // follows: Delivered, Failed (given up), or Pending with the next try at next.
 func (l *Ledger) RecordDelivery(ctx context.Context, e Event, owner string, d Delivery, outcome string, next time.Time) error {
+	ctx, span := l.span(ctx, "RecordDelivery")
+	defer span.End()
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -113,6 +113,8 @@ func (l *Ledger) NextRead(ctx context.Context, upstreamID string) (time.Time, Ti
 // which the bucket pays back before it gives the follower more. Every
 // instance takes from the one bucket, so together they read at rate.
 func (l *Ledger) TakeReads(ctx context.Context, want, spent int, rate, burst float64) (int, error) {
+	ctx, span := l.span(ctx, "TakeReads")
+	defer span.End()
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err

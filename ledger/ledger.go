@@ -204,6 +204,8 @@ func (l *Ledger) RecordOrder(ctx context.Context, o Order) (Order, error) {
 // link: the first use counts the order as opened in the console's funnel.
 func (l *Ledger) OpenOrder(ctx context.Context, o Order) (Order, error) {
 	now := l.now().UnixMilli()
+	ctx, span := l.span(ctx, "OpenOrder")
+	defer span.End()
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return Order{}, err
@@ -319,6 +321,8 @@ type Change struct {
 // is one a shopper was sent to) the order's status follows and an event is
 // written in the same transaction: no change is lost or told twice.
 func (l *Ledger) Move(ctx context.Context, upstreamID string, from State, ch Change) (bool, error) {
+	ctx, span := l.span(ctx, "Move")
+	defer span.End()
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, err

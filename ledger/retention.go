@@ -23,6 +23,8 @@ func (p Pruned) Total() int64 { return p.Events + p.Deliveries + p.Handoffs }
 // locks for milliseconds, never long enough to keep a shopper waiting.
 func (l *Ledger) Prune(ctx context.Context, eventsBefore time.Time, batch int) (Pruned, error) {
 	var p Pruned
+	ctx, span := l.span(ctx, "Prune")
+	defer span.End()
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return p, err

@@ -28,6 +28,10 @@ import (
 
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Header carries the signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">.
@@ -220,6 +224,25 @@ func (d *Dispatcher) serve(ctx context.Context, id string) {
 	}
 }
 
+// tracer records each delivery when traces are on.
+var tracer = otel.Tracer("github.com/paybybank/checkout/webhook")
+
+// startDelivery starts the span of one try at sending an event: the
+// merchant and the event's type, never the URL (which may hold a token)
+// or the body.
+func startDelivery(ctx context.Context, m *merchant.Merchant, eventType string) (context.Context, trace.Span) {
+	return tracer.Start(ctx, "webhook "+eventType, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("merchant.id", m.ID), attribute.String("event.type", eventType)))
+}
+
+func endDelivery(span trace.Span, d ledger.Delivery) {
+	span.SetAttributes(attribute.Int("http.response.status_code", d.Code))
+	if d.Code < 200 || d.Code > 299 {
+		span.SetStatus(codes.Error, "not taken")
+	}
+	span.End()
+}
+
 // post sends body to m's webhook, signed, and says how it went.
 func (d *Dispatcher) post(ctx context.Context, m *merchant.Merchant, body []byte) ledger.Delivery {
 	start := d.now()
@@ -258,7 +281,10 @@ func (d *Dispatcher) Ping(ctx context.Context, m *merchant.Merchant) ledger.Deli
 		CreatedAt time.Time `json:"created_at"`
 		Data      struct{}  `json:"data"`
 	}{ID: "evt_" + hex.EncodeToString(b), Type: EventPing, CreatedAt: d.now().UTC().Truncate(time.Millisecond)})
-	return d.post(ctx, m, body)
+	ctx, span := startDelivery(ctx, m, EventPing)
+	delivery := d.post(ctx, m, body)
+	endDelivery(span, delivery)
+	return delivery
 }
 
 // SendNow makes one try at an event the caller has leased to this
@@ -269,7 +295,9 @@ func (d *Dispatcher) SendNow(ctx context.Context, m *merchant.Merchant, e ledger
 
 // send makes one try at an event and records it.
 func (d *Dispatcher) send(ctx context.Context, m *merchant.Merchant, e ledger.Event) ledger.Delivery {
+	ctx, span := startDelivery(ctx, m, e.Type)
 	delivery := d.post(ctx, m, e.Body)
+	defer endDelivery(span, delivery)
 	outcome, next := ledger.Delivered, ledger.Never
 	if delivery.Code < 200 || delivery.Code > 299 {
 		pause := backoff

@@ -10,6 +10,7 @@ import (
 	"net/url"
 
 	"github.com/labstack/echo/v4"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/rules"
@@ -63,13 +64,21 @@ func TellProgram(c echo.Context, e *APIError) error {
 	return c.JSON(e.Status, e.Body())
 }
 
-// Logger is base carrying the request's id (X-Request-Id), so that every
-// line of one request can be found together.
+// Logger is base carrying the request's id (X-Request-Id) and, when
+// traces are on, its trace id, so that every line of one request can be
+// found together, in the log and beside its trace.
 func Logger(c echo.Context, base *slog.Logger) *slog.Logger {
+	var attrs []any
 	if id := c.Response().Header().Get(echo.HeaderXRequestID); id != "" {
-		return base.With("request_id", id)
+		attrs = append(attrs, "request_id", id)
 	}
-	return base
+	if sc := trace.SpanContextFromContext(c.Request().Context()); sc.IsValid() {
+		attrs = append(attrs, "trace_id", sc.TraceID().String(), "span_id", sc.SpanID().String())
+	}
+	if len(attrs) == 0 {
+		return base
+	}
+	return base.With(attrs...)
 }
 
 // OriginOf is the origin of a URL as text, "" when it does not parse.
