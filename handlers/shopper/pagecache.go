@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"html"
 	"net/http"
 	"net/url"
@@ -128,11 +129,14 @@ func lookKey(c echo.Context) string {
 	if r.Merchant == nil {
 		return ""
 	}
+	// Each reading of the merchants file makes new merchants: the
+	// merchant's address tells a reloaded name or theme from the old one.
+	own := fmt.Sprintf("m:%s:%p", r.Merchant.ID, r.Merchant)
 	if r.Custom == r.Merchant.Customization {
-		return "m:" + r.Merchant.ID
+		return own
 	}
 	b, _ := json.Marshal(r.Custom)
-	return "m:" + r.Merchant.ID + ":" + string(b)
+	return own + ":" + string(b)
 }
 
 // keep renders component as a page kept ahead, cut at markers. A page
