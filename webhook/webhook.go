@@ -26,12 +26,13 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/paybybank/checkout/ledger"
-	"github.com/paybybank/checkout/merchant"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/merchant"
 )
 
 // Header carries the signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">.
