@@ -107,10 +107,10 @@ func (c *Cache) fetch(ctx context.Context) (*List, error) {
 	c.stats.failures.Add(1)
 	last := c.last.Load()
 	if last == nil {
-		c.log.Error("banks list unavailable", "err", err)
+		c.log.ErrorContext(ctx, "banks list unavailable", "err", err)
 		return nil, err
 	}
-	c.log.Warn("banks list: provider failed, serving the last good copy", "err", err, "fetched_at", last.FetchedAt)
+	c.log.WarnContext(ctx, "banks list: provider failed, serving the last good copy", "err", err, "fetched_at", last.FetchedAt)
 	stale := *last
 	stale.Stale = true
 	c.stats.stale.Add(1)

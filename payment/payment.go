@@ -264,7 +264,7 @@ func (s *Service) create(ctx context.Context, provider Provider, a ledger.Attemp
 		// A payment under this id exists that the ledger did not make (one
 		// made before the ledger, say): somebody may hold its link, so it
 		// is followed, never replaced.
-		s.log().Warn("create payment: the provider has a payment under this id already", "attempt", a.UpstreamID, "err", err)
+		s.log().WarnContext(ctx, "create payment: the provider has a payment under this id already", "attempt", a.UpstreamID, "err", err)
 		_, merr := s.Ledger.Move(wctx, a.UpstreamID, ledger.Creating, ledger.Change{State: ledger.Open})
 		return Outcome{}, merr
 	case errors.As(err, &ve), refusal(err):
@@ -275,7 +275,7 @@ func (s *Service) create(ctx context.Context, provider Provider, a ledger.Attemp
 	default:
 		// Lost, unreadable, or a server error after which nobody can say
 		// what the provider did.
-		s.log().Warn("create payment: outcome unknown", "attempt", a.UpstreamID, "err", err)
+		s.log().WarnContext(ctx, "create payment: outcome unknown", "attempt", a.UpstreamID, "err", err)
 		_, merr := s.Ledger.Move(wctx, a.UpstreamID, ledger.Creating, ledger.Change{State: ledger.Unknown})
 		return Outcome{}, merr
 	}
@@ -301,7 +301,7 @@ func refusal(err error) bool {
 func (s *Service) settle(ctx context.Context, provider Provider, a *ledger.Attempt, elsewhere bool) error {
 	ps, err := s.read(ctx, provider, a, elsewhere)
 	if err != nil {
-		s.log().Warn("payment status unavailable while settling an unknown attempt", "attempt", a.UpstreamID, "err", err)
+		s.log().WarnContext(ctx, "payment status unavailable while settling an unknown attempt", "attempt", a.UpstreamID, "err", err)
 		return ErrChecking
 	}
 	ch := ledger.Change{State: ledger.Open, Status: string(ps.Status)}
@@ -325,7 +325,7 @@ func (s *Service) settle(ctx context.Context, provider Provider, a *ledger.Attem
 func (s *Service) refresh(ctx context.Context, provider Provider, a *ledger.Attempt, elsewhere bool) bool {
 	ps, err := s.read(ctx, provider, a, elsewhere)
 	if err != nil {
-		s.log().Warn("payment status unavailable", "attempt", a.UpstreamID, "err", err)
+		s.log().WarnContext(ctx, "payment status unavailable", "attempt", a.UpstreamID, "err", err)
 		return false
 	}
 	ch := ledger.Change{Status: string(ps.Status)}
@@ -334,7 +334,7 @@ func (s *Service) refresh(ctx context.Context, provider Provider, a *ledger.Atte
 	}
 	if ch.Status != a.Status || ch.State != "" {
 		if _, err := s.Ledger.Move(ctx, a.UpstreamID, a.State, ch); err != nil {
-			s.log().Warn("recording a payment status", "attempt", a.UpstreamID, "err", err)
+			s.log().WarnContext(ctx, "recording a payment status", "attempt", a.UpstreamID, "err", err)
 		}
 	}
 	a.Status = ch.Status
@@ -346,7 +346,7 @@ func (s *Service) refresh(ctx context.Context, provider Provider, a *ledger.Atte
 		// its interval from now.
 		next, tier := schedule(*a, s.now(), s.Budget.Stretch())
 		if err := s.Ledger.ReadElsewhere(context.WithoutCancel(ctx), a.UpstreamID, next, tier); err != nil {
-			s.log().Warn("moving the follower's next read", "attempt", a.UpstreamID, "err", err)
+			s.log().WarnContext(ctx, "moving the follower's next read", "attempt", a.UpstreamID, "err", err)
 		}
 	}
 	return true
