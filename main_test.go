@@ -565,6 +565,7 @@ func TestSIGHUPReloadsTheMerchantsFile(t *testing.T) {
 	if dropped.Load() != 0 || served.Load() == 0 {
 		t.Errorf("during the reloads %d shoppers' requests failed and %d were served, want none failed", dropped.Load(), served.Load())
 	}
+	t.Logf("during two reloads: %d requests served, %d failed", served.Load(), dropped.Load())
 }
 
 // syncBuffer is a bytes.Buffer written by the app and read by the test.
