@@ -74,9 +74,13 @@ func TraceRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		if route == "" {
 			route = "unmatched"
 		}
+		method := r.Method
+		if !slices.Contains(knownMethods, method) {
+			method = "_OTHER" // as the semantic conventions say: any token may come
+		}
 		ctx := otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
-		ctx, span := tracer.Start(ctx, r.Method+" "+route, trace.WithSpanKind(trace.SpanKindServer),
-			trace.WithAttributes(semconv.HTTPRequestMethodKey.String(r.Method), semconv.HTTPRoute(route)))
+		ctx, span := tracer.Start(ctx, method+" "+route, trace.WithSpanKind(trace.SpanKindServer),
+			trace.WithAttributes(semconv.HTTPRequestMethodKey.String(method), semconv.HTTPRoute(route)))
 		defer span.End()
 		c.SetRequest(r.WithContext(ctx))
 		if err := next(c); err != nil {
@@ -90,6 +94,9 @@ func TraceRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		return nil
 	}
 }
+
+var knownMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+	http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace}
 
 // TraceTransport makes each call to the provider a client span, named by
 // its endpoint (institutions, create, status), and passes the trace on in
