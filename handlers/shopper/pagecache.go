@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"html"
 	"net/http"
 	"net/url"
@@ -20,6 +19,7 @@ import (
 	"github.com/paybybank/checkout/handlers/web"
 
 	"github.com/paybybank/checkout/banks"
+	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/prerender"
 	"github.com/paybybank/checkout/views"
 )
@@ -59,7 +59,7 @@ func randomHex() string {
 // pageKey names one page kept.
 type pageKey struct {
 	route   string
-	look    string
+	look    look
 	lang    string
 	country string
 	query   string
@@ -122,21 +122,27 @@ func (pc *pageCache) put(list *banks.List, key pageKey, p *keptPage) {
 	pc.bytes += p.page.Size()
 }
 
+// look names the look of a page: whose it is and the theme it wears.
+type look struct {
+	// merchant is the merchant as read from the merchants file: a reload
+	// makes new ones, so a reloaded name or theme is a new look. Held here,
+	// an old merchant lives while its pages are kept, and no new one can
+	// take its address.
+	merchant *merchant.Merchant
+	// custom is the theme a link carried, as JSON; empty for the
+	// merchant's own.
+	custom string
+}
+
 // lookKey names the look of the page being served: the merchant's own
 // theme, or the theme its link carried.
-func lookKey(c echo.Context) string {
+func lookKey(c echo.Context) look {
 	r := web.RequestOf(c)
-	if r.Merchant == nil {
-		return ""
-	}
-	// Each reading of the merchants file makes new merchants: the
-	// merchant's address tells a reloaded name or theme from the old one.
-	own := fmt.Sprintf("m:%s:%p", r.Merchant.ID, r.Merchant)
-	if r.Custom == r.Merchant.Customization {
-		return own
+	if r.Merchant == nil || r.Custom == r.Merchant.Customization {
+		return look{merchant: r.Merchant}
 	}
 	b, _ := json.Marshal(r.Custom)
-	return own + ":" + string(b)
+	return look{merchant: r.Merchant, custom: string(b)}
 }
 
 // keep renders component as a page kept ahead, cut at markers. A page
