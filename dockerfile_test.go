@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -89,10 +90,7 @@ func TestDockerfileBuildSteps(t *testing.T) {
 				}
 				run := exec.Command("sh", "-c", cmd)
 				run.Dir = filepath.Join(root, workdir)
-				run.Env = os.Environ()
-				for k, v := range env {
-					run.Env = append(run.Env, k+"="+v)
-				}
+				run.Env = append(os.Environ(), environ(env)...)
 				start := time.Now()
 				if out, err := run.CombinedOutput(); err != nil {
 					t.Fatalf("stage %s: RUN %s: %v\n%s", s.name, cmd, err, out)
@@ -125,10 +123,7 @@ func TestDockerfileBuildSteps(t *testing.T) {
 
 	// The image's ENV, with the ledger in the stage's /data and a free
 	// loopback port: the program starts and says it is healthy.
-	env := map[string]string{}
-	for k, v := range last.env {
-		env[k] = v
-	}
+	env := maps.Clone(last.env)
 	env["ADDR"] = "127.0.0.1:0"
 	if p, ok := strings.CutPrefix(env["DATABASE_URL"], "sqlite:/"); ok {
 		if _, err := os.Stat(filepath.Join(root, path.Dir("/"+p))); err != nil {
@@ -139,10 +134,7 @@ func TestDockerfileBuildSteps(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, last.entrypoint[1:]...)
-	cmd.Env = []string{}
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = environ(env)
 	out, _ := cmd.StdoutPipe()
 	cmd.Stderr = io.Discard
 	if err := cmd.Start(); err != nil {
@@ -297,6 +289,15 @@ func copyTree(t *testing.T, from, src, dst string, intoDir bool, ignore []string
 	if err != nil {
 		t.Fatalf("COPY %s: %v", src, err)
 	}
+}
+
+// environ writes variables as a process's environment.
+func environ(vars map[string]string) []string {
+	var env []string
+	for k, v := range vars {
+		env = append(env, k+"="+v)
+	}
+	return env
 }
 
 func mkdir(t *testing.T, dir string) {

@@ -52,24 +52,15 @@ func readManifests(t *testing.T) manifests {
 			if err := yaml.Unmarshal(doc, &head); err != nil {
 				t.Fatalf("%s #%d: %v", file, i+1, err)
 			}
-			var into any
-			switch head.APIVersion + " " + head.Kind {
-			case "apps/v1 Deployment":
-				m.deployment = new(appsv1.Deployment)
-				into = m.deployment
-			case "v1 Service":
-				m.service = new(corev1.Service)
-				into = m.service
-			case "policy/v1 PodDisruptionBudget":
-				m.pdb = new(policyv1.PodDisruptionBudget)
-				into = m.pdb
-			case "autoscaling/v2 HorizontalPodAutoscaler":
-				m.hpa = new(autoscalingv2.HorizontalPodAutoscaler)
-				into = m.hpa
-			case "v1 Secret":
-				m.secret = new(corev1.Secret)
-				into = m.secret
-			default:
+			// Each kind decodes into its field, which the decoder fills.
+			into, ok := map[string]any{
+				"apps/v1 Deployment":                     &m.deployment,
+				"v1 Service":                             &m.service,
+				"policy/v1 PodDisruptionBudget":          &m.pdb,
+				"autoscaling/v2 HorizontalPodAutoscaler": &m.hpa,
+				"v1 Secret":                              &m.secret,
+			}[head.APIVersion+" "+head.Kind]
+			if !ok {
 				t.Fatalf("%s #%d: %s %s is not a kind this test knows; add it here", file, i+1, head.APIVersion, head.Kind)
 			}
 			if err := decodeStrict(doc, into); err != nil {

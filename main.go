@@ -72,7 +72,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	log := slog.New(telemetry.WithTraceIDs(telemetry.Masking(slog.NewJSONHandler(stderr, nil))))
 	if cfg.Tracing {
-		_, shutdown, err := telemetry.StartTracing(ctx, log)
+		shutdown, err := telemetry.StartTracing(ctx, log)
 		if err != nil {
 			return fmt.Errorf("OTEL_EXPORTER_OTLP_ENDPOINT: %w", err)
 		}

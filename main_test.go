@@ -367,6 +367,33 @@ func TestLoadCommandReportsTheRun(t *testing.T) {
 	}
 }
 
+// payAtSandboxBank submits the details form of checkout for Deutsche Bank
+// (with header), approves the payment at the sandbox bank and returns the
+// address the bank sends the shopper back to.
+func payAtSandboxBank(t *testing.T, client *http.Client, checkout string, header http.Header) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, checkout+"/pay", strings.NewReader(url.Values{"country": {"DE"}, "bank": {"deutsche-bank"}}.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = header.Clone()
+	if req.Header == nil {
+		req.Header = http.Header{}
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	res, err := client.Do(req)
+	if err != nil || res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("submit: %v %v", res, err)
+	}
+	res.Body.Close()
+	res, err = client.PostForm(res.Header.Get("Location"), url.Values{"action": {"approve"}})
+	if err != nil || res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("approve: %v %v", res, err)
+	}
+	res.Body.Close()
+	return res.Header.Get("Location")
+}
+
 // demoOrderLink is a signed link of the demo merchant on the app at base,
 // paid back to the demo shop; change edits the order before signing.
 func demoOrderLink(t *testing.T, base, id, lang string, change func(*order.Link)) string {
@@ -386,17 +413,7 @@ func TestTheDemoShopShowsTheWebhooksItReceived(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	checkout := s.base + res.Header.Get("Location")
-	res, err = client.PostForm(checkout+"/pay", url.Values{"country": {"DE"}, "bank": {"deutsche-bank"}})
-	if err != nil || res.StatusCode != http.StatusSeeOther {
-		t.Fatalf("submit: %v %v", res, err)
-	}
-	res.Body.Close()
-	res, err = client.PostForm(res.Header.Get("Location"), url.Values{"action": {"approve"}})
-	if err != nil || res.StatusCode != http.StatusSeeOther {
-		t.Fatalf("approve: %v %v", res, err)
-	}
-	res.Body.Close()
+	payAtSandboxBank(t, client, s.base+res.Header.Get("Location"), nil)
 	link, _ := url.Parse(s.demoLink)
 	shopPage := s.base + "/sandbox/shop/return?merchant_order_id=" + url.QueryEscape(link.Query().Get("order"))
 	// The shopper never goes back: the follower reads the payment (first
@@ -676,20 +693,8 @@ func TestTracesFollowACheckoutThroughTheProviderTheLedgerAndTheWebhook(t *testin
 	orderID := mustParse(t, s.demoLink).Query().Get("order")
 	// The merchant's trace goes on through the checkout.
 	const parentTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
-	req, _ := http.NewRequest(http.MethodPost, s.base+"/c/"+token+"/pay", strings.NewReader(url.Values{"country": {"DE"}, "bank": {"deutsche-bank"}}.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Traceparent", "00-"+parentTrace+"-00f067aa0ba902b7-01")
-	res, err = client.Do(req)
-	if err != nil || res.StatusCode != http.StatusSeeOther {
-		t.Fatalf("submit: %v %v", res, err)
-	}
-	res.Body.Close()
-	res, err = client.PostForm(res.Header.Get("Location"), url.Values{"action": {"approve"}})
-	if err != nil || res.StatusCode != http.StatusSeeOther {
-		t.Fatalf("approve: %v %v", res, err)
-	}
-	res.Body.Close()
-	if res, err = client.Get(res.Header.Get("Location")); err != nil { // back at the app: the status is read
+	back := payAtSandboxBank(t, client, s.base+"/c/"+token, http.Header{"Traceparent": {"00-" + parentTrace + "-00f067aa0ba902b7-01"}})
+	if res, err = client.Get(back); err != nil { // back at the app: the status is read
 		t.Fatal(err)
 	}
 	res.Body.Close()

@@ -39,22 +39,22 @@ func TracingWanted(getenv func(string) string) bool {
 // sizes, service name and resource attributes), and makes W3C trace
 // context the way traces cross to and from other programs. A failed export
 // is logged to log. The returned function flushes what is left and stops.
-func StartTracing(ctx context.Context, log *slog.Logger) (trace.TracerProvider, func(context.Context) error, error) {
+func StartTracing(ctx context.Context, log *slog.Logger) (shutdown func(context.Context) error, err error) {
 	exporter, err := otlptracehttp.New(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	res, err := resource.New(ctx,
 		resource.WithAttributes(semconv.ServiceName(ServiceName)),
 		resource.WithFromEnv(), resource.WithTelemetrySDK(), resource.WithHost())
 	if err != nil && !errors.Is(err, resource.ErrPartialResource) {
-		return nil, nil, err
+		return nil, err
 	}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res))
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("traces: export failed", "err", err) }))
 	otel.SetTracerProvider(tp)
 	otel.SetTextMapPropagator(propagation.TraceContext{})
-	return tp, tp.Shutdown, nil
+	return tp.Shutdown, nil
 }
 
 // Tracer is the app's tracer, from the provider StartTracing installed; it
