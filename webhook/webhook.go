@@ -163,7 +163,9 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		for _, m := range d.Merchants.All() {
 			mu.Lock()
 			start := m.WebhookURL != "" && !sending[m.ID]
-			sending[m.ID] = sending[m.ID] || start
+			if start {
+				sending[m.ID] = true
+			}
 			mu.Unlock()
 			if start {
 				wg.Go(func() {
