@@ -12,7 +12,9 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/paybybank/checkout/bankhealth"
+	"github.com/paybybank/checkout/handlers/api"
 	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient/sandbox"
 	"github.com/paybybank/checkout/rules"
@@ -43,6 +45,9 @@ type config struct {
 	// FollowRate bounds the status reads per second of every instance
 	// together (FOLLOW_RATE).
 	FollowRate rate.Limit
+	// APIRate is the API requests a second each token may make, with
+	// bursts of twice that (API_RATE).
+	APIRate rate.Limit
 	// EventRetention is how long events and their deliveries are kept
 	// (EVENT_RETENTION).
 	EventRetention time.Duration
@@ -143,6 +148,14 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return c, fmt.Errorf("FOLLOW_RATE: %q is not a number of status reads per second from 0.1 to 1000", v)
 		}
 		c.FollowRate = rate.Limit(f)
+	}
+	c.APIRate = api.DefaultRate
+	if v := getenv("API_RATE"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 1 || f > merchant.MaxAPIRate {
+			return c, fmt.Errorf("API_RATE: %q is not a number of API requests a second per token from 1 to %d", v, merchant.MaxAPIRate)
+		}
+		c.APIRate = rate.Limit(f)
 	}
 	c.EventRetention = ledger.DefaultEventRetention
 	if v := getenv("EVENT_RETENTION"); v != "" {

@@ -344,6 +344,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		Sessions:       store,
 		Sandbox:        cfg.sandboxMode(),
 		StudioToken:    cfg.StudioToken,
+		APIRate:        cfg.APIRate,
 		ProviderOrigin: providerOrigin(cfg),
 		Assets:         static.Assets(),
 		Log:            log,

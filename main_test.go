@@ -116,6 +116,7 @@ func TestConfigErrorsNameTheVariable(t *testing.T) {
 		"BANK_HEALTH_REFRESH":      {"BANK_HEALTH_REFRESH": "2h"},
 		"EVENT_RETENTION":          {"EVENT_RETENTION": "ninety days"},
 		"FOLLOW_RATE":              {"FOLLOW_RATE": "0"},
+		"API_RATE":                 {"API_RATE": "0.5"},
 	} {
 		err := run(context.Background(), nil, env(vars), io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), name) {

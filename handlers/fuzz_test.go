@@ -47,7 +47,7 @@ func FuzzOrderIDPath(f *testing.F) {
 	for _, seed := range []string{"A-1", "a%41b", "50%off", "2026/A 1", "%", "é/..", "x?y#z", "\x00", ""} {
 		f.Add(seed)
 	}
-	a := setup(f, options{upstream: fakeProvider(f, "COMPLETED", nil), burst: 1 << 20})
+	a := setup(f, options{upstream: fakeProvider(f, "COMPLETED", nil), burst: 1 << 20, apiRate: 1 << 20})
 	a.paidOnce("aAb")
 	f.Fuzz(func(t *testing.T, id string) {
 		if id == "" || id == "." || id == ".." {

@@ -64,11 +64,15 @@ type Config struct {
 	LogoClient *http.Client
 	// Metrics, when set, times every request and serves /metrics.
 	Metrics *telemetry.Metrics
-	// PostRate and PostBurst override the per-address limit of POSTs and
-	// API calls (tests set them low).
+	// PostRate and PostBurst override the limit of a checkout's POSTs
+	// (tests set them low).
 	PostRate  rate.Limit
 	PostBurst int
-	Log       *slog.Logger
+	// APIRate is the API requests a second each token may make, with bursts
+	// of APIBurst (API_RATE); api.DefaultRate and api.DefaultBurst when 0.
+	APIRate  rate.Limit
+	APIBurst int
+	Log      *slog.Logger
 	// Now tells the time; time.Now when nil.
 	Now func() time.Time
 }
@@ -106,7 +110,7 @@ func New(cfg Config) *Handler {
 		Config: cfg,
 		steps:  steps,
 		api: api.New(api.Config{BaseURL: cfg.BaseURL, Merchants: cfg.Merchants, Orders: cfg.Orders,
-			Health: cfg.Health, Banks: cfg.Banks, Now: cfg.Now}),
+			Health: cfg.Health, Banks: cfg.Banks, APIRate: cfg.APIRate, APIBurst: cfg.APIBurst, Now: cfg.Now}),
 		studio: studio.New(studio.Config{BaseURL: cfg.BaseURL, Merchants: cfg.Merchants, Sandbox: cfg.Sandbox,
 			StudioToken: cfg.StudioToken, Assets: cfg.Assets, Log: cfg.Log, Now: cfg.Now, Frame: steps}),
 	}

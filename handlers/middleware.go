@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"log/slog"
 	"net"
@@ -25,8 +24,8 @@ const (
 	MaxBody = "64K"
 	// RequestTimeout bounds a request's work, upstream calls included.
 	RequestTimeout = 30 * time.Second
-	// PostRate and PostBurst limit POSTs per checkout and API calls per
-	// token.
+	// PostRate and PostBurst limit a checkout's POSTs (and the phone
+	// handoff's codes): a person types, so 2 a second is ample.
 	PostRate  = rate.Limit(2)
 	PostBurst = 20
 	// addressShare is how many checkouts' worth of POSTs one address may
@@ -36,24 +35,22 @@ const (
 
 // guard puts the app-wide protections in front of every route: request ids,
 // security headers, a request deadline and a body limit; and on POSTs, the
-// API and the phone handoff rate limits (per address, then per checkout or token) and a
-// refusal of cross-site requests.
+// rate limits and a refusal of cross-site requests.
+//
+// Budgets are each audience's own: a checkout's POSTs (and the phone
+// handoff) spend the checkout's, within a generous one of their address;
+// the API spends its token's (package api), the console its signed-in
+// person's (package console); the sandbox provider plays the bank and is
+// not limited at all.
 func (h *Handler) guard(e *echo.Echo) {
 	e.Use(requestID)
 	e.Use(h.steps.Describe(func(route string) web.Audience { return h.audiences[route] }))
 	e.Use(h.securityHeaders)
 	e.Use(middleware.ContextTimeout(RequestTimeout))
 	e.Use(middleware.BodyLimit(MaxBody))
-	// Reading pages is free; POSTs, the API and the phone handoff (whose
-	// page writes a code to the ledger, and whose codes must not be worth
-	// guessing) are limited.
-	free := func(c echo.Context) bool {
-		return c.Request().Method != http.MethodPost && !strings.HasPrefix(c.Path(), "/api/") &&
-			c.Path() != shopper.RouteHandoff && c.Path() != shopper.RouteHandoffCode
-	}
-	limiter := func(r rate.Limit, burst int, who func(echo.Context) string) echo.MiddlewareFunc {
+	limiter := func(r rate.Limit, burst int, skip middleware.Skipper, who func(echo.Context) string) echo.MiddlewareFunc {
 		return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-			Skipper: free,
+			Skipper: skip,
 			Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
 				Rate: r, Burst: burst, ExpiresIn: 3 * time.Minute,
 			}),
@@ -61,13 +58,44 @@ func (h *Handler) guard(e *echo.Echo) {
 			DenyHandler:         h.steps.TooMany,
 		})
 	}
-	// A generous budget per address, then a tight one per checkout (or
-	// API token): one shopper going fast is slowed, their neighbours
-	// behind the same address are not.
+	// A generous budget per address, then a tight one per checkout: one
+	// shopper going fast is slowed, their neighbours behind the same
+	// address are not.
 	e.Use(h.noticeUntrustedProxy)
-	e.Use(limiter(h.limit()*addressShare, h.burst()*addressShare, func(c echo.Context) string { return c.RealIP() }))
-	e.Use(limiter(h.limit(), h.burst(), limitKey))
+	e.Use(limiter(h.limit()*addressShare, h.burst()*addressShare, h.unlimited, func(c echo.Context) string { return c.RealIP() }))
+	e.Use(limiter(h.limit(), h.burst(), func(c echo.Context) bool { return checkoutKey(c) == "" }, checkoutKey))
 	e.Use(h.sameOrigin)
+}
+
+// unlimited reports whether a request spends no address budget: reading a
+// page, the API (limited per token), and the sandbox provider's pages,
+// whose buttons stand for a bank's.
+func (h *Handler) unlimited(c echo.Context) bool {
+	path := c.Path()
+	switch {
+	case strings.HasPrefix(path, "/api/"), strings.HasPrefix(path, SandboxPrefix+"/"):
+		return true
+	case path == shopper.RouteHandoff || path == shopper.RouteHandoffCode:
+		return false
+	}
+	return c.Request().Method != http.MethodPost
+}
+
+// checkoutKey names the checkout budget a request spends: a checkout's
+// POSTs spend its own; the phone handoff's pages (whose codes must not be
+// worth guessing) spend their checkout's or their address's. Other
+// requests spend none ("").
+func checkoutKey(c echo.Context) string {
+	token := c.Param("token")
+	switch path := c.Path(); {
+	case path == shopper.RouteHandoff || path == shopper.RouteHandoffCode:
+		if token == "" {
+			return "address " + c.RealIP()
+		}
+	case c.Request().Method != http.MethodPost || token == "":
+		return ""
+	}
+	return "checkout " + token
 }
 
 // requestID gives every request an id, sent back as X-Request-Id and logged.
@@ -97,19 +125,6 @@ func plainID(s string) bool {
 		}
 	}
 	return true
-}
-
-// limitKey names whose budget a request spends: its checkout, its API
-// token, or else its address.
-func limitKey(c echo.Context) string {
-	if token := c.Param("token"); token != "" {
-		return "checkout " + token
-	}
-	if auth := c.Request().Header.Get(echo.HeaderAuthorization); auth != "" {
-		sum := sha256.Sum256([]byte(auth))
-		return "api " + hex.EncodeToString(sum[:])
-	}
-	return "address " + c.RealIP()
 }
 
 // noticeUntrustedProxy says once, at the first such request, that requests

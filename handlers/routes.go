@@ -13,6 +13,7 @@ import (
 	"github.com/paybybank/checkout/handlers/shopper"
 	"github.com/paybybank/checkout/handlers/studio"
 	"github.com/paybybank/checkout/handlers/web"
+	assets "github.com/paybybank/checkout/static"
 )
 
 // Route paths of DESIGN.md sections 2 and 4. Other programs rely on them.
@@ -33,6 +34,8 @@ const (
 	RouteReady         = "/readyz"
 	RouteMetrics       = "/metrics"
 	RouteStatic        = "/static/*"
+	RouteAnyOther      = "/*"
+	RouteAPIAnyOther   = "/api/*"
 	RouteDemoShop      = demoshop.RouteShop
 	RouteSandbox       = "/sandbox/*"
 	SandboxPrefix      = "/sandbox"
@@ -58,7 +61,15 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 
 	// Shoppers: the steps of DESIGN.md section 2 (package handlers/shopper).
 	h.steps.Routes(people, programs)
-	people.GET(RouteStatic, echo.WrapHandler(static))
+	files := echo.WrapHandler(static)
+	people.GET(RouteStatic, func(c echo.Context) error {
+		if !assets.Known(c.Param("*")) {
+			// A file we never had is a page not found, as any other path.
+			return web.ErrNotFound
+		}
+		return files(c)
+	})
+	people.GET(assets.FaviconPath, echo.WrapHandler(assets.Favicon()))
 
 	// Merchants' servers: the API (package handlers/api).
 	programs.POST(RouteAPILinks, h.api.CreateLink)
@@ -78,6 +89,13 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 	checks := health.Checks{Ledger: h.Orders.Ledger, Banks: h.Banks, Log: h.Log}
 	programs.GET(RouteHealth, checks.Health)
 	programs.GET(RouteReady, checks.Ready)
+
+	// Paths no route matches: people get the 404 page in their language
+	// (inside a checkout, with its ways back), programs the JSON error. The
+	// console answers its own under /console/.
+	people.notFound(shopper.RouteUnknownStep, h.steps.NotFound)
+	people.notFound(RouteAnyOther, h.steps.NotFound)
+	programs.notFound(RouteAPIAnyOther, h.api.NotFound)
 
 	// Sandbox mode: the demo shop (package handlers/demoshop) and the
 	// provider stand-in.
@@ -101,6 +119,13 @@ func (r router) GET(path string, handler echo.HandlerFunc, m ...echo.MiddlewareF
 	r.h.audiences[path] = r.audience
 	r.e.GET(path, handler, m...)
 	r.e.HEAD(path, handler, m...)
+}
+
+// notFound answers every method on paths under path that no route
+// matches.
+func (r router) notFound(path string, handler echo.HandlerFunc) {
+	r.h.audiences[path] = r.audience
+	r.e.RouteNotFound(path, handler)
 }
 
 func (r router) POST(path string, handler echo.HandlerFunc, m ...echo.MiddlewareFunc) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/labstack/echo/v4"
+	"golang.org/x/time/rate"
 
 	"github.com/paybybank/checkout/bankhealth"
 	"github.com/paybybank/checkout/banks"
@@ -73,6 +74,13 @@ type options struct {
 	logTo io.Writer
 	// health says when a bank is degraded; the defaults when zero.
 	health bankhealth.Thresholds
+	// apiRate is each API token's budget a second (API_RATE); the app's
+	// default when 0.
+	apiRate rate.Limit
+	// file replaces the merchants file of the tests.
+	file string
+	// now is the app's clock; time.Now when nil.
+	now func() time.Time
 }
 
 // webhookSecret signs shop1's webhooks when options.webhook is set.
@@ -131,7 +139,7 @@ func setup(t testing.TB, opts options) *app {
 	}
 	log := slog.New(slog.NewTextHandler(cmp.Or[io.Writer](opts.logTo, io.Discard), nil))
 	a.cache = banks.NewCache(client, opts.ttl, false, log)
-	file := merchantsFile
+	file := cmp.Or(opts.file, merchantsFile)
 	if opts.webhook != "" {
 		file = strings.Replace(file, `"id":"shop1",`, `"id":"shop1","webhook_url":"`+opts.webhook+`","webhook_secret":"`+webhookSecret+`",`, 1)
 	}
@@ -178,6 +186,7 @@ func setup(t testing.TB, opts options) *app {
 		Assets:   static.Assets(), Log: log, TrustedProxies: opts.trusted,
 		Sandbox: opts.sandbox, StudioToken: opts.studio,
 		PostRate: 0.001, PostBurst: cmp.Or(opts.burst, 1000),
+		APIRate: opts.apiRate, Now: opts.now,
 		// The provider of the tests is on loopback.
 		LogoClient: &http.Client{Timeout: 5 * time.Second},
 	})

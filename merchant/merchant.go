@@ -27,6 +27,10 @@ import (
 // secrets can be guessed.
 const MinSecretLength = 32
 
+// MaxAPIRate bounds a merchant's api_rate (and API_RATE): past it, one
+// token could take the whole instance.
+const MaxAPIRate = 10000
+
 // MaxIDLength bounds a merchant id, which prefixes every order id sent to
 // the provider.
 const MaxIDLength = 32
@@ -40,6 +44,10 @@ type Merchant struct {
 	LinkKeys map[string]string `json:"link_keys"`
 	// APIToken is the bearer token of the merchant's server-to-server calls.
 	APIToken string `json:"api_token"`
+	// APIRate is how many API requests a second the merchant's token may
+	// make on average, with bursts of twice that; the deployment's API_RATE
+	// when zero.
+	APIRate float64 `json:"api_rate"`
 	// PISAPIKey is the provider key used for this merchant's payments; the
 	// deployment's PIS_API_KEY when empty.
 	PISAPIKey string `json:"pis_api_key"`
@@ -363,6 +371,8 @@ func (m *Merchant) check() error {
 		return fmt.Errorf("api_token: shorter than %d characters", MinSecretLength)
 	case len(m.ReturnOrigins) == 0:
 		return errors.New("return_origins: at least one origin is required")
+	case m.APIRate != 0 && !(m.APIRate >= 1 && m.APIRate <= MaxAPIRate):
+		return fmt.Errorf("api_rate: requests a second, from 1 to %d (or absent for API_RATE)", MaxAPIRate)
 	}
 	for kid, secret := range m.LinkKeys {
 		if strings.ContainsFunc(kid, func(r rune) bool { return r < ' ' || r == 0x7f }) {

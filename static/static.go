@@ -3,12 +3,14 @@
 package static
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
 	"io/fs"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/paybybank/checkout/views"
 )
@@ -17,7 +19,7 @@ import (
 // package.json); they are
 // committed so that `go run .` needs nothing but Go.
 //
-//go:embed app.css console.css banks.js frame.js embed.js studio.js status.js form.js handoff.js favicon.svg
+//go:embed app.css console.css banks.js frame.js embed.js studio.js status.js form.js handoff.js favicon.svg favicon.ico
 var files embed.FS
 
 // versions holds a short content hash of each file, for cache busting.
@@ -31,6 +33,12 @@ var versions = func() map[string]string {
 	}
 	return v
 }()
+
+// Known reports whether name is one of the files served under Prefix.
+func Known(name string) bool {
+	_, ok := versions[name]
+	return ok
+}
 
 // Prefix is where the files are served.
 const Prefix = "/static/"
@@ -58,6 +66,22 @@ func Handler() http.Handler {
 			w.Header().Set("Cache-Control", "public, max-age=300")
 		}
 		files.ServeHTTP(w, r)
+	})
+}
+
+// FaviconPath is where browsers ask for a site's icon unbidden, on every
+// page: it answers with the app's own icon (the same picture as
+// favicon.svg, as PNGs of 32 and 48 pixels in an ICO), never a page.
+const FaviconPath = "/favicon.ico"
+
+// Favicon serves favicon.ico at FaviconPath, kept a day: its address
+// cannot change with its content.
+func Favicon() http.Handler {
+	ico, _ := files.ReadFile("favicon.ico")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/x-icon")
+		w.Header().Set("Cache-Control", "public, max-age=86400")
+		http.ServeContent(w, r, "favicon.ico", time.Time{}, bytes.NewReader(ico))
 	})
 }
 

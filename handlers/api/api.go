@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"golang.org/x/time/rate"
 
 	"github.com/paybybank/checkout/bankhealth"
 	"github.com/paybybank/checkout/handlers/web"
@@ -52,31 +54,78 @@ type Config struct {
 	// banks in it.
 	Health *bankhealth.Keeper
 	Banks  BankLists
-	Now    func() time.Time
+	// APIRate is the requests a second each token may make on average, up
+	// to APIBurst at once (API_RATE); a merchant's api_rate overrides both.
+	APIRate  rate.Limit
+	APIBurst int
+	Now      func() time.Time
 }
 
+// Default budget of each API token (API_RATE): enough for a shop's
+// checkouts and its reconciliation paging at once.
+const (
+	DefaultRate  = rate.Limit(50)
+	DefaultBurst = 100
+)
+
 // API answers the merchants' servers.
-type API struct{ Config }
+type API struct {
+	Config
+	budgets web.Budgets
+}
 
 // New returns the API.
 func New(cfg Config) *API {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.APIRate <= 0 {
+		cfg.APIRate, cfg.APIBurst = DefaultRate, DefaultBurst
+	}
+	if cfg.APIBurst <= 0 {
+		cfg.APIBurst = int(math.Ceil(2 * float64(cfg.APIRate)))
+	}
 	return &API{Config: cfg}
 }
 
-// apiMerchant is the merchant whose bearer token the request carries.
+// merchant is the merchant whose bearer token the request carries, once
+// the request is taken from its token's budget: APIRate a second with
+// bursts of twice that, or the merchant's own api_rate. Every answer says
+// what is left in the RateLimit headers. A request without a known token
+// spends a budget of its address instead, so that guessing tokens is as
+// slow as using one.
 func (h *API) merchant(c echo.Context) (*merchant.Merchant, error) {
 	scheme, token, ok := strings.Cut(strings.TrimSpace(c.Request().Header.Get(echo.HeaderAuthorization)), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return nil, errUnauthorized
+	var m *merchant.Merchant
+	if ok && strings.EqualFold(scheme, "Bearer") {
+		m, ok = h.Merchants.ByAPIToken(strings.TrimSpace(token))
 	}
-	m, ok := h.Merchants.ByAPIToken(strings.TrimSpace(token))
-	if !ok {
+	r, burst := h.rate(m)
+	key := "address " + c.RealIP()
+	if ok {
+		key = "merchant " + m.ID
+	}
+	spend := h.budgets.Spend(key, r, burst, h.Now())
+	spend.Tell(c, budgetName)
+	switch {
+	case !spend.OK:
+		return nil, &web.APIError{Status: http.StatusTooManyRequests, Code: "too_many_requests",
+			Message: fmt.Sprintf("over this token's %d requests in %d s; try again in %d s", spend.Quota, spend.Window, spend.RetryAfter)}
+	case !ok:
 		return nil, errUnauthorized
 	}
 	return m, nil
+}
+
+// budgetName names the API's policy in the RateLimit headers.
+const budgetName = "api"
+
+// rate is the budget of m's token: its api_rate, else the deployment's.
+func (h *API) rate(m *merchant.Merchant) (rate.Limit, int) {
+	if m != nil && m.APIRate > 0 {
+		return rate.Limit(m.APIRate), int(math.Ceil(2 * m.APIRate))
+	}
+	return h.APIRate, h.APIBurst
 }
 
 // linkRequest is the body of POST /api/v1/links.
@@ -421,4 +470,11 @@ func (h *API) RedeliverEvent(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusAccepted, newEventJSON(e))
+}
+
+// NotFound answers an /api/ path no route matches with the JSON error, so
+// that a program calling a wrong path learns so in its own terms.
+func (h *API) NotFound(echo.Context) error {
+	return &web.APIError{Status: http.StatusNotFound, Code: "not_found",
+		Message: "no API route has this path and method; the routes are listed in " + RouteContract}
 }

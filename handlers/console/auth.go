@@ -30,6 +30,10 @@ const (
 	FailureWindow = time.Minute
 	// cookieName is the console's cookie, apart from the shopper's.
 	cookieName = "console"
+	// PersonRate and PersonBurst bound a signed-in person's POSTs: far
+	// more than anyone clicks, far less than a script gone wrong sends.
+	PersonRate  = 10
+	PersonBurst = 20
 	// seenEvery is how often a session's last use is written back: not on
 	// every page, so that a page is not a cookie each time.
 	seenEvery = time.Minute
@@ -121,11 +125,22 @@ func (c *Console) signedIn(next echo.HandlerFunc) echo.HandlerFunc {
 			if subtle.ConstantTimeCompare([]byte(sent), []byte(s.csrf)) != 1 {
 				return &consoleError{status: http.StatusForbidden, key: "console.error.forbidden", err: errCSRF}
 			}
+			spend := c.budgets.Spend("person "+strings.ToLower(s.user.Email), PersonRate, PersonBurst, c.Now())
+			spend.Tell(ec, "console")
+			if !spend.OK {
+				return &consoleError{status: http.StatusTooManyRequests, key: "console.error.tooMany", err: errTooMany}
+			}
 		}
 		ec.Set(ctxSession, s)
 		return next(ec)
 	}
 }
+
+type tooManyError struct{}
+
+func (tooManyError) Error() string { return "console POSTs over the person's budget" }
+
+var errTooMany = tooManyError{}
 
 type csrfError struct{}
 

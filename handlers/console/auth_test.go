@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paybybank/checkout/handlers/console"
 	"github.com/paybybank/checkout/pisclient"
 )
 
@@ -229,5 +230,45 @@ func TestASignInNeedsTheFormsToken(t *testing.T) {
 	res := b.post("/console/login", url.Values{"email": {shop1User}, "password": {secret}, "csrf": {csrfOf(doc)}})
 	if res.StatusCode != http.StatusSeeOther {
 		t.Errorf("signing in again from the form sent back: %d", res.StatusCode)
+	}
+}
+
+func TestAPersonsPostsAreLimitedToTenASecond(t *testing.T) {
+	e := setup(t)
+	b := e.browser()
+	csrf := b.signIn(shop1User)
+	other := e.browser()
+	theirs := other.signIn(shop2User)
+	start := time.Now()
+	e.frozen.Store(start.UnixMilli())
+	check := func(b *browser, csrf string) *http.Response {
+		t.Helper()
+		res := b.post("/console/payments/NO-SUCH-ORDER/check", url.Values{"csrf": {csrf}})
+		res.Body.Close()
+		return res
+	}
+	for i := range console.PersonBurst {
+		if res := check(b, csrf); res.StatusCode == http.StatusTooManyRequests {
+			t.Fatalf("POST %d of a burst of %d refused", i+1, console.PersonBurst)
+		}
+	}
+	res := check(b, csrf)
+	if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" {
+		t.Fatalf("POST past the burst: %d (Retry-After %q), want 429 with Retry-After", res.StatusCode, res.Header.Get("Retry-After"))
+	}
+	// Another person is not slowed by the first.
+	if res := check(other, theirs); res.StatusCode == http.StatusTooManyRequests {
+		t.Error("another person's POST refused after the first one's burst")
+	}
+	// A second later, ten more.
+	e.frozen.Store(start.Add(time.Second).UnixMilli())
+	passed := 0
+	for range 20 {
+		if check(b, csrf).StatusCode != http.StatusTooManyRequests {
+			passed++
+		}
+	}
+	if passed != console.PersonRate {
+		t.Errorf("%d POSTs passed a second after the burst, want %d", passed, console.PersonRate)
 	}
 }

@@ -77,6 +77,8 @@ type Config struct {
 type Console struct {
 	Config
 	store *sessions.CookieStore
+	// budgets limit each signed-in person's POSTs (PersonRate).
+	budgets web.Budgets
 	// decoy is checked against when no user has the e-mail given, so that
 	// an unknown e-mail costs as long as a wrong password.
 	decoy password.Hashed
@@ -115,21 +117,40 @@ func New(cfg Config) (*Console, error) {
 // Routes registers the console's routes on e. The app-wide guards (request
 // ids, limits, the Origin check on every POST) are e's already.
 func (c *Console) Routes(e *echo.Echo) {
-	open := e.Group("", c.answerErrors)
-	open.GET(RouteLogin, c.showLogin)
-	open.POST(RouteLogin, c.signIn)
-	open.POST(RouteLogout, c.signOut)
+	e.GET(RouteLogin, c.showLogin, c.answerErrors)
+	e.POST(RouteLogin, c.signIn, c.answerErrors)
+	e.POST(RouteLogout, c.signOut, c.answerErrors)
 
-	in := e.Group("", c.answerErrors, c.signedIn)
-	in.GET(RouteOverview, c.showOverview)
-	in.GET(RoutePayments, c.showPayments)
-	in.GET(RouteCSV, c.exportPayments)
-	in.GET(RouteOrder, c.showOrder)
-	in.POST(RouteOrder, c.checkOrder)
-	in.POST(RouteRedeliver, c.redeliver)
-	in.GET(RouteWebhooks, c.showWebhooks)
-	in.POST(RouteTest, c.sendTest)
-	in.GET(routeAnyOther, func(echo.Context) error { return errNotFound })
+	in := func(method, path string, h echo.HandlerFunc) {
+		e.Add(method, path, h, c.answerErrors, c.signedIn)
+	}
+	in(http.MethodGet, RouteOverview, c.showOverview)
+	in(http.MethodGet, RoutePayments, c.showPayments)
+	in(http.MethodGet, RouteCSV, c.exportPayments)
+	in(http.MethodGet, RouteOrder, c.showOrder)
+	in(http.MethodPost, RouteOrder, c.checkOrder)
+	in(http.MethodPost, RouteRedeliver, c.redeliver)
+	in(http.MethodGet, RouteWebhooks, c.showWebhooks)
+	in(http.MethodPost, RouteTest, c.sendTest)
+	// The console's own catch-all, under /console/ only: a page of the
+	// console's that is not there, said in the console's frame (with the
+	// person's name once signed in) and never a way to the sign-in
+	// instead.
+	e.RouteNotFound(routeAnyOther, c.notFound, c.answerErrors, c.maybeSignedIn)
+}
+
+// notFound answers a /console/ path no route matches.
+func (c *Console) notFound(echo.Context) error { return errNotFound }
+
+// maybeSignedIn makes the person's session known to the page when there is
+// one, and lets the request through either way.
+func (c *Console) maybeSignedIn(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(ec echo.Context) error {
+		if s, _, err := c.openSession(ec); err == nil && s != nil {
+			ec.Set(ctxSession, s)
+		}
+		return next(ec)
+	}
 }
 
 // contentSecurityPolicy lets console pages load only the app's own files,

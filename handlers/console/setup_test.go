@@ -103,6 +103,8 @@ type env struct {
 	health *bankhealth.Keeper
 	// skew moves the console's clock ahead of the real one.
 	skew atomic.Int64
+	// frozen, when not 0, is the console's clock (unix milliseconds).
+	frozen atomic.Int64
 }
 
 func setup(t *testing.T) *env {
@@ -143,7 +145,12 @@ func setupOn(t testing.TB, databaseURL string) *env {
 		health: &bankhealth.Keeper{Source: l, Thresholds: bankhealth.Thresholds{MinFinished: 2, MinSuccess: 0.5}}}
 	c, err := console.New(console.Config{BaseURL: "http://127.0.0.1", Ledger: l, Merchants: dir, Orders: orders, Webhooks: hooks,
 		Banks: fakeBanks{}, Health: e.health, SessionKeys: [][]byte{[]byte("a-session-key-of-32-bytes-or-more!!")}, Assets: views.Assets{CSS: "/static/app.css"}, Log: log,
-		Now: func() time.Time { return time.Now().Add(time.Duration(e.skew.Load())) }})
+		Now: func() time.Time {
+			if ms := e.frozen.Load(); ms != 0 {
+				return time.UnixMilli(ms)
+			}
+			return time.Now().Add(time.Duration(e.skew.Load()))
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}

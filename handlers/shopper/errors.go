@@ -61,6 +61,17 @@ func (h *Steps) tellProgram(c echo.Context, ae *web.APIError) {
 	}
 }
 
+// NotFound answers a path no route matches. Under a checkout's own
+// address it leads back to the checkout's first step and, as every error
+// page of a checkout does, to the shop.
+func (h *Steps) NotFound(c echo.Context) error {
+	pe := *web.ErrNotFound
+	if co := checkoutOf(c); co != nil {
+		pe.RetryURL = countryURL(co.token, false)
+	}
+	return &pe
+}
+
 // TooMany answers a request over its budget. A shopper's details form comes
 // back with everything typed and a word to wait; others get the 429 page
 // (or JSON on the API).

@@ -59,7 +59,7 @@ func (h *Steps) describe(next echo.HandlerFunc, audienceOf func(string) web.Audi
 // stepToken is the token of a shopper's step, the route's :token.
 func stepToken(c echo.Context) (string, bool) {
 	switch c.Path() {
-	case RouteCountry, RouteBanks, RoutePay, RouteReturn, RouteHandoff:
+	case RouteCountry, RouteBanks, RoutePay, RouteReturn, RouteHandoff, RouteUnknownStep:
 	default:
 		return "", false
 	}

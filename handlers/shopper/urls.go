@@ -18,6 +18,9 @@ const (
 	RouteBanks   = "/c/:token/banks"
 	RoutePay     = "/c/:token/pay"
 	RouteReturn  = "/c/:token/return"
+	// RouteUnknownStep is every other path under a checkout's address: a
+	// mistyped or cut link, answered with the 404 page and its ways back.
+	RouteUnknownStep = "/c/:token/*"
 )
 
 // The URLs of the shopper's steps, built from the token and query values.
