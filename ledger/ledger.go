@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -128,7 +129,12 @@ type Ledger struct {
 	// FirstCheck is how long after its creation an attempt is first read
 	// by the follower; the package's FirstCheck unless a test sets it.
 	FirstCheck time.Duration
+	// closed is set by Close: a ledger closed on purpose is not an outage.
+	closed atomic.Bool
 }
+
+// ErrClosed is Ping's answer once the ledger is closed.
+var ErrClosed = errors.New("ledger: closed")
 
 // Connect opens the ledger named by a DATABASE_URL value and brings its
 // schema up to date: empty means the SQLite file DefaultPath, "sqlite:PATH"
@@ -180,10 +186,18 @@ func Connect(ctx context.Context, databaseURL string) (*Ledger, error) {
 }
 
 // Close closes the database.
-func (l *Ledger) Close() error { return l.db.Close() }
+func (l *Ledger) Close() error {
+	l.closed.Store(true)
+	return l.db.Close()
+}
 
-// Ping tells whether the database answers.
-func (l *Ledger) Ping(ctx context.Context) error { return l.db.PingContext(ctx) }
+// Ping tells whether the database answers; ErrClosed after Close.
+func (l *Ledger) Ping(ctx context.Context) error {
+	if l.closed.Load() {
+		return ErrClosed
+	}
+	return l.db.PingContext(ctx)
+}
 
 // RecordOrder records an order the first time it is seen and returns the
 // recorded one. An order id already recorded with another amount or currency

@@ -36,6 +36,8 @@ func (h *Steps) enter(c echo.Context) error {
 	case err != nil:
 		return &web.PageError{Status: http.StatusForbidden, Key: "error.linkInvalid", Err: err}
 	}
+	// An error page from here on leads back to the shop.
+	web.RequestOf(c).Step = &checkout{order: o, merchant: m}
 	if _, err := h.Orders.Open(c.Request().Context(), checkout{order: o, merchant: m}.payment()); err != nil {
 		if errors.Is(err, payment.ErrOrderChanged) {
 			return errOrderChanged(err)

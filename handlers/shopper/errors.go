@@ -18,12 +18,22 @@ func (h *Steps) HandleError(err error, c echo.Context) {
 		return
 	}
 	f := web.Classify(err)
+	if f.Status() == http.StatusInternalServerError && h.ledgerDown(c, err) {
+		// Logged once for the whole outage.
+		h.tellOutage(c)
+		return
+	}
 	level := slog.LevelWarn
 	if f.Status() >= 500 {
 		level = slog.LevelError
 	}
 	h.log(c).Log(c.Request().Context(), level, "request failed",
 		"status", f.Status(), "method", c.Request().Method, "route", c.Path(), "err", err)
+	h.tell(c, f)
+}
+
+// tell answers a failure in the way of the route's audience.
+func (h *Steps) tell(c echo.Context, f web.Failure) {
 	if web.RequestOf(c).Audience == web.Programs {
 		h.tellProgram(c, f.API)
 		return

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -178,10 +179,15 @@ func (h *Steps) createPayment(c echo.Context) error {
 		// and pressing Continue again settles it.
 		h.log(c).Warn("create payment: outcome not known yet", "merchant", co.merchant.ID, "err", err)
 		return h.renderPay(c, http.StatusServiceUnavailable, co, bank, f, "problem.noAnswer")
+	case !errors.As(err, &refused) && h.ledgerDown(c, err):
+		// The ledger does not answer (logged once for the outage): no link
+		// was handed out, so nothing can have been charged.
+		c.Response().Header().Set("Retry-After", strconv.Itoa(RetryAfterOutage))
+		return h.renderPay(c, http.StatusServiceUnavailable, co, bank, f, "error.unavailable.text")
 	case !errors.As(err, &refused):
-		// Something of ours failed (the ledger, say), perhaps after the
-		// provider acted: what was made is not known, so the shopper is not
-		// told that nothing was charged.
+		// Something of ours failed, perhaps after the provider acted: what
+		// was made is not known, so the shopper is not told that nothing
+		// was charged.
 		h.log(c).Error("paying an order failed", "merchant", co.merchant.ID, "err", err)
 		return h.renderPay(c, http.StatusServiceUnavailable, co, bank, f, "problem.noAnswer")
 	case errors.As(err, &ve), errors.Is(err, pisclient.ErrUnauthorized):

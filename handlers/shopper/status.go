@@ -83,8 +83,9 @@ func (h *Steps) wayBackURL(co checkout, status pisclient.Status) (templ.SafeURL,
 }
 
 // errorWayBack is the way back to the merchant from an error page of a
-// checkout, with the order's status as the ledger and the provider tell it;
-// none when it cannot be told (the ledger failing, the order changed).
+// checkout, with the order's status as the ledger and the provider tell it,
+// or UNKNOWN while they cannot (the ledger not answering); none for an order
+// the shop changed, whose id is another sum's.
 func (h *Steps) errorWayBack(c echo.Context) templ.SafeURL {
 	co := checkoutOf(c)
 	if co == nil || co.merchant == nil || h.Orders == nil {
@@ -93,13 +94,16 @@ func (h *Steps) errorWayBack(c echo.Context) templ.SafeURL {
 	// The request's own deadline has ended by the time its error is told.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), 5*time.Second)
 	defer cancel()
-	st, err := h.Orders.StatusOf(ctx, co.payment())
-	if err != nil {
-		return ""
-	}
 	status := pisclient.Status("")
-	if st.Known {
-		status = st.Status
+	// Asking a ledger that does not answer would only wait for it.
+	if !h.outage.down.Load() {
+		st, err := h.Orders.StatusOf(ctx, co.payment())
+		if errors.Is(err, payment.ErrOrderChanged) {
+			return ""
+		}
+		if err == nil && st.Known {
+			status = st.Status
+		}
 	}
 	back, err := h.wayBackURL(*co, status)
 	if err != nil {

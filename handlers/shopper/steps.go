@@ -82,6 +82,8 @@ type Steps struct {
 	pages pageCache
 	// logos serves logos from the app itself.
 	logos *logos.Logos
+	// outage knows whether the payments ledger answers.
+	outage outage
 }
 
 // New returns the shopper's steps.

@@ -52,6 +52,16 @@ var (
 	ErrInternal = &PageError{Status: http.StatusInternalServerError, Key: "error.internal"}
 )
 
+// Unavailable is the failure told while the payments ledger does not
+// answer: a moment's trouble on our side, in which nothing was done.
+func Unavailable() Failure {
+	return Failure{
+		Page: &PageError{Status: http.StatusServiceUnavailable, Key: "error.unavailable"},
+		API: &APIError{Status: http.StatusServiceUnavailable, Code: "unavailable",
+			Message: "the payments ledger does not answer for a moment; nothing was done: try again after Retry-After seconds"},
+	}
+}
+
 // Failure is an error mapped once, in both the ways it can be told: a page
 // for people and a JSON error for programs.
 type Failure struct {
