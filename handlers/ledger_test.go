@@ -251,3 +251,38 @@ func TestTheBankPageShowsPopularBanksWithoutAskingTheLedger(t *testing.T) {
 		}
 	}
 }
+
+// TestAQuickCancelWithAReturnCountsAsCancelledAtTheBank cancels at the
+// bank before anyone reads a status in between: the shopper's return
+// through the return URL proves they were there, so the console's funnel
+// and bank health say cancelled at the bank, not abandoned.
+func TestAQuickCancelWithAReturnCountsAsCancelledAtTheBank(t *testing.T) {
+	a := setup(t, options{})
+	checkout := a.enter("Q-1", nil)
+	res := a.post(checkout+"/pay", url.Values{"country": {"DE"}, "bank": {"deutsche-bank"}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("submit: %d", res.StatusCode)
+	}
+	res = a.post(res.Header.Get("Location"), url.Values{"action": {"reject"}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("cancel at the bank: %d", res.StatusCode)
+	}
+	doc := page(t, a.get(res.Header.Get("Location")), http.StatusOK)
+	if doc.Find(testid("try-again")).Length() == 0 {
+		t.Fatal("the status page after a cancellation offers no Try again")
+	}
+	ov, err := a.ledger.Overview(context.Background(), "shop1", time.Now().Add(-time.Hour), time.Hour, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ov.Funnel.Began != 1 || ov.Attempts.Canceled != 1 || ov.Attempts.Abandoned != 0 {
+		t.Errorf("funnel %+v, attempts %+v; want opened and cancelled at the bank, none abandoned", ov.Funnel, ov.Attempts)
+	}
+	recent, err := a.ledger.RecentBankHealth(context.Background(), time.Now().Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recent) != 1 || recent[0].Canceled != 1 || recent[0].Abandoned != 0 {
+		t.Errorf("bank health %+v, want deutsche-bank with one cancelled at the bank", recent)
+	}
+}

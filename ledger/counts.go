@@ -145,7 +145,10 @@ var (
 	funnelCounts = rollup{"funnel_hourly", []string{"merchant_id", "hour"}, []string{"opened", "sent", "began", "paid"},
 		"merchant_id, funnel_hour AS hour, opened, sent, began, paid", "opened + sent + began + paid > 0"}
 	bankCounts = rollup{"bank_hourly", []string{"merchant_id", "hour", "country", "bank_id"}, []string{"started", "completed", "canceled", "abandoned"},
-		"merchant_id, attempt_hour AS hour, country, bank_id, started, completed, canceled, abandoned", "started + completed + canceled + abandoned > 0"}
+		"merchant_id, attempt_hour AS hour, country, bank_id, started, completed, canceled, abandoned",
+		// A payment found cancelled at the bank after it was counted as
+		// abandoned moves one count to another: a change summing to 0.
+		"(started <> 0 OR completed <> 0 OR canceled <> 0 OR abandoned <> 0)"}
 	paidCounts = rollup{"paid_times", []string{"merchant_id", "hour", "bucket"}, []string{"n"},
 		"merchant_id, attempt_hour AS hour, bucket, paid_times AS n", "paid_times > 0"}
 	bankPaidCounts = rollup{"bank_paid_times", []string{"hour", "country", "bank_id", "bucket"}, []string{"n"},

@@ -231,6 +231,33 @@ var migrations = []string{
 	);
 	INSERT INTO follow_budget (id, tokens, at) VALUES (1, 0, 0);
 	CREATE INDEX events_created ON events (created_at);`,
+
+	// 8: funnel truth (issue 31). A shopper's return through the return
+	// URL now marks the payment as begun at the bank (ReturnedFromBank).
+	// Before, returns were not recorded; what the ledger can know is the
+	// status history: a payment handed out that ever showed a status past
+	// NOT_FOUND but a cancellation was opened at the bank, even if version
+	// 5 saw only its last status. Those are marked begun when they were,
+	// and their counts moved: abandoned to cancelled at the bank, and the
+	// order's funnel step Began.
+	`CREATE TABLE opened_at_bank AS
+		SELECT a.upstream_id, a.merchant_id, a.order_id, a.country, a.bank_id, a.created_at, a.state, a.status,
+			(SELECT MIN(h.at) FROM attempt_history h WHERE h.upstream_id = a.upstream_id AND h.status NOT IN ('', 'NOT_FOUND', 'CANCELED')) AS began
+		FROM attempts a WHERE a.began_at = 0 AND a.state IN ('open', 'final');
+	DELETE FROM opened_at_bank WHERE began IS NULL;
+	UPDATE attempts SET began_at = (SELECT b.began FROM opened_at_bank b WHERE b.upstream_id = attempts.upstream_id)
+		WHERE upstream_id IN (SELECT upstream_id FROM opened_at_bank);
+	INSERT INTO count_changes (merchant_id, funnel_hour, attempt_hour, country, bank_id,
+			opened, sent, began, paid, started, completed, canceled, abandoned, bucket, paid_times)
+		SELECT merchant_id, 0, created_at / 3600000 * 3600000, country, bank_id, 0, 0, 0, 0, 0, 0, 1, -1, -1, 0
+		FROM opened_at_bank WHERE state = 'final' AND status <> 'COMPLETED';
+	INSERT INTO count_changes (merchant_id, funnel_hour, attempt_hour, country, bank_id,
+			opened, sent, began, paid, started, completed, canceled, abandoned, bucket, paid_times)
+		SELECT o.merchant_id, o.opened_at / 3600000 * 3600000, 0, '', '', 0, 0, 1, 0, 0, 0, 0, 0, -1, 0
+		FROM orders o WHERE o.began_at = 0 AND EXISTS (SELECT 1 FROM opened_at_bank b WHERE b.merchant_id = o.merchant_id AND b.order_id = o.order_id);
+	UPDATE orders SET began_at = (SELECT MIN(b.began) FROM opened_at_bank b WHERE b.merchant_id = orders.merchant_id AND b.order_id = orders.order_id)
+		WHERE began_at = 0 AND EXISTS (SELECT 1 FROM opened_at_bank b WHERE b.merchant_id = orders.merchant_id AND b.order_id = orders.order_id);
+	DROP TABLE opened_at_bank`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

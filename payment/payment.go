@@ -473,6 +473,14 @@ func Describe(o ledger.Order, attempts []ledger.Attempt) View {
 	return v
 }
 
+// Returned records that the shopper of o came back from the bank through
+// the return URL, so that the payment counts as opened at the bank whatever
+// status the follower saw (ledger.ReturnedFromBank).
+func (s *Service) Returned(ctx context.Context, o Order) error {
+	_, err := s.Ledger.ReturnedFromBank(ctx, o.Merchant.ID, o.ID)
+	return err
+}
+
 // StatusOf is Status for the order a shopper holds: an order of another
 // amount or currency under its id gives ErrOrderChanged, and an order not
 // yet recorded (a checkout begun before the ledger) is recorded first. Only

@@ -32,6 +32,13 @@ func (h *Steps) showStatus(c echo.Context) error {
 	attempt, _ := strconv.Atoi(c.QueryParam("n"))
 	attempt = max(0, min(attempt, 1000))
 
+	if attempt == 0 {
+		// The provider's redirect from the bank (refreshes count on n):
+		// the shopper was at the bank, whatever status is read next.
+		if err := h.Orders.Returned(c.Request().Context(), co.payment()); err != nil {
+			return err
+		}
+	}
 	l := h.loc(c)
 	view := views.StatusPage{Summary: co.summary(l)}
 	st, err := h.Orders.StatusOf(c.Request().Context(), co.payment())
