@@ -42,14 +42,9 @@ type violation struct {
 // finds against WCAG 2.2 A and AA and axe's best practices.
 func audit(t *testing.T, ctx context.Context, axe string) []violation {
 	t.Helper()
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](axe+";true")); err != nil {
-		t.Fatalf("injecting axe-core: %v", err)
-	}
-	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]}})
+	value(t, ctx, "axe-core injected", chromedp.Evaluate[bool](axe+";true"))
+	raw := value(t, ctx, "what axe-core finds", chromedp.Evaluate[string](`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]}})
 		.then(r => JSON.stringify(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map(n => n.target.join(" ") + " :: " + n.failureSummary)}))))`, chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatalf("running axe-core: %v", err)
-	}
 	var found []violation
 	if err := json.Unmarshal([]byte(raw), &found); err != nil {
 		t.Fatal(err)
@@ -63,7 +58,7 @@ func audit(t *testing.T, ctx context.Context, axe string) []violation {
 func TestShopperPagesHaveNoAccessibilityViolations(t *testing.T) {
 	axe := loadAxe(t)
 	// 26 languages of 17 pages: about six seconds a language.
-	ctx := browserFor(t, 10*time.Minute)
+	ctx := browser(t)
 	// Germany lists 2,000 banks, in ranges by name.
 	s := start(t, map[string]string{"SANDBOX_SETTLE_DELAY": "1ms", "SANDBOX_COUNTRY_BANKS": "DE:2000"})
 	for _, choice := range i18n.Choices {
@@ -108,9 +103,7 @@ func auditShopperPages(t *testing.T, ctx context.Context, axe, base string, link
 	t.Helper()
 	check := func(name string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		step(t, ctx, name, actions...)
 		for _, v := range audit(t, ctx, axe) {
 			t.Errorf("%s: %s (%s): %s\n\t%s", name, v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "\n\t"))
 		}
@@ -166,10 +159,7 @@ func auditShopperPages(t *testing.T, ctx context.Context, axe, base string, link
 // tokenOf is the checkout token of the page the browser shows.
 func tokenOf(t *testing.T, ctx context.Context) string {
 	t.Helper()
-	loc, err := chromedp.Run(ctx, chromedp.Location())
-	if err != nil {
-		t.Fatal(err)
-	}
+	loc := value(t, ctx, "the address", chromedp.Location())
 	_, rest, ok := strings.Cut(loc, "/c/")
 	if !ok {
 		t.Fatalf("not a checkout page: %s", loc)

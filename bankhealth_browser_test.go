@@ -20,11 +20,9 @@ func TestBankHealthInABrowser(t *testing.T) {
 		"SANDBOX_FAILING_BANKS": "DE:commerzbank:1", "SANDBOX_UNLISTED_BANKS": "DE:dkb",
 		"BANK_HEALTH_MIN_FINISHED": "1", "BANK_HEALTH_REFRESH": "1s", "SANDBOX_SETTLE_DELAY": "1ms",
 	})
-	do := func(step string, actions ...chromedp.Action[chromedp.Void]) {
+	do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", step, err)
-		}
+		step(t, ctx, what, actions...)
 	}
 	clean := func(page string) {
 		t.Helper()
@@ -68,10 +66,7 @@ func TestBankHealthInABrowser(t *testing.T) {
 		}
 	}
 	clean("bank list with a failing and a vanished bank")
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
-	}
+	shot := value(t, ctx, "a screenshot", chromedp.FullScreenshot(100))
 	artifact(t, "banks-degraded-390.png", shot)
 
 	// The failing bank can still be chosen; its details step says it too.
@@ -79,9 +74,6 @@ func TestBankHealthInABrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-testid="banks"] [data-id="commerzbank"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="degraded"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="continue"]`)))
 	clean("details step of a failing bank")
-	shot, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
-	}
+	shot = value(t, ctx, "a screenshot", chromedp.FullScreenshot(100))
 	artifact(t, "details-degraded-390.png", shot)
 }

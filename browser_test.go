@@ -19,14 +19,11 @@ import (
 const chromiumPath = "/usr/bin/chromium"
 
 // browser starts a headless Chromium for one test, or skips the test where
-// Chromium is not installed. The test has 90 seconds.
+// Chromium is not installed. Each step waits for what it needs (step,
+// value) up to stepLimit, so that a slow machine only takes longer and a
+// page that never comes fails by name; testLimit is a net under the whole
+// test, far past what any machine needs.
 func browser(t *testing.T) context.Context {
-	t.Helper()
-	return browserFor(t, 90*time.Second)
-}
-
-// browserFor is browser for a test that needs longer than most.
-func browserFor(t *testing.T, limit time.Duration) context.Context {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("REQUIRE_CHROMIUM") != "" {
@@ -45,12 +42,96 @@ func browserFor(t *testing.T, limit time.Duration) context.Context {
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(allocCtx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, limit)
-	t.Cleanup(func() { cancelTimeout(); cancelTab(); cancelAlloc() })
+	ctx, cancelTest := context.WithTimeout(ctx, testLimit)
+	t.Cleanup(func() { cancelTest(); cancelTab(); cancelAlloc() })
+	// The first action starts Chromium, which lives as long as the
+	// context of that action: the test's.
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("starting Chromium: %v", err)
 	}
 	return ctx
+}
+
+// stepLimit bounds one step of a browser test: far more than any page
+// takes, so that only a page that never comes reaches it.
+const stepLimit = time.Minute
+
+// testLimit bounds a whole browser test, under the test command's own.
+const testLimit = 10 * time.Minute
+
+// step runs a browser test's actions (navigations, clicks, waits) as one
+// step named what. If they fail, or wait past stepLimit, the test fails
+// saying which step, the address the browser is at and the text it shows.
+func step(t testing.TB, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	open(t, ctx)
+	sctx, cancel := context.WithTimeout(ctx, stepLimit)
+	defer cancel()
+	if err := chromedp.Do(sctx, actions...); err != nil {
+		t.Fatalf("%s: %v\n%s", what, err, shows(ctx))
+	}
+}
+
+// open makes sure the tab of ctx (a phone's, a frame's) is open before a
+// step runs in it: a tab opened by a step's action would close with the
+// step's deadline. Once open, this does nothing.
+func open(t testing.TB, ctx context.Context) {
+	t.Helper()
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("opening a tab: %v", err)
+	}
+}
+
+// value reads something of the page (a text, an evaluation) within
+// stepLimit; a read that fails fails the test as step does.
+func value[T any](t testing.TB, ctx context.Context, what string, action chromedp.Action[T]) T {
+	t.Helper()
+	open(t, ctx)
+	sctx, cancel := context.WithTimeout(ctx, stepLimit)
+	defer cancel()
+	v, err := chromedp.Run(sctx, action)
+	if err != nil {
+		t.Fatalf("reading %s: %v\n%s", what, err, shows(ctx))
+	}
+	return v
+}
+
+// until waits for a script's condition to hold on the page, across
+// navigations (which end a chromedp.Poll), up to stepLimit.
+func until(t testing.TB, ctx context.Context, what, condition string) {
+	t.Helper()
+	open(t, ctx)
+	deadline := time.Now().Add(stepLimit)
+	for {
+		read, cancel := context.WithTimeout(ctx, 5*time.Second)
+		ok, err := chromedp.Run(read, chromedp.Evaluate[bool](condition))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s (%s; last error %v)\n%s", stepLimit, what, condition, err, shows(ctx))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// shows says where the browser of ctx is and what its page says, for a
+// failure's message; it reads with a deadline of its own, since the
+// step's may be over.
+func shows(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	at, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		return "the browser does not say where it is: " + err.Error()
+	}
+	text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : "(no body yet)"`))
+	text = strings.Join(strings.Fields(text), " ")
+	if len(text) > 1500 {
+		text = text[:1500] + " …"
+	}
+	return "the browser is at " + at + ", showing: " + text
 }
 
 // TestShopperPaysInABrowser walks the whole way of DESIGN.md section 2 from
@@ -69,19 +150,13 @@ func TestShopperPaysInABrowser(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			do := func(step string, actions ...chromedp.Action[chromedp.Void]) {
+			do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
 				t.Helper()
-				if err := chromedp.Do(ctx, actions...); err != nil {
-					body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
-					t.Fatalf("%s: %v\npage text: %s", step, err, body)
-				}
+				step(t, ctx, what, actions...)
 			}
 			read := func(action chromedp.Action[string]) string {
 				t.Helper()
-				v, err := chromedp.Run(ctx, action)
-				if err != nil {
-					t.Fatal(err)
-				}
+				v := value(t, ctx, "the page", action)
 				return strings.TrimSpace(v)
 			}
 
@@ -192,11 +267,9 @@ func TestShopperPaysInABrowser(t *testing.T) {
 func TestSearchAsYouTypeInALongList(t *testing.T) {
 	ctx := browser(t)
 	s := start(t, map[string]string{"SANDBOX_COUNTRY_BANKS": "DE:2000"})
-	do := func(step string, actions ...chromedp.Action[chromedp.Void]) {
+	do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", step, err)
-		}
+		step(t, ctx, what, actions...)
 	}
 	do("open Germany", chromedp.Navigate(s.demoLink), chromedp.WaitVisible(chromedp.CSS(`[data-code="DE"]`)),
 		chromedp.Click(chromedp.CSS(`[data-code="DE"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="ranges"]`)))
@@ -212,9 +285,7 @@ func TestSearchAsYouTypeInALongList(t *testing.T) {
 	if loc, _ := chromedp.Run(ctx, chromedp.Location()); loc != page {
 		t.Errorf("typing left the page for %s", loc)
 	}
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("q").value = ""; true`)); err != nil {
-		t.Fatal(err)
-	}
+	value(t, ctx, "the search emptied", chromedp.Evaluate[bool](`document.getElementById("q").value = ""; true`))
 	do("type a French bank", chromedp.SendKeys(chromedp.ID("q"), "Société Générale"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="elsewhere"] a[data-country="FR"]`)))
 	do("follow it to France", chromedp.Click(chromedp.CSS(`[data-testid="elsewhere"] a[data-country="FR"]`)),
@@ -227,11 +298,9 @@ func TestSearchAsYouTypeInALongList(t *testing.T) {
 func TestFormerNamesFilterAsYouType(t *testing.T) {
 	ctx := browser(t)
 	s := start(t, nil)
-	do := func(step string, actions ...chromedp.Action[chromedp.Void]) {
+	do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", step, err)
-		}
+		step(t, ctx, what, actions...)
 	}
 	for _, tt := range []struct{ country, typed, id, other string }{
 		{"FR", "Boursorama", "boursobank", "bnp-paribas"},
@@ -262,14 +331,9 @@ func TestTheFirstBankShowsHighOnAPhone(t *testing.T) {
 	s := start(t, nil)
 	for _, country := range []string{"FR", "DE"} {
 		link := demoOrderLink(t, s.base, "P-2026-11-000"+country, "en", func(l *order.Link) { l.Country = country })
-		if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844), chromedp.Navigate(link),
-			chromedp.WaitVisible(chromedp.CSS(`[data-testid="bank"]`))); err != nil {
-			t.Fatal(err)
-		}
-		top, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.querySelector('[data-testid="bank"]').getBoundingClientRect().top`))
-		if err != nil {
-			t.Fatal(err)
-		}
+		step(t, ctx, country+": open the bank list on a phone", chromedp.EmulateViewport(390, 844), chromedp.Navigate(link),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="bank"]`)))
+		top := value(t, ctx, "where the first bank starts", chromedp.Evaluate[float64](`document.querySelector('[data-testid="bank"]').getBoundingClientRect().top`))
 		if top > 0.40*844 {
 			t.Errorf("%s: the first bank starts %.0f px down a 844 px screen (%.0f %%)", country, top, 100*top/844)
 		} else {
@@ -284,11 +348,9 @@ func TestTheFirstBankShowsHighOnAPhone(t *testing.T) {
 func TestPayOnThePhoneFromADesktop(t *testing.T) {
 	desktop := browser(t)
 	s := start(t, map[string]string{"SANDBOX_SETTLE_DELAY": "1ms"})
-	do := func(ctx context.Context, step string, actions ...chromedp.Action[chromedp.Void]) {
+	do := func(ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", step, err)
-		}
+		step(t, ctx, what, actions...)
 	}
 	link := demoOrderLink(t, s.base, "Q-1", "en", func(l *order.Link) { l.Country = "DE" })
 	do(desktop, "open the bank list on a desktop", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(link),

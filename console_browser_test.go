@@ -23,7 +23,7 @@ import (
 // sends the endpoint a test event, with the keyboard and the mouse. Every
 // console page is screenshot at 390 and 1280 px and checked by axe-core.
 func TestTheConsoleInABrowser(t *testing.T) {
-	ctx := browserFor(t, 3*time.Minute)
+	ctx := browser(t)
 	axe := loadAxe(t)
 	var received atomic.Int32
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -52,12 +52,9 @@ func TestTheConsoleInABrowser(t *testing.T) {
 	link := demoOrderLink(t, s.base, orderID, "en", func(l *order.Link) {
 		l.Country, l.Bank, l.ReturnURL = "DE", "deutsche-bank", "https://shop.example/done"
 	})
-	do := func(step string, actions ...chromedp.Action[chromedp.Void]) {
+	do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
-			t.Fatalf("%s: %v\n%.800s", step, err, body)
-		}
+		step(t, ctx, what, actions...)
 	}
 	visible := func(css string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(css)) }
 	click := func(css string) chromedp.Action[chromedp.Void] { return chromedp.Click(chromedp.CSS(css)) }
@@ -71,18 +68,12 @@ func TestTheConsoleInABrowser(t *testing.T) {
 		}
 		for _, width := range []int64{390, 1280} {
 			do("resize", chromedp.EmulateViewport(width, 900))
-			overflow, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
-			if err != nil {
-				t.Fatal(err)
-			}
+			overflow := value(t, ctx, "how far the page scrolls sideways", chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
 			if overflow > 0 {
 				wide, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > window.innerWidth + 1).slice(-3).map(e => e.tagName + '.' + e.className).join(' | ')`))
 				t.Errorf("%s scrolls sideways by %d px at %d px: %s", name, overflow, width, wide)
 			}
-			shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-			if err != nil {
-				t.Fatal(err)
-			}
+			shot := value(t, ctx, "a screenshot", chromedp.FullScreenshot(100))
 			artifact(t, fmt.Sprintf("console-%s-%d.png", name, width), shot)
 		}
 		do("back to a phone", chromedp.EmulateViewport(390, 844))
@@ -101,7 +92,10 @@ func TestTheConsoleInABrowser(t *testing.T) {
 
 	// Find the order by the start of its id.
 	do("search", chromedp.Navigate(s.base+"/console/payments"), chromedp.WaitVisible(chromedp.ID("q")),
-		chromedp.SendKeys(chromedp.ID("q"), orderID[:4]), click(`[data-testid="apply"]`), visible(`[data-testid="payments"]`))
+		chromedp.SendKeys(chromedp.ID("q"), orderID[:4]), click(`[data-testid="apply"]`))
+	// The list shows before the filter too: wait for the filtered page.
+	until(t, ctx, "the filtered list", `location.search.includes("q=") && document.readyState === "complete"`)
+	do("see the filtered list", visible(`[data-testid="payments"]`))
 	check("payments")
 	do("open the order", click(`[data-testid="order-link"]`), visible(`[data-testid="order-heading"]`))
 	if h, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="order-heading"]`))); h != "Order "+orderID {

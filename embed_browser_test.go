@@ -57,18 +57,13 @@ func TestEmbeddedCheckoutWithThirdPartyCookiesBlocked(t *testing.T) {
 	ctx := browser(t)
 	s, shop, evil, newLink := embedding(t)
 	newLink("E-1")
-	do := func(ctx context.Context, step string, actions ...chromedp.Action[chromedp.Void]) {
+	do := func(ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", step, err)
-		}
+		step(t, ctx, what, actions...)
 	}
 	read := func(ctx context.Context, action chromedp.Action[string]) string {
 		t.Helper()
-		v, err := chromedp.Run(ctx, action)
-		if err != nil {
-			t.Fatal(err)
-		}
+		v := value(t, ctx, "the page", action)
 		return strings.TrimSpace(v)
 	}
 
@@ -89,7 +84,7 @@ func TestEmbeddedCheckoutWithThirdPartyCookiesBlocked(t *testing.T) {
 		t.Fatalf("third-party cookies are not blocked in the frame (stuck=%v, %v)", stuck, err)
 	}
 	// embed.js sized the frame to the picker's content.
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`parseInt(document.getElementById("paybybank").style.height) > 300`, chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`parseInt(document.getElementById("paybybank").style.height) > 300`, chromedp.WithPollingTimeout(stepLimit))); err != nil {
 		t.Errorf("embed.js did not size the iframe: %v", err)
 	}
 
@@ -208,11 +203,9 @@ func TestEmbeddedOnAPhone(t *testing.T) {
 	ctx := browser(t)
 	s, shop, _, newLink := embedding(t)
 	newLink("P-1")
-	do := func(ctx context.Context, step string, actions ...chromedp.Action[chromedp.Void]) {
+	do := func(ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", step, err)
-		}
+		step(t, ctx, what, actions...)
 	}
 	do(ctx, "open the shop on a phone", chromedp.EmulateViewport(390, 844), chromedp.Navigate(shop.URL+"/"), chromedp.WaitVisible(chromedp.ID("paybybank")))
 	frame := frameOf(t, ctx, s.base)
@@ -233,7 +226,7 @@ func TestEmbeddedOnAPhone(t *testing.T) {
 	topInView := func(step string) {
 		t.Helper()
 		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`(() => { const r = document.getElementById("paybybank").getBoundingClientRect(); return r.top > -2 && r.top < innerHeight / 2; })()`,
-			chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+			chromedp.WithPollingTimeout(stepLimit))); err != nil {
 			top, _ := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.getElementById("paybybank").getBoundingClientRect().top`))
 			t.Errorf("%s: the frame's top is at %.0f px, out of view", step, top)
 		}

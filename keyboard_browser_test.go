@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -19,17 +17,11 @@ func TestKeyboardOnly(t *testing.T) {
 
 	active := func() string {
 		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(function(e){return (e.dataset.testid||"")+"|"+(e.dataset.code||e.dataset.id||e.id||"")+"|"+e.tagName})(document.activeElement || document.body)`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
+		return value(t, ctx, "the focused element", chromedp.Evaluate[string](`(function(e){return (e.dataset.testid||"")+"|"+(e.dataset.code||e.dataset.id||e.id||"")+"|"+e.tagName})(document.activeElement || document.body)`))
 	}
 	press := func(keys string, opts ...chromedp.KeyOption) {
 		t.Helper()
-		if err := chromedp.Do(ctx, chromedp.KeyEvent(keys, opts...)); err != nil {
-			t.Fatal(err)
-		}
+		step(t, ctx, "press "+keys, chromedp.KeyEvent(keys, opts...))
 	}
 	// tabTo presses Tab until the focused element's description contains
 	// want, and checks that the focus is visible there.
@@ -49,23 +41,14 @@ func TestKeyboardOnly(t *testing.T) {
 	}
 	wait := func(css string) {
 		t.Helper()
-		short, cancel := context.WithTimeout(ctx, 15*time.Second)
-		defer cancel()
-		if err := chromedp.Do(short, chromedp.WaitVisible(chromedp.CSS(css))); err != nil {
-			body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("main")))
-			t.Fatalf("waiting for %s: %v\npage: %s", css, err, body)
-		}
+		step(t, ctx, "wait for "+css, chromedp.WaitVisible(chromedp.CSS(css)))
 	}
 	typeText := func(text string) {
 		t.Helper()
-		if err := chromedp.Do(ctx, chromedp.KeyEvent(text)); err != nil {
-			t.Fatal(err)
-		}
+		step(t, ctx, "type "+text, chromedp.KeyEvent(text))
 	}
 
-	if err := chromedp.Do(ctx, chromedp.Navigate(s.demoLink)); err != nil {
-		t.Fatal(err)
-	}
+	step(t, ctx, "open the demo link", chromedp.Navigate(s.demoLink))
 	wait(`[data-code="FR"]`)
 
 	// The skip link comes first and leads to the content.
@@ -108,9 +91,7 @@ func TestKeyboardOnly(t *testing.T) {
 	}
 	tabTo(`|iban|`)
 	// Select what was typed (as Ctrl+A would) so the new IBAN replaces it.
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.activeElement.select(), true`)); err != nil {
-		t.Fatal(err)
-	}
+	value(t, ctx, "the IBAN selected", chromedp.Evaluate[bool](`document.activeElement.select(), true`))
 	typeText("FR76 3000 6000 0112 3456 7890 189")
 	if v, _ := chromedp.Run(ctx, chromedp.Value(chromedp.ID("iban"))); v != "FR76 3000 6000 0112 3456 7890 189" {
 		t.Errorf("the IBAN field holds %q after retyping (focus on %s)", v, active())

@@ -88,21 +88,13 @@ func TestScreensAtPhoneAndDesktopWidths(t *testing.T) {
 			for _, p := range pages {
 				t.Run(fmt.Sprintf("%s/%s/%d", lang, p.name, width), func(t *testing.T) {
 					actions := append([]chromedp.Action[chromedp.Void]{chromedp.EmulateViewport(width, 800)}, p.actions...)
-					if err := chromedp.Do(ctx, actions...); err != nil {
-						t.Fatal(err)
-					}
-					overflow, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
-					if err != nil {
-						t.Fatal(err)
-					}
+					step(t, ctx, "show "+p.name, actions...)
+					overflow := value(t, ctx, "how far the page scrolls sideways", chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
 					if overflow > 0 {
 						t.Errorf("the page scrolls sideways by %d px at %d px", overflow, width)
 					}
 					if width == 390 && strings.HasPrefix(p.name, "status-") {
-						look, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="status-icon"]').getAttribute("data-icon") + " / " + document.querySelector('[data-testid="status-heading"]').textContent`))
-						if err != nil {
-							t.Fatal(err)
-						}
+						look := value(t, ctx, "the status icon and heading", chromedp.Evaluate[string](`document.querySelector('[data-testid="status-icon"]').getAttribute("data-icon") + " / " + document.querySelector('[data-testid="status-heading"]').textContent`))
 						for other, seen := range statuses {
 							if strings.Split(seen, " / ")[0] == strings.Split(look, " / ")[0] || strings.Split(seen, " / ")[1] == strings.Split(look, " / ")[1] {
 								t.Errorf("%s looks like %s: %s", p.name, other, look)
@@ -111,19 +103,13 @@ func TestScreensAtPhoneAndDesktopWidths(t *testing.T) {
 						statuses[p.name] = look
 					}
 					if width == 390 {
-						raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](tapTargets))
-						if err != nil {
-							t.Fatal(err)
-						}
+						raw := value(t, ctx, "the tap targets", chromedp.Evaluate[string](tapTargets))
 						var small []string
 						json.Unmarshal([]byte(raw), &small)
 						if len(small) > 0 {
 							t.Errorf("tap targets under 44 px:\n\t%s", strings.Join(small, "\n\t"))
 						}
-						raw, err = chromedp.Run(ctx, chromedp.Evaluate[string](uncoloured))
-						if err != nil {
-							t.Fatal(err)
-						}
+						raw = value(t, ctx, "the uncoloured icons", chromedp.Evaluate[string](uncoloured))
 						if raw != "[]" {
 							t.Errorf("initials or status icons without their colour: %s", raw)
 						}
@@ -131,10 +117,7 @@ func TestScreensAtPhoneAndDesktopWidths(t *testing.T) {
 					if width == 320 || width == 640 {
 						return // checked, not kept
 					}
-					shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-					if err != nil {
-						t.Fatal(err)
-					}
+					shot := value(t, ctx, "a screenshot", chromedp.FullScreenshot(100))
 					artifact(t, p.name+"-"+lang+"-"+strconv.Itoa(int(width))+".png", shot)
 				})
 			}

@@ -98,9 +98,7 @@ func TestThemesOnOurPages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS(`[data-testid="continue"]`))); err != nil {
-				t.Fatal(err)
-			}
+			step(t, ctx, "open the details step in theme "+th.id, chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS(`[data-testid="continue"]`)))
 			button, card := `[data-testid="continue"]`, `[data-testid="card"]`
 			checks := []struct{ what, got, want string }{
 				{"button colour", style(button, "background-color"), th.button},
@@ -122,10 +120,7 @@ func TestThemesOnOurPages(t *testing.T) {
 			if header, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="merchant"]`))); header != custom.Title {
 				t.Errorf("header %q, want the theme's title %q", header, custom.Title)
 			}
-			shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-			if err != nil {
-				t.Fatal(err)
-			}
+			shot := value(t, ctx, "a screenshot", chromedp.FullScreenshot(100))
 			artifact(t, "pay.png", shot)
 		})
 	}
@@ -137,15 +132,13 @@ func TestStudioPreviewFollowsTheDesigner(t *testing.T) {
 	ctx := browser(t)
 	s := start(t, nil)
 	button := `document.querySelector('[data-testid="preview-button"]')`
-	if err := chromedp.Do(ctx,
+	step(t, ctx, "type a colour in the studio",
 		chromedp.Navigate(s.base+"/studio"),
 		chromedp.WaitVisible(chromedp.ID("primaryColor")),
 		chromedp.Clear(chromedp.ID("primaryColor")),
 		chromedp.SendKeys(chromedp.ID("primaryColor"), "#AA0000"),
-	); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`getComputedStyle(`+button+`).backgroundColor === "rgb(170, 0, 0)"`, chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+	)
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`getComputedStyle(`+button+`).backgroundColor === "rgb(170, 0, 0)"`, chromedp.WithPollingTimeout(stepLimit))); err != nil {
 		got, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(`+button+`).backgroundColor`))
 		t.Errorf("the preview button is %s after typing #AA0000: %v", got, err)
 	}
@@ -155,9 +148,6 @@ func TestStudioPreviewFollowsTheDesigner(t *testing.T) {
 	if json, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("studio-json"))); !strings.Contains(json, `"primaryColor": "#AA0000"`) {
 		t.Errorf("the JSON did not follow: %s", json)
 	}
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
-	}
+	shot := value(t, ctx, "a screenshot", chromedp.FullScreenshot(100))
 	artifact(t, "studio.png", shot)
 }
