@@ -125,6 +125,12 @@ func TestWhileTheLedgerIsDownShoppersAndProgramsAreToldToTryAgain(t *testing.T) 
 		if doc.Find(`input[name="bank"]`).AttrOr("value", "") != "credit-agricole" || doc.Find(`#iban`).AttrOr("value", "") != form.Get("iban") {
 			t.Error("the form did not come back with the shopper's bank and IBAN")
 		}
+		if back := doc.Find(testid("way-back")).AttrOr("href", ""); !strings.Contains(back, "status=UNKNOWN") {
+			t.Errorf("the form's way back to the shop is %q, want the return URL with status UNKNOWN", back)
+		}
+		if res.Header.Get("Retry-After") == "" {
+			t.Error("the form came back without Retry-After")
+		}
 	})
 
 	t.Run("coming back from the bank", func(t *testing.T) {

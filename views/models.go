@@ -228,6 +228,9 @@ type PayPage struct {
 	// Degraded: the bank's payments are failing more often than usual
 	// right now; the shopper may still go on, or change bank.
 	Degraded bool
+	// WayBackURL, when set, leads back to the shop below the form: when
+	// the form cannot be taken for a moment on our side.
+	WayBackURL templ.SafeURL
 }
 
 // Status kinds a shopper tells apart.

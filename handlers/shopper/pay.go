@@ -69,6 +69,12 @@ func (h *Steps) payStep(c echo.Context, country, id string) (checkout, pisclient
 }
 
 func (h *Steps) renderPay(c echo.Context, status int, co checkout, bank pisclient.Institution, f *details.Form, problem string) error {
+	return web.Render(c, status, views.Pay(h.payPage(c, co, bank, f, problem)))
+}
+
+// payPage is the details form's page, with problem (a catalog key) above
+// it when set.
+func (h *Steps) payPage(c echo.Context, co checkout, bank pisclient.Institution, f *details.Form, problem string) views.PayPage {
 	l := h.loc(c)
 	if problem != "" {
 		problem = l.T(problem)
@@ -98,7 +104,7 @@ func (h *Steps) renderPay(c echo.Context, status int, co checkout, bank pisclien
 		}
 		page.Fields = append(page.Fields, field)
 	}
-	return web.Render(c, status, views.Pay(page))
+	return page
 }
 
 // showPayAgain shows the details form again as it was sent, with a problem
@@ -183,7 +189,12 @@ func (h *Steps) createPayment(c echo.Context) error {
 		// The ledger does not answer (logged once for the outage): no link
 		// was handed out, so nothing can have been charged.
 		c.Response().Header().Set("Retry-After", strconv.Itoa(RetryAfterOutage))
-		return h.renderPay(c, http.StatusServiceUnavailable, co, bank, f, "error.unavailable.text")
+		page := h.payPage(c, co, bank, f, "error.unavailable.text")
+		if back, err := h.wayBackURL(co, ""); err == nil {
+			// Continue tries again; this leads back to the shop.
+			page.WayBackURL = back
+		}
+		return web.Render(c, http.StatusServiceUnavailable, views.Pay(page))
 	case !errors.As(err, &refused):
 		// Something of ours failed, perhaps after the provider acted: what
 		// was made is not known, so the shopper is not told that nothing
