@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,6 +27,9 @@ import (
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/webhook"
 )
+
+// loadAPIToken is the API token of the merchant of a run.
+const loadAPIToken = "load-follow-api-token-for-this-run-only"
 
 // hookSecret signs the webhooks the follow mode's merchant receives.
 const hookSecret = "load-follow-webhook-secret-for-this-run-only"
@@ -164,6 +168,10 @@ func runFollow(ctx context.Context, args []string, stdout io.Writer) error {
 	reads := readsAfter - readsBefore
 	fmt.Fprintf(stdout, "  payments made: %d in %s (%.1f a second), %d approved, %d failed checkouts\n",
 		made.Load(), elapsed.Round(time.Second), float64(made.Load())/elapsed.Seconds(), len(approved), failed.Load())
+	if n, m := sh.wayBack.Load(), sh.lost.Load(); n+m > 0 {
+		fmt.Fprintf(stdout, "  shoppers answered 5xx: %d with 503, Retry-After and a way back to the shop; %d otherwise\n", n, m)
+	}
+	fmt.Fprintf(stdout, "  webhooks with a bad signature: %d\n", hooks.badCount())
 	fmt.Fprintf(stdout, "  approval to the merchant's paid webhook: p50 %s, p99 %s, max %s (%d of %d arrived)\n",
 		pct(0.50), pct(0.99), pct(1), len(waits), len(approved))
 	fmt.Fprintf(stdout, "  provider status reads: %.0f, %.1f a second over the run and its drain, %.2f per payment\n",
@@ -206,6 +214,10 @@ func runFollow(ctx context.Context, args []string, stdout io.Writer) error {
 type shoppers struct {
 	client *http.Client
 	base   string
+	// wayBack counts the answers of 503 that said when to try again and
+	// led back to the shop (the page of a moment's trouble); lost the
+	// other 5xx answers.
+	wayBack, lost atomic.Int64
 }
 
 func (s *shoppers) do(ctx context.Context, method, u string, form url.Values, who int) (*http.Response, error) {
@@ -225,8 +237,17 @@ func (s *shoppers) do(ctx context.Context, method, u string, form url.Values, wh
 	if err != nil {
 		return nil, err
 	}
-	io.Copy(io.Discard, res.Body)
-	res.Body.Close()
+	defer res.Body.Close()
+	if res.StatusCode < 500 {
+		io.Copy(io.Discard, res.Body)
+		return res, nil
+	}
+	page, _ := io.ReadAll(res.Body)
+	if res.StatusCode == http.StatusServiceUnavailable && res.Header.Get("Retry-After") != "" && bytes.Contains(page, []byte(`data-testid="way-back"`)) {
+		s.wayBack.Add(1)
+	} else {
+		s.lost.Add(1)
+	}
 	return res, nil
 }
 
@@ -330,6 +351,12 @@ func (h *hookSink) serve() (*http.Server, string, error) {
 	return srv, "http://" + ln.Addr().String() + "/hooks", nil
 }
 
+func (h *hookSink) badCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.bad
+}
+
 func (h *hookSink) paid(id string) (time.Time, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -369,7 +396,7 @@ func (a *appProcess) stop() {
 
 // startApp builds the app in the current directory (the module's root),
 // gives it a merchants file with the demo merchant sending its webhooks
-// to hookURL, and runs it on a free loopback port with env added.
+// to hookURL (none when empty), and runs it on a free loopback port with env added.
 func startApp(ctx context.Context, dir, hookURL string, env map[string]string) (*appProcess, error) {
 	bin := filepath.Join(dir, "checkout")
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
@@ -386,8 +413,10 @@ func startApp(ctx context.Context, dir, hookURL string, env map[string]string) (
 	base := "http://" + addr
 	demo := map[string]any{
 		"id": merchant.DemoID, "name": "Demo Shop", "link_keys": map[string]string{merchant.DemoKID: merchant.DemoSecret},
-		"api_token": "load-follow-api-token-for-this-run-only", "return_origins": []string{base},
-		"webhook_url": hookURL, "webhook_secret": hookSecret,
+		"api_token": loadAPIToken, "return_origins": []string{base},
+	}
+	if hookURL != "" {
+		demo["webhook_url"], demo["webhook_secret"] = hookURL, hookSecret
 	}
 	file := filepath.Join(dir, "merchants.json")
 	raw, _ := json.Marshal(map[string]any{"merchants": []any{demo}})

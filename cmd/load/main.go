@@ -13,6 +13,11 @@
 // builds and starts the app itself:
 //
 //	go run ./cmd/load follow -rate 10 -d 3m -approve 0.5
+//
+// `load links` measures a shop's server making links through the API from
+// one token (see runLinks):
+//
+//	go run ./cmd/load links -rate 25 -d 20s
 package main
 
 import (
@@ -53,8 +58,11 @@ func main() {
 	defer stop()
 	command := run
 	args := os.Args[1:]
-	if len(args) > 0 && args[0] == "follow" {
+	switch {
+	case len(args) > 0 && args[0] == "follow":
 		command, args = runFollow, args[1:]
+	case len(args) > 0 && args[0] == "links":
+		command, args = runLinks, args[1:]
 	}
 	if err := command(ctx, args, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// runLinks measures a shop's server making payment links through the API
+// from one token at a steady rate, as a shop with that many checkouts a
+// second would: it builds and starts the app with the deployment's API
+// budget (API_RATE), and prints how each call was answered and how fast.
+//
+//	go run ./cmd/load links -rate 25 -d 20s
+func runLinks(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("load links", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	perSecond := fs.Float64("rate", 25, "links a second")
+	duration := fs.Duration("d", 20*time.Second, "how long to make links")
+	apiRate := fs.String("api-rate", "", "the app's API_RATE (default: the app's own default)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "load-links-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	env := map[string]string{}
+	if *apiRate != "" {
+		env["API_RATE"] = *apiRate
+	}
+	app, err := startApp(ctx, dir, "", env)
+	if err != nil {
+		return err
+	}
+	defer app.stop()
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	fmt.Fprintf(stdout, "links: %.0f a second for %s from one API token\n", *perSecond, *duration)
+
+	var (
+		mu        sync.Mutex
+		byStatus  = map[int]int{}
+		latencies []time.Duration
+		policy    string
+		wg        sync.WaitGroup
+	)
+	runCtx, cancel := context.WithTimeout(ctx, *duration)
+	defer cancel()
+	start := time.Now()
+	tick := time.NewTicker(time.Duration(float64(time.Second) / *perSecond))
+	for i := 0; runCtx.Err() == nil; i++ {
+		select {
+		case <-runCtx.Done():
+		case <-tick.C:
+			wg.Go(func() {
+				body := fmt.Sprintf(`{"order":"L-%d-%06d","amount":"49.90","return_url":"%s/done"}`, start.Unix(), i, app.base)
+				req, err := http.NewRequestWithContext(ctx, http.MethodPost, app.base+"/api/v1/links", strings.NewReader(body))
+				if err != nil {
+					return
+				}
+				req.Header.Set("Authorization", "Bearer "+loadAPIToken)
+				req.Header.Set("Content-Type", "application/json")
+				t0 := time.Now()
+				res, err := client.Do(req)
+				took := time.Since(t0)
+				status := 0
+				if err == nil {
+					io.Copy(io.Discard, res.Body)
+					res.Body.Close()
+					status = res.StatusCode
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				byStatus[status]++
+				latencies = append(latencies, took)
+				if p := res.Header.Get("RateLimit-Policy"); err == nil && p != "" {
+					policy = p
+				}
+			})
+		}
+	}
+	tick.Stop()
+	wg.Wait()
+	elapsed := time.Since(start)
+	slices.Sort(latencies)
+	pct := func(p float64) time.Duration {
+		if len(latencies) == 0 {
+			return 0
+		}
+		return latencies[min(len(latencies)-1, int(p*float64(len(latencies))))].Round(10 * time.Microsecond)
+	}
+	var answers []string
+	for _, status := range slices.Sorted(maps.Keys(byStatus)) {
+		name := fmt.Sprintf("HTTP %d", status)
+		if status == 0 {
+			name = "no answer"
+		}
+		answers = append(answers, fmt.Sprintf("%d %s", byStatus[status], name))
+	}
+	fmt.Fprintf(stdout, "  calls: %d in %s (%.1f a second): %s\n", len(latencies), elapsed.Round(time.Second),
+		float64(len(latencies))/elapsed.Seconds(), strings.Join(answers, ", "))
+	fmt.Fprintf(stdout, "  latency: p50 %s, p99 %s, max %s; the token's policy: %s\n", pct(0.5), pct(0.99), pct(1), policy)
+	return nil
+}
