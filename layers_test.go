@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestArrowsPointDown checks the layering the README draws: each package may
+// TestArrowsPointDown checks the layering docs/architecture.md draws: each package may
 // use those below it, never one above it.
 func TestArrowsPointDown(t *testing.T) {
 	const module = "github.com/paybybank/checkout/"

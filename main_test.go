@@ -355,7 +355,7 @@ func grepLines(text, prefix string) string {
 func TestLoadCommandReportsTheRun(t *testing.T) {
 	s := start(t, nil)
 	// The load generator is a program of its own (cmd/load), run as the
-	// README says.
+	// operators guide (docs/operate.md) says.
 	out, err := exec.Command("go", "run", "./cmd/load", "-url", s.base, "-c", "4", "-d", "500ms").CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)

@@ -26,7 +26,7 @@ import (
 
 // shopServer is a merchant's webhook endpoint: it checks each signature,
 // answers with the codes it is given (then 204), and handles each event
-// once by its id, as the README tells merchants to.
+// once by its id, as docs/integrate.md tells merchants to.
 type shopServer struct {
 	t     testing.TB
 	url   string

@@ -13,7 +13,7 @@ import (
 	"github.com/paybybank/checkout/order"
 )
 
-// verifyReturn is the merchant's side of the way back, exactly as the README
+// verifyReturn is the merchant's side of the way back, exactly as the integration guide
 // shows it: only the standard library, so a merchant can copy it.
 func verifyReturn(q url.Values, keys map[string]string) bool {
 	secret, ok := keys[q.Get("kid")]
@@ -33,10 +33,10 @@ func verifyReturn(q url.Values, keys map[string]string) bool {
 	return hmac.Equal([]byte(want), []byte(q.Get("sig")))
 }
 
-// opensslOneLiner is the README's shell check; it prints the signature.
+// opensslOneLiner is the integration guide's shell check; it prints the signature.
 const opensslOneLiner = `printf 'kid=%s\nmerchant_order_id=%s\nstatus=%s\nts=%s' "$KID" "$ORDER" "$STATUS" "$TS" | openssl dgst -sha256 -hmac "$SECRET" -binary | openssl base64 -A | tr '+/' '-_' | tr -d '='`
 
-func TestTheREADMEsMerchantSideChecks(t *testing.T) {
+func TestTheIntegrationGuidesMerchantSideChecks(t *testing.T) {
 	_, m := shop(t)
 	o := order.Order{Merchant: "shop1", ID: "Bestellung 7 – Größe M & co", ReturnURL: "https://shop.example/done?x=1", KID: "2026-11"}
 	raw, err := o.WayBack(m, "COMPLETED", time.Now())
@@ -47,7 +47,7 @@ func TestTheREADMEsMerchantSideChecks(t *testing.T) {
 	q := u.Query()
 	keys := map[string]string{"2026-10": "an-old-secret-still-valid-0000000000", "2026-11": "a-long-random-secret-for-shop1-0001"}
 	if !verifyReturn(q, keys) {
-		t.Errorf("the README's Go function refuses a genuine way back %s", raw)
+		t.Errorf("the integration guide's Go function refuses a genuine way back %s", raw)
 	}
 	forged := url.Values{}
 	for k, v := range q {
@@ -55,7 +55,7 @@ func TestTheREADMEsMerchantSideChecks(t *testing.T) {
 	}
 	forged.Set("status", "ACCEPTED_SETTLEMENT_IN_PROCESS")
 	if verifyReturn(forged, keys) {
-		t.Error("the README's Go function accepts a changed status")
+		t.Error("the integration guide's Go function accepts a changed status")
 	}
 
 	if _, err := exec.LookPath("openssl"); err != nil {
@@ -69,6 +69,6 @@ func TestTheREADMEsMerchantSideChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := strings.TrimSpace(string(out)); got != q.Get("sig") {
-		t.Errorf("the README's openssl line prints %q, want %q", got, q.Get("sig"))
+		t.Errorf("the integration guide's openssl line prints %q, want %q", got, q.Get("sig"))
 	}
 }

@@ -22,7 +22,7 @@ import (
 	"github.com/paybybank/checkout/webhook"
 )
 
-// verifyWebhook is the README's Go check for merchants, word for word: it
+// verifyWebhook is the integration guide's Go check for merchants, word for word: it
 // is written from the documented format, not with this package.
 func verifyWebhook(secret, header string, body []byte) bool {
 	var ts, sig string
@@ -43,23 +43,23 @@ func verifyWebhook(secret, header string, body []byte) bool {
 	return hmac.Equal([]byte(want), []byte(sig))
 }
 
-// opensslOneLiner is the README's shell check; it prints the v1 signature.
+// opensslOneLiner is the integration guide's shell check; it prints the v1 signature.
 const opensslOneLiner = `printf '%s.%s' "$TS" "$BODY" | openssl dgst -sha256 -hmac "$SECRET" -hex | sed 's/^.* //'`
 
 const secret = "a-long-random-webhook-secret-of-shop1"
 
-func TestTheREADMEsWebhookChecks(t *testing.T) {
+func TestTheIntegrationGuidesWebhookChecks(t *testing.T) {
 	body := []byte(`{"id":"evt_1","type":"payment.status_changed","created_at":"2026-11-23T10:00:00Z","data":{"merchant_order_id":"Größe M & co","status":"COMPLETED","paid":true,"final":true,"amount":"49.90","currency":"EUR","attempt":1}}`)
 	now := time.Now()
 	header := webhook.Sign(secret, now, body)
 	if !verifyWebhook(secret, header, body) {
-		t.Errorf("the README's Go function refuses a genuine webhook: %s", header)
+		t.Errorf("the integration guide's Go function refuses a genuine webhook: %s", header)
 	}
 	if verifyWebhook(secret, header, []byte(strings.Replace(string(body), "49.90", "4990", 1))) {
-		t.Error("the README's Go function accepts a changed body")
+		t.Error("the integration guide's Go function accepts a changed body")
 	}
 	if verifyWebhook(secret, webhook.Sign(secret, now.Add(-time.Hour), body), body) {
-		t.Error("the README's Go function accepts an hour-old signature (a replay)")
+		t.Error("the integration guide's Go function accepts an hour-old signature (a replay)")
 	}
 	if err := webhook.Verify(secret, header, body, now, 5*time.Minute); err != nil {
 		t.Errorf("Verify: %v", err)
@@ -76,7 +76,7 @@ func TestTheREADMEsWebhookChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := strings.TrimSpace(string(out)); got != sig {
-		t.Errorf("the README's openssl line prints %q, want %q", got, sig)
+		t.Errorf("the integration guide's openssl line prints %q, want %q", got, sig)
 	}
 }
 
@@ -120,7 +120,7 @@ func TestATestEventIsASignedPing(t *testing.T) {
 		t.Errorf("the endpoint's answer came back as %+v", try)
 	}
 	if !verifyWebhook(secret, header, got) {
-		t.Errorf("the ping's signature %q does not check with the README's code", header)
+		t.Errorf("the ping's signature %q does not check with the integration guide's code", header)
 	}
 	contracttest.CheckWebhook(t, got)
 	var ping map[string]any
