@@ -115,34 +115,26 @@ func runFollow(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 	})
 	start := time.Now()
-	tick := time.NewTicker(time.Duration(float64(time.Second) / *perSecond))
-	for i := 0; runCtx.Err() == nil; i++ {
-		select {
-		case <-runCtx.Done():
-		case <-tick.C:
-			wg.Go(func() {
-				id := fmt.Sprintf("F-%d-%06d", start.Unix(), i)
-				link, err := sh.checkout(ctx, id, i)
-				if err != nil {
-					failed.Add(1)
-					return
-				}
-				made.Add(1)
-				if rand.Float64() >= *approve {
-					return
-				}
-				at, err := sh.approve(ctx, link, i)
-				if err != nil {
-					failed.Add(1)
-					return
-				}
-				mu.Lock()
-				approved[id] = at
-				mu.Unlock()
-			})
+	atRate(runCtx, *perSecond, func(i int) {
+		id := fmt.Sprintf("F-%d-%06d", start.Unix(), i)
+		link, err := sh.checkout(ctx, id, i)
+		if err != nil {
+			failed.Add(1)
+			return
 		}
-	}
-	tick.Stop()
+		made.Add(1)
+		if rand.Float64() >= *approve {
+			return
+		}
+		at, err := sh.approve(ctx, link, i)
+		if err != nil {
+			failed.Add(1)
+			return
+		}
+		mu.Lock()
+		approved[id] = at
+		mu.Unlock()
+	})
 	wg.Wait()
 	elapsed := time.Since(start)
 	// Every approval's webhook has a minute to come.
@@ -206,6 +198,24 @@ func runFollow(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "  bare:  %s  (the same ledger writes, from this process)\n", per(bare))
 	fmt.Fprintf(stdout, "  ratio: %.0f%% of the bare writes' rate\n", 100*appSide.throughput()/bare.throughput())
 	return nil
+}
+
+// atRate calls one perSecond times a second, each call on a goroutine of
+// its own and told its number, until ctx ends; then it waits for the calls
+// under way.
+func atRate(ctx context.Context, perSecond float64, one func(i int)) {
+	var wg sync.WaitGroup
+	tick := time.NewTicker(time.Duration(float64(time.Second) / perSecond))
+	defer tick.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-ctx.Done():
+			wg.Wait()
+			return
+		case <-tick.C:
+			wg.Go(func() { one(i) })
+		}
+	}
 }
 
 // shoppers drive checkouts through the app, each from an address of its

@@ -47,57 +47,41 @@ func runLinks(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "links: %.0f a second for %s from one API token\n", *perSecond, *duration)
 
 	var (
-		mu        sync.Mutex
-		byStatus  = map[int]int{}
-		latencies []time.Duration
-		policy    string
-		wg        sync.WaitGroup
+		mu       sync.Mutex
+		byStatus = map[int]int{}
+		calls    sample
+		policy   string
 	)
 	runCtx, cancel := context.WithTimeout(ctx, *duration)
 	defer cancel()
 	start := time.Now()
-	tick := time.NewTicker(time.Duration(float64(time.Second) / *perSecond))
-	for i := 0; runCtx.Err() == nil; i++ {
-		select {
-		case <-runCtx.Done():
-		case <-tick.C:
-			wg.Go(func() {
-				body := fmt.Sprintf(`{"order":"L-%d-%06d","amount":"49.90","return_url":"%s/done"}`, start.Unix(), i, app.base)
-				req, err := http.NewRequestWithContext(ctx, http.MethodPost, app.base+"/api/v1/links", strings.NewReader(body))
-				if err != nil {
-					return
-				}
-				req.Header.Set("Authorization", "Bearer "+loadAPIToken)
-				req.Header.Set("Content-Type", "application/json")
-				t0 := time.Now()
-				res, err := client.Do(req)
-				took := time.Since(t0)
-				status := 0
-				if err == nil {
-					io.Copy(io.Discard, res.Body)
-					res.Body.Close()
-					status = res.StatusCode
-				}
-				mu.Lock()
-				defer mu.Unlock()
-				byStatus[status]++
-				latencies = append(latencies, took)
-				if p := res.Header.Get("RateLimit-Policy"); err == nil && p != "" {
-					policy = p
-				}
-			})
+	atRate(runCtx, *perSecond, func(i int) {
+		body := fmt.Sprintf(`{"order":"L-%d-%06d","amount":"49.90","return_url":"%s/done"}`, start.Unix(), i, app.base)
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, app.base+"/api/v1/links", strings.NewReader(body))
+		if err != nil {
+			return
 		}
-	}
-	tick.Stop()
-	wg.Wait()
-	elapsed := time.Since(start)
-	slices.Sort(latencies)
-	pct := func(p float64) time.Duration {
-		if len(latencies) == 0 {
-			return 0
+		req.Header.Set("Authorization", "Bearer "+loadAPIToken)
+		req.Header.Set("Content-Type", "application/json")
+		t0 := time.Now()
+		res, err := client.Do(req)
+		took := time.Since(t0)
+		status := 0
+		if err == nil {
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			status = res.StatusCode
 		}
-		return latencies[min(len(latencies)-1, int(p*float64(len(latencies))))].Round(10 * time.Microsecond)
-	}
+		mu.Lock()
+		defer mu.Unlock()
+		byStatus[status]++
+		calls.latencies = append(calls.latencies, took)
+		if err == nil && res.Header.Get("RateLimit-Policy") != "" {
+			policy = res.Header.Get("RateLimit-Policy")
+		}
+	})
+	calls.elapsed = time.Since(start)
+	round := func(d time.Duration) time.Duration { return d.Round(10 * time.Microsecond) }
 	var answers []string
 	for _, status := range slices.Sorted(maps.Keys(byStatus)) {
 		name := fmt.Sprintf("HTTP %d", status)
@@ -106,8 +90,8 @@ func runLinks(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		answers = append(answers, fmt.Sprintf("%d %s", byStatus[status], name))
 	}
-	fmt.Fprintf(stdout, "  calls: %d in %s (%.1f a second): %s\n", len(latencies), elapsed.Round(time.Second),
-		float64(len(latencies))/elapsed.Seconds(), strings.Join(answers, ", "))
-	fmt.Fprintf(stdout, "  latency: p50 %s, p99 %s, max %s; the token's policy: %s\n", pct(0.5), pct(0.99), pct(1), policy)
+	fmt.Fprintf(stdout, "  calls: %d in %s (%.1f a second): %s\n", len(calls.latencies), calls.elapsed.Round(time.Second),
+		calls.throughput(), strings.Join(answers, ", "))
+	fmt.Fprintf(stdout, "  latency: p50 %s, p99 %s, max %s; the token's policy: %s\n", round(calls.pct(0.5)), round(calls.pct(0.99)), round(calls.pct(1)), policy)
 	return nil
 }
