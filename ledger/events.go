@@ -103,6 +103,16 @@ func (l *Ledger) addEvent(ctx context.Context, tx *sql.Tx, a Attempt, amount, cu
 	return err
 }
 
+// forUpdate makes a PostgreSQL read lock the rows it reads until the
+// transaction ends, so that two transactions deciding on one row take turns;
+// SQLite takes one writer at a time anyway.
+func (l *Ledger) forUpdate() string {
+	if l.dialect == postgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
 // skipLocked makes PostgreSQL claims pass over rows another instance is
 // claiming; SQLite takes one writer at a time anyway.
 func (l *Ledger) skipLocked() string {

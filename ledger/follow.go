@@ -120,13 +120,9 @@ func (l *Ledger) TakeReads(ctx context.Context, want, spent int, rate, burst flo
 		return 0, err
 	}
 	defer tx.Rollback()
-	lock := ""
-	if l.dialect == postgres {
-		lock = " FOR UPDATE"
-	}
 	var tokens float64
 	var at int64
-	if err := tx.QueryRowContext(ctx, `SELECT tokens, at FROM follow_budget WHERE id = 1`+lock).Scan(&tokens, &at); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT tokens, at FROM follow_budget WHERE id = 1`+l.forUpdate()).Scan(&tokens, &at); err != nil {
 		return 0, err
 	}
 	now := l.now().UnixMilli()

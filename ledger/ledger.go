@@ -344,7 +344,9 @@ func (l *Ledger) Move(ctx context.Context, upstreamID string, from State, ch Cha
 	defer tx.Rollback()
 	var began int64
 	a, err := scanAttempt(scanFunc(func(dest ...any) error {
-		return tx.QueryRowContext(ctx, `SELECT `+attemptColumns+`, began_at FROM attempts WHERE upstream_id = $1`, upstreamID).
+		// Locked: a shopper's return (ReturnedFromBank) may mark the
+		// attempt begun meanwhile, and the count must see it.
+		return tx.QueryRowContext(ctx, `SELECT `+attemptColumns+`, began_at FROM attempts WHERE upstream_id = $1`+l.forUpdate(), upstreamID).
 			Scan(append(dest, &began)...)
 	}))
 	if errors.Is(err, sql.ErrNoRows) || err == nil && a.State != from {

@@ -28,7 +28,7 @@ func (l *Ledger) ReturnedFromBank(ctx context.Context, merchantID, orderID strin
 	var upstreamID, state, status, country, bankID string
 	var created, began int64
 	err = tx.QueryRowContext(ctx, `SELECT upstream_id, state, status, country, bank_id, created_at, began_at FROM attempts
-		WHERE merchant_id = $1 AND order_id = $2 AND state IN ('open', 'final') ORDER BY seq DESC LIMIT 1`, merchantID, orderID).
+		WHERE merchant_id = $1 AND order_id = $2 AND state IN ('open', 'final') ORDER BY seq DESC LIMIT 1`+l.forUpdate(), merchantID, orderID).
 		Scan(&upstreamID, &state, &status, &country, &bankID, &created, &began)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && began != 0 {
 		return false, nil

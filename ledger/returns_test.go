@@ -1,6 +1,8 @@
 package ledger_test
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -72,6 +74,56 @@ func TestAReturnFromTheBankCountsThePaymentAsOpenedThere(t *testing.T) {
 			if len(day) != 1 || day[0].AttemptCounts != want {
 				t.Errorf("bank health over 24 h (folded %v): %+v, want ing with %+v", folded, day, want)
 			}
+		}
+	})
+}
+
+// A return and the follower's read of the cancellation arriving at once,
+// on any instance, still count the payment once, as cancelled at the bank:
+// whichever comes second sees the first.
+func TestAReturnRacingTheCancellationIsCountedOnce(t *testing.T) {
+	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
+		l := ledgertest.Open(t, databaseURL)
+		other := ledgertest.Open(t, databaseURL)
+		now := time.Now()
+		const n = 40
+		for i := range n {
+			id := fmt.Sprintf("RACE-%02d", i)
+			l.OpenOrder(ctx, order(id, "49.90"))
+			pay(t, l, id, 1, "ing", "NOT_FOUND")
+		}
+		var wg sync.WaitGroup
+		for i := range n {
+			id := fmt.Sprintf("RACE-%02d", i)
+			wg.Go(func() {
+				if moved, err := l.Move(ctx, attempt(id, 1).UpstreamID, ledger.Open, ledger.Change{State: ledger.Final, Status: "CANCELED"}); !moved || err != nil {
+					t.Errorf("cancel %s: %v %v", id, moved, err)
+				}
+			})
+			wg.Go(func() {
+				if _, err := other.ReturnedFromBank(ctx, "shop1", id); err != nil {
+					t.Errorf("return of %s: %v", id, err)
+				}
+			})
+		}
+		wg.Wait()
+		if err := l.FoldCounts(ctx); err != nil {
+			t.Fatal(err)
+		}
+		want := ledger.AttemptCounts{Started: n, Canceled: n}
+		day, err := l.BankHealth(ctx, now.Add(-24*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(day) != 1 || day[0].AttemptCounts != want {
+			t.Errorf("bank health over 24 h: %+v, want ing with %+v", day, want)
+		}
+		ov, err := l.Overview(ctx, "shop1", now.Add(-time.Hour), time.Hour, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ov.Funnel.Began != n || ov.Attempts != want {
+			t.Errorf("console: began %d, attempts %+v; want %d and %+v", ov.Funnel.Began, ov.Attempts, n, want)
 		}
 	})
 }
