@@ -33,6 +33,7 @@ import (
 	"github.com/paybybank/checkout/handlers"
 	"github.com/paybybank/checkout/handlers/console"
 	"github.com/paybybank/checkout/handlers/shopper"
+	"github.com/paybybank/checkout/handlers/web"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
@@ -331,8 +332,11 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	a.banks = banks.NewCache(client, cfg.InstitutionsTTL, cfg.sandboxMode(), log)
 	a.metrics.WatchCache(a.banks.Stats)
 
+	// One outage for every audience: logged once, whoever meets it first.
+	outage := &web.Outage{Ledger: a.ledger, Where: a.ledger.Where, Log: log}
 	h := handlers.New(handlers.Config{
 		BaseURL:        cfg.BaseURL,
+		Outage:         outage,
 		Merchants:      a.merchants,
 		Sealer:         sealer,
 		Banks:          a.banks,
@@ -358,7 +362,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	h.Routes(e, static.Handler(), sandboxHandler)
 	con, err := console.New(console.Config{
 		BaseURL: cfg.BaseURL, Ledger: a.ledger, Merchants: a.merchants, Orders: a.orders, Webhooks: a.webhooks,
-		Banks: a.banks, Health: a.health, SessionKeys: keys, Assets: static.Assets(), Log: log,
+		Banks: a.banks, Health: a.health, SessionKeys: keys, Assets: static.Assets(), Log: log, Outage: outage,
 	})
 	if err != nil {
 		return nil, err

@@ -64,6 +64,9 @@ type Config struct {
 	LogoClient *http.Client
 	// Metrics, when set, times every request and serves /metrics.
 	Metrics *telemetry.Metrics
+	// Outage knows whether the payments ledger answers, shared with the
+	// console; the shopper's steps make their own when nil.
+	Outage *web.Outage
 	// PostRate and PostBurst override the limit of a checkout's POSTs
 	// (tests set them low).
 	PostRate  rate.Limit
@@ -104,7 +107,7 @@ func New(cfg Config) *Handler {
 	steps := shopper.New(shopper.Config{
 		BaseURL: cfg.BaseURL, Merchants: cfg.Merchants, Sealer: cfg.Sealer, Banks: cfg.Banks, Orders: cfg.Orders,
 		Health: cfg.Health, Sessions: cfg.Sessions, ProviderOrigin: cfg.ProviderOrigin, Sandbox: cfg.Sandbox, Assets: cfg.Assets,
-		LogoClient: cfg.LogoClient, Log: cfg.Log, Now: cfg.Now,
+		LogoClient: cfg.LogoClient, Outage: cfg.Outage, Log: cfg.Log, Now: cfg.Now,
 	})
 	return &Handler{
 		Config: cfg,

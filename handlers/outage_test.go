@@ -1,101 +1,22 @@
 package handlers_test
 
 import (
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/paybybank/checkout/ledger/ledgertest"
 )
 
-// gate is a TCP proxy in front of the ledger's PostgreSQL server that can
-// refuse connections (and cut the open ones) as a server that is down does,
-// then accept them again on the same address.
-type gate struct {
-	t      *testing.T
-	target string
-	addr   string
-	mu     sync.Mutex
-	ln     net.Listener
-	conns  map[net.Conn]bool
-}
-
-func newGate(t *testing.T, target string) *gate {
-	g := &gate{t: t, target: target, conns: map[net.Conn]bool{}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.addr = ln.Addr().String()
-	g.serve(ln)
-	t.Cleanup(g.refuse)
-	return g
-}
-
-func (g *gate) serve(ln net.Listener) {
-	g.mu.Lock()
-	g.ln = ln
-	g.mu.Unlock()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", g.target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			g.mu.Lock()
-			g.conns[c], g.conns[up] = true, true
-			g.mu.Unlock()
-			go func() { io.Copy(up, c); up.Close() }()
-			go func() { io.Copy(c, up); c.Close() }()
-		}
-	}()
-}
-
-// refuse closes the gate: new connections are refused, open ones cut.
-func (g *gate) refuse() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.ln != nil {
-		g.ln.Close()
-		g.ln = nil
-	}
-	for c := range g.conns {
-		c.Close()
-		delete(g.conns, c)
-	}
-}
-
-// open lets connections through again, on the same address.
-func (g *gate) open() {
-	ln, err := net.Listen("tcp", g.addr)
-	if err != nil {
-		g.t.Fatal(err)
-	}
-	g.serve(ln)
-}
-
 func TestWhileTheLedgerIsDownShoppersAndProgramsAreToldToTryAgain(t *testing.T) {
-	u, err := url.Parse(ledgertest.PostgresURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := newGate(t, u.Host)
-	u.Host = g.addr
+	gated, g := ledgertest.Gated(t, ledgertest.PostgresURL(t))
 	logs := &lockedBuffer{}
-	a := setup(t, options{ledger: ledgertest.Open(t, u.String()), logTo: logs})
+	a := setup(t, options{ledger: ledgertest.Open(t, gated), logTo: logs})
 	checkout := a.enter("O-1", nil)
 	form := url.Values{"country": {"FR"}, "bank": {"credit-agricole"}, "name": {"Jeanne Dupont"}, "iban": {"FR7630006000011234567890189"}}
 
-	g.refuse()
+	g.Refuse()
 
 	t.Run("opening a link", func(t *testing.T) {
 		link := a.link("O-2", nil)
@@ -159,7 +80,7 @@ func TestWhileTheLedgerIsDownShoppersAndProgramsAreToldToTryAgain(t *testing.T) 
 	}
 
 	// Back again: everything works with no restart.
-	g.open()
+	g.Open()
 	waitFor(t, "a link to open again", func() bool {
 		res := a.get(a.link("O-3", nil))
 		return res.StatusCode == http.StatusSeeOther

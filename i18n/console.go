@@ -57,6 +57,8 @@ var consoleEN = map[string]string{
 	"console.error.request.text":     "Check the address, or go back and try again.",
 	"console.error.forbidden":        "This form cannot be sent",
 	"console.error.forbidden.text":   "The form was not sent from your console session (it may be from an older session or another site). Open the page again and repeat what you did.",
+	"console.error.ledgerDown":       "The payments database does not answer",
+	"console.error.ledgerDown.text":  "This is a moment's trouble on our side; nothing was changed. Try again in a moment.",
 	"console.error.tooMany":          "Too many changes at once",
 	"console.error.tooMany.text":     "You sent more forms in a few seconds than a person does; nothing of the last one was done. Wait a moment, then send it again.",
 	"console.error.internal":         "Something went wrong on our side",

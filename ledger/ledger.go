@@ -191,6 +191,10 @@ func (l *Ledger) Close() error {
 	return l.db.Close()
 }
 
+// Closed reports whether Close was called: a ledger closed on purpose is
+// not an outage.
+func (l *Ledger) Closed() bool { return l.closed.Load() }
+
 // Ping tells whether the database answers; ErrClosed after Close.
 func (l *Ledger) Ping(ctx context.Context) error {
 	if l.closed.Load() {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paybybank/checkout/handlers/console"
+	"github.com/paybybank/checkout/ledger/ledgertest"
 	"github.com/paybybank/checkout/pisclient"
 )
 
@@ -270,5 +271,36 @@ func TestAPersonsPostsAreLimitedToTenASecond(t *testing.T) {
 	}
 	if passed != console.PersonRate {
 		t.Errorf("%d POSTs passed a second after the burst, want %d", passed, console.PersonRate)
+	}
+}
+
+func TestWhileTheLedgerIsDownTheConsoleSaysSo(t *testing.T) {
+	gated, g := ledgertest.Gated(t, ledgertest.PostgresURL(t))
+	e := setupOn(t, gated)
+	b := e.browser()
+	b.signIn(shop1User)
+
+	g.Refuse()
+	for range 3 {
+		res := b.get("/console/payments")
+		doc := page(t, res, http.StatusServiceUnavailable)
+		if got := doc.Find("h1").Text(); got != "The payments database does not answer" || res.Header.Get("Retry-After") == "" {
+			t.Fatalf("the console's page says %q (Retry-After %q), want that the database does not answer, with Retry-After", got, res.Header.Get("Retry-After"))
+		}
+	}
+	if n := strings.Count(e.logText(), "the payments ledger does not answer"); n != 1 || strings.Contains(e.logText(), "console request failed") {
+		t.Errorf("the outage was logged %d times, or each request was:\n%s", n, e.logText())
+	}
+
+	g.Open()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		res := b.get("/console/payments")
+		res.Body.Close()
+		if res.StatusCode == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a minute after the database came back the console still answers %d", res.StatusCode)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,6 +70,9 @@ type Config struct {
 	SessionKeys [][]byte
 	Assets      views.Assets
 	Log         *slog.Logger
+	// Outage knows whether the payments ledger answers, shared with the
+	// shopper's steps; the console's own when nil.
+	Outage *web.Outage
 	// Now tells the time; time.Now when nil.
 	Now func() time.Time
 }
@@ -95,6 +99,9 @@ func New(cfg Config) (*Console, error) {
 	store, err := newStore(cfg.SessionKeys, strings.HasPrefix(cfg.BaseURL, "https://"))
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Outage == nil && cfg.Ledger != nil {
+		cfg.Outage = &web.Outage{Ledger: cfg.Ledger, Where: cfg.Ledger.Where, Log: cfg.Log}
 	}
 	c := &Console{Config: cfg, store: store}
 	// The costs of the users' own hashes, so that both paths take as long.
@@ -207,12 +214,18 @@ func (c *Console) answerErrors(next echo.HandlerFunc) echo.HandlerFunc {
 		case errors.As(err, &he) && he.Code < 500:
 			ce = &consoleError{status: he.Code, key: "console.error.request", err: err}
 		}
-		level := slog.LevelWarn
-		if ce.status >= 500 {
-			level = slog.LevelError
+		if ce.status == http.StatusInternalServerError && c.Outage.Down(ec, err) {
+			// Logged once for the whole outage.
+			ce = &consoleError{status: http.StatusServiceUnavailable, key: "console.error.ledgerDown", err: err}
+			ec.Response().Header().Set("Retry-After", strconv.Itoa(web.RetryAfterOutage))
+		} else {
+			level := slog.LevelWarn
+			if ce.status >= 500 {
+				level = slog.LevelError
+			}
+			c.log(ec).Log(ec.Request().Context(), level, "console request failed",
+				"status", ce.status, "method", ec.Request().Method, "route", ec.Path(), "err", err)
 		}
-		c.log(ec).Log(ec.Request().Context(), level, "console request failed",
-			"status", ce.status, "method", ec.Request().Method, "route", ec.Path(), "err", err)
 		page := views.ConsoleError{
 			ConsolePage: c.frame(ec, t(ce.key), ""),
 			Heading:     t(ce.key), Message: t(ce.key + ".text"),

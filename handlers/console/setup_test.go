@@ -98,6 +98,7 @@ type env struct {
 	provider *provider
 	hook     *endpoint
 	logs     *strings.Builder
+	logMu    *sync.Mutex
 	// health is the bank health the overview shows, read when a test
 	// refreshes it; a bank is degraded from 2 payments finished.
 	health *bankhealth.Keeper
@@ -141,7 +142,7 @@ func setupOn(t testing.TB, databaseURL string) *env {
 	log := slog.New(slog.NewTextHandler(lockedWriter{&logs, &logMu}, nil))
 	orders := &payment.Service{Ledger: l, Log: log, ProviderFor: func(*merchant.Merchant) payment.Provider { return p }}
 	hooks := &webhook.Dispatcher{Ledger: l, Merchants: dir, Owner: "console-test", Client: webhook.NewClient(true), Log: log}
-	e := &env{t: t, ledger: l, provider: p, hook: hook, logs: &logs,
+	e := &env{t: t, ledger: l, provider: p, hook: hook, logs: &logs, logMu: &logMu,
 		health: &bankhealth.Keeper{Source: l, Thresholds: bankhealth.Thresholds{MinFinished: 2, MinSuccess: 0.5}}}
 	c, err := console.New(console.Config{BaseURL: "http://127.0.0.1", Ledger: l, Merchants: dir, Orders: orders, Webhooks: hooks,
 		Banks: fakeBanks{}, Health: e.health, SessionKeys: [][]byte{[]byte("a-session-key-of-32-bytes-or-more!!")}, Assets: views.Assets{CSS: "/static/app.css"}, Log: log,
@@ -160,6 +161,13 @@ func setupOn(t testing.TB, databaseURL string) *env {
 	t.Cleanup(srv.Close)
 	e.url = srv.URL
 	return e
+}
+
+// logText is the console's log so far, read under the writers' lock.
+func (e *env) logText() string {
+	e.logMu.Lock()
+	defer e.logMu.Unlock()
+	return e.logs.String()
 }
 
 type lockedWriter struct {

@@ -18,7 +18,7 @@ func (h *Steps) HandleError(err error, c echo.Context) {
 		return
 	}
 	f := web.Classify(err)
-	if f.Status() == http.StatusInternalServerError && h.ledgerDown(c, err) {
+	if f.Status() == http.StatusInternalServerError && h.Outage.Down(c, err) {
 		// Logged once for the whole outage.
 		h.tellOutage(c)
 		return

@@ -185,10 +185,10 @@ func (h *Steps) createPayment(c echo.Context) error {
 		// and pressing Continue again settles it.
 		h.log(c).Warn("create payment: outcome not known yet", "merchant", co.merchant.ID, "err", err)
 		return h.renderPay(c, http.StatusServiceUnavailable, co, bank, f, "problem.noAnswer")
-	case !errors.As(err, &refused) && h.ledgerDown(c, err):
+	case !errors.As(err, &refused) && h.Outage.Down(c, err):
 		// The ledger does not answer (logged once for the outage): no link
 		// was handed out, so nothing can have been charged.
-		c.Response().Header().Set("Retry-After", strconv.Itoa(RetryAfterOutage))
+		c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetryAfterOutage))
 		page := h.payPage(c, co, bank, f, "error.unavailable.text")
 		if back, err := h.wayBackURL(co, ""); err == nil {
 			// Continue tries again; this leads back to the shop.

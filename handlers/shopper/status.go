@@ -103,7 +103,7 @@ func (h *Steps) errorWayBack(c echo.Context) templ.SafeURL {
 	defer cancel()
 	status := pisclient.Status("")
 	// Asking a ledger that does not answer would only wait for it.
-	if !h.outage.down.Load() {
+	if !h.Outage.Known() {
 		st, err := h.Orders.StatusOf(ctx, co.payment())
 		if errors.Is(err, payment.ErrOrderChanged) {
 			return ""

@@ -61,7 +61,10 @@ type Config struct {
 	// LogoClient fetches logos from the provider and merchants; when nil, a
 	// client that refuses private addresses.
 	LogoClient *http.Client
-	Log        *slog.Logger
+	// Outage knows whether the payments ledger answers, shared with the
+	// app's other audiences; one of the steps' own when nil.
+	Outage *web.Outage
+	Log    *slog.Logger
 	// Now tells the time; time.Now when nil.
 	Now func() time.Time
 }
@@ -82,8 +85,6 @@ type Steps struct {
 	pages pageCache
 	// logos serves logos from the app itself.
 	logos *logos.Logos
-	// outage knows whether the payments ledger answers.
-	outage outage
 }
 
 // New returns the shopper's steps.
@@ -96,6 +97,9 @@ func New(cfg Config) *Steps {
 	}
 	if cfg.LogoClient == nil {
 		cfg.LogoClient = webhook.NewClient(false)
+	}
+	if cfg.Outage == nil && cfg.Orders != nil && cfg.Orders.Ledger != nil {
+		cfg.Outage = &web.Outage{Ledger: cfg.Orders.Ledger, Where: cfg.Orders.Ledger.Where, Log: cfg.Log}
 	}
 	h := &Steps{Config: cfg}
 	h.logos = logos.New(cfg.LogoClient, cfg.Banks, cfg.Now)
