@@ -93,6 +93,15 @@ func TestTheCheckoutMovesToThePhone(t *testing.T) {
 	if got := page(t, a.get(result), http.StatusOK).Find(testid("status")).AttrOr("data-begun", ""); got != "true" {
 		t.Errorf("after paying on the phone, the computer's status says begun=%q", got)
 	}
+	// The computer's look at the status is no return from the bank: the
+	// phone has not opened the bank's page yet.
+	ov, err := a.ledger.Overview(context.Background(), "shop1", time.Now().Add(-time.Hour), time.Hour, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ov.Funnel.Began != 0 {
+		t.Errorf("the computer's status page counted the payment as opened at the bank (%d)", ov.Funnel.Began)
+	}
 }
 
 // The phone's short address works on any instance (the code is kept in the

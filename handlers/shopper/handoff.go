@@ -88,7 +88,7 @@ func (h *Steps) showHandoff(c echo.Context) error {
 		Summary:   co.summary(l),
 		QR:        qr,
 		PhoneURL:  templ.SafeURL(phone),
-		ResultURL: templ.SafeURL(returnPath(co.token, 0)),
+		ResultURL: templ.SafeURL(statusPath(co.token)),
 		HereURL:   countryURL(co.token, true),
 	}))
 }

@@ -177,7 +177,7 @@ func (h *Steps) createPayment(c echo.Context) error {
 	case err == nil:
 		// The order's payment has begun or is done: its status page says
 		// where it stands.
-		return c.Redirect(http.StatusSeeOther, returnPath(co.token, 0))
+		return c.Redirect(http.StatusSeeOther, statusPath(co.token))
 	case errors.Is(err, payment.ErrOrderChanged):
 		return errOrderChanged(err)
 	case errors.Is(err, payment.ErrChecking):

@@ -32,9 +32,10 @@ func (h *Steps) showStatus(c echo.Context) error {
 	attempt, _ := strconv.Atoi(c.QueryParam("n"))
 	attempt = max(0, min(attempt, 1000))
 
-	if attempt == 0 {
-		// The provider's redirect from the bank (refreshes count on n):
-		// the shopper was at the bank, whatever status is read next.
+	if attempt == 0 && c.QueryParam(ParamVia) == "" {
+		// The provider's redirect from the bank (refreshes count on n, the
+		// app's own links say via): the shopper was at the bank, whatever
+		// status is read next.
 		if err := h.Orders.Returned(c.Request().Context(), co.payment()); err != nil {
 			return err
 		}

@@ -74,6 +74,18 @@ func payAction(token string) templ.SafeURL {
 	return templ.SafeURL("/c/" + url.PathEscape(token) + "/pay")
 }
 
+// ParamVia marks the status page's address as the app's own pages lead to
+// it (statusPath), apart from the provider's redirect from the bank.
+const ParamVia = "via"
+
+// statusPath is the status page as the app's own pages lead to it: the
+// phone handoff's result (which the computer's page also polls), a payment
+// already under way. Unlike the provider's redirect to returnPath, coming
+// this way is no sign that the shopper was at the bank.
+func statusPath(token string) string {
+	return returnPath(token, 0) + "?" + ParamVia + "=app"
+}
+
 // returnPath is the status page; attempt counts the refreshes so far.
 func returnPath(token string, attempt int) string {
 	u := "/c/" + url.PathEscape(token) + "/return"
