@@ -72,10 +72,9 @@ type Config struct {
 	PostRate  rate.Limit
 	PostBurst int
 	// APIRate is the API requests a second each token may make, with bursts
-	// of APIBurst (API_RATE); api.DefaultRate and api.DefaultBurst when 0.
-	APIRate  rate.Limit
-	APIBurst int
-	Log      *slog.Logger
+	// of twice that (API_RATE); api.DefaultRate when 0.
+	APIRate rate.Limit
+	Log     *slog.Logger
 	// Now tells the time; time.Now when nil.
 	Now func() time.Time
 }
@@ -113,7 +112,7 @@ func New(cfg Config) *Handler {
 		Config: cfg,
 		steps:  steps,
 		api: api.New(api.Config{BaseURL: cfg.BaseURL, Merchants: cfg.Merchants, Orders: cfg.Orders,
-			Health: cfg.Health, Banks: cfg.Banks, APIRate: cfg.APIRate, APIBurst: cfg.APIBurst, Now: cfg.Now}),
+			Health: cfg.Health, Banks: cfg.Banks, APIRate: cfg.APIRate, Now: cfg.Now}),
 		studio: studio.New(studio.Config{BaseURL: cfg.BaseURL, Merchants: cfg.Merchants, Sandbox: cfg.Sandbox,
 			StudioToken: cfg.StudioToken, Assets: cfg.Assets, Log: cfg.Log, Now: cfg.Now, Frame: steps}),
 	}

@@ -54,19 +54,16 @@ type Config struct {
 	// banks in it.
 	Health *bankhealth.Keeper
 	Banks  BankLists
-	// APIRate is the requests a second each token may make on average, up
-	// to APIBurst at once (API_RATE); a merchant's api_rate overrides both.
-	APIRate  rate.Limit
-	APIBurst int
-	Now      func() time.Time
+	// APIRate is the requests a second each token may make on average,
+	// with bursts of twice that (API_RATE); DefaultRate when 0. A
+	// merchant's api_rate overrides it.
+	APIRate rate.Limit
+	Now     func() time.Time
 }
 
-// Default budget of each API token (API_RATE): enough for a shop's
+// DefaultRate is each API token's budget (API_RATE): enough for a shop's
 // checkouts and its reconciliation paging at once.
-const (
-	DefaultRate  = rate.Limit(50)
-	DefaultBurst = 100
-)
+const DefaultRate = rate.Limit(50)
 
 // API answers the merchants' servers.
 type API struct {
@@ -80,10 +77,7 @@ func New(cfg Config) *API {
 		cfg.Now = time.Now
 	}
 	if cfg.APIRate <= 0 {
-		cfg.APIRate, cfg.APIBurst = DefaultRate, DefaultBurst
-	}
-	if cfg.APIBurst <= 0 {
-		cfg.APIBurst = int(math.Ceil(2 * float64(cfg.APIRate)))
+		cfg.APIRate = DefaultRate
 	}
 	return &API{Config: cfg}
 }
@@ -120,12 +114,14 @@ func (h *API) merchant(c echo.Context) (*merchant.Merchant, error) {
 // budgetName names the API's policy in the RateLimit headers.
 const budgetName = "api"
 
-// rate is the budget of m's token: its api_rate, else the deployment's.
+// rate is the budget of m's token, its api_rate or else the deployment's,
+// with bursts of twice that.
 func (h *API) rate(m *merchant.Merchant) (rate.Limit, int) {
+	r := h.APIRate
 	if m != nil && m.APIRate > 0 {
-		return rate.Limit(m.APIRate), int(math.Ceil(2 * m.APIRate))
+		r = rate.Limit(m.APIRate)
 	}
-	return h.APIRate, h.APIBurst
+	return r, int(math.Ceil(2 * float64(r)))
 }
 
 // linkRequest is the body of POST /api/v1/links.

@@ -56,6 +56,13 @@ func (g *Gate) serve(ln net.Listener) {
 				continue
 			}
 			g.mu.Lock()
+			if g.ln != ln {
+				// Refused while this one was being let through.
+				g.mu.Unlock()
+				c.Close()
+				up.Close()
+				return
+			}
 			g.conns[c], g.conns[up] = true, true
 			g.mu.Unlock()
 			go func() { io.Copy(up, c); up.Close() }()
