@@ -18,6 +18,7 @@ import (
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient/sandbox"
 	"github.com/paybybank/checkout/rules"
+	"github.com/paybybank/checkout/settings"
 	"github.com/paybybank/checkout/telemetry"
 )
 
@@ -35,6 +36,9 @@ type config struct {
 	SessionKeys       [][]byte
 	SessionKeysRandom bool
 	InstitutionsTTL   time.Duration
+	// SettingsKeys seal merchants' secrets in the ledger (SETTINGS_KEYS);
+	// nil when unset.
+	SettingsKeys *settings.Keys
 	// StudioToken opens /studio outside sandbox mode.
 	StudioToken string
 	// TrustedProxies are the networks whose X-Forwarded-For is believed.
@@ -94,8 +98,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 		if _, ok := rules.WebURL(c.PISBaseURL); !ok {
 			return c, fmt.Errorf("PIS_BASE_URL: %q is not an http(s) URL", c.PISBaseURL)
 		}
-		if c.MerchantsFile == "" {
-			return c, errors.New("MERCHANTS_FILE: required with a real provider (PIS_BASE_URL); the demo merchant exists only in sandbox mode")
+		if c.MerchantsFile == "" && getenv("SETTINGS_KEYS") == "" {
+			return c, errors.New("MERCHANTS_FILE or SETTINGS_KEYS: one is required with a real provider (PIS_BASE_URL): merchants come from the file, or are made in the console with their secrets sealed under SETTINGS_KEYS; the demo merchant exists only in sandbox mode")
 		}
 		if getenv("PIS_API_KEY") == "" {
 			return c, errors.New("PIS_API_KEY: required with a real provider (PIS_BASE_URL)")
@@ -116,6 +120,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 			}
 			c.SessionKeys = append(c.SessionKeys, []byte(k))
 		}
+	}
+	if v := getenv("SETTINGS_KEYS"); v != "" {
+		keys, err := settings.ParseKeys(v)
+		if err != nil {
+			return c, err
+		}
+		c.SettingsKeys = keys
 	}
 	if c.StudioToken != "" && len(c.StudioToken) < minKeyLength {
 		return c, fmt.Errorf("STUDIO_TOKEN: shorter than %d characters", minKeyLength)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -17,7 +18,7 @@ import (
 
 // makeLink is the `link` command: it prints a signed /checkout link, so a
 // merchant can try the flow without writing code (DESIGN.md section 4).
-func makeLink(args []string, cfg config, stdout io.Writer) error {
+func makeLink(ctx context.Context, args []string, cfg config, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("link", flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	merchantID := fs.String("merchant", merchant.DemoID, "merchant id")
@@ -38,19 +39,9 @@ func makeLink(args []string, cfg config, stdout io.Writer) error {
 	}
 	_, port, _ := net.SplitHostPort(cfg.Addr)
 	cfg = cfg.withPort(port)
-	var dir *merchant.Directory
-	var err error
-	if cfg.MerchantsFile != "" {
-		dir, err = merchant.Load(cfg.MerchantsFile)
-	} else {
-		dir, err = merchant.Demo(cfg.BaseURL)
-	}
+	m, err := linkMerchant(ctx, cfg, *merchantID, stderr)
 	if err != nil {
 		return err
-	}
-	m, ok := dir.Get(*merchantID)
-	if !ok {
-		return fmt.Errorf("-merchant: no merchant %q", *merchantID)
 	}
 	if l.ReturnURL == "" && m.ID == merchant.DemoID {
 		l.ReturnURL = cfg.BaseURL + handlers.RouteDemoShop
@@ -70,6 +61,41 @@ func makeLink(args []string, cfg config, stdout io.Writer) error {
 	}
 	fmt.Fprintln(stdout, link)
 	return nil
+}
+
+// linkMerchant finds the merchant a link is made for: in the merchants
+// file when it holds it, else among the merchants the ledger keeps, else
+// (sandbox mode, before the first start) the demo merchant.
+func linkMerchant(ctx context.Context, cfg config, id string, stderr io.Writer) (*merchant.Merchant, error) {
+	if cfg.MerchantsFile != "" {
+		file, err := merchant.Load(cfg.MerchantsFile)
+		if err != nil {
+			return nil, err
+		}
+		if m, ok := file.Get(id); ok {
+			return m, nil
+		}
+	}
+	s, err := openSettings(ctx, cfg, stderr)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Ledger.Close()
+	if err := s.Load(ctx); err != nil {
+		return nil, err
+	}
+	if m, ok := s.Dir.Get(id); ok {
+		return m, nil
+	}
+	if id == merchant.DemoID && cfg.sandboxMode() && cfg.MerchantsFile == "" {
+		demo, err := merchant.Demo(cfg.BaseURL)
+		if err != nil {
+			return nil, err
+		}
+		m, _ := demo.Get(id)
+		return m, nil
+	}
+	return nil, fmt.Errorf("-merchant: no merchant %q", id)
 }
 
 // demoLink is the ready link printed at start in sandbox mode: a new order

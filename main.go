@@ -5,6 +5,8 @@
 //	go run .                 serve (sandbox provider, demo merchant)
 //	go run . link -order A-1 -amount 49.90 -return-url https://shop.example/done
 //	go run . console-password < file   print the hash of a console password
+//	go run . operator add EMAIL < file  make an operator (the password on stdin)
+//	go run . merchants import FILE      move a merchants file's merchants to the console
 package main
 
 import (
@@ -19,6 +21,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,6 +44,7 @@ import (
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/pisclient/sandbox"
+	"github.com/paybybank/checkout/settings"
 	"github.com/paybybank/checkout/static"
 	"github.com/paybybank/checkout/telemetry"
 	"github.com/paybybank/checkout/webhook"
@@ -65,11 +69,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	if len(args) > 0 && args[0] == "link" {
-		return makeLink(args[1:], cfg, stdout)
-	}
 	if len(args) > 0 {
-		return fmt.Errorf("unknown command %q (commands: link, console-password; the load generator is go run ./cmd/load)", args[0])
+		cmdCtx, cancel := context.WithTimeout(ctx, commandTimeout)
+		defer cancel()
+		switch args[0] {
+		case "link":
+			return makeLink(cmdCtx, args[1:], cfg, stdout, stderr)
+		case "operator":
+			return operatorAdd(cmdCtx, args[1:], cfg, os.Stdin, stdout, stderr)
+		case "merchants":
+			return merchantsImport(cmdCtx, args[1:], cfg, stdout, stderr)
+		}
+		return fmt.Errorf("unknown command %q (commands: link, console-password, operator add, merchants import; the load generator is go run ./cmd/load)", args[0])
 	}
 	log := slog.New(telemetry.WithTraceIDs(telemetry.Masking(slog.NewJSONHandler(stderr, nil))))
 	if cfg.Tracing {
@@ -124,7 +135,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			case <-workCtx.Done():
 				return
 			case <-reloads:
-				a.reload(cfg, log)
+				a.reload(workCtx, cfg, log)
 			}
 		}
 	})
@@ -193,6 +204,8 @@ type app struct {
 	banks     *banks.Cache
 	metrics   *telemetry.Metrics
 	ledger    *ledger.Ledger
+	// settings keeps merchants in the ledger and a.merchants in step.
+	settings  *settings.Store
 	orders    *payment.Service
 	providers *providers
 	// health reads how each bank's payments end, in the background.
@@ -243,37 +256,40 @@ func newWorkers(a *app, cfg config, log *slog.Logger) []func(context.Context) {
 			watch.Pruned("handoffs", p.Handoffs)
 		}}
 	prune := func(ctx context.Context) { a.ledger.KeepPruned(ctx, retention, log) }
-	return []func(context.Context){follower.Run, dispatcher.Run, keepCounts, a.health.Run, prune}
+	return []func(context.Context){follower.Run, dispatcher.Run, keepCounts, a.health.Run, prune, a.settings.Watch}
 }
 
 // newApp builds every dependency from the configuration. The caller closes
 // a.ledger.
 func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
-	a := &app{}
+	a := &app{merchants: merchant.Empty()}
+	var file *merchant.Directory
 	var err error
-	switch {
-	case cfg.MerchantsFile != "":
-		a.merchants, err = merchant.Load(cfg.MerchantsFile)
-	case cfg.sandboxMode():
-		// The demo shop's people may look at its payments in the console,
-		// with a password made for this start only.
-		a.consolePassword = rand.Text()
-		var phc string
-		if phc, err = password.Hash(a.consolePassword, password.Default); err == nil {
-			a.merchants, err = merchant.DemoWithConsole(cfg.BaseURL, phc)
-		}
-	default:
-		a.merchants, err = merchant.Demo(cfg.BaseURL)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !cfg.sandboxMode() {
-		if err := a.merchants.CheckProduction(); err != nil {
+	if cfg.MerchantsFile != "" {
+		if file, err = merchant.Load(cfg.MerchantsFile); err != nil {
 			return nil, err
 		}
+		if !cfg.sandboxMode() {
+			if err := file.CheckProduction(); err != nil {
+				return nil, err
+			}
+		}
 	}
-
+	connectCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if a.ledger, err = ledger.Connect(connectCtx, cfg.DatabaseURL); err != nil {
+		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	log.Info("payments ledger ready", "database", a.ledger.Where)
+	closeOnError := func(err error) (*app, error) {
+		a.ledger.Close()
+		return nil, err
+	}
+	settingsKeys, err := sealingKeys(cfg, log)
+	if err != nil {
+		return closeOnError(err)
+	}
+	a.settings = &settings.Store{Ledger: a.ledger, Keys: settingsKeys, Dir: a.merchants, Sandbox: cfg.sandboxMode(), Log: log}
 	keys := cfg.SessionKeys
 	if len(keys) == 0 {
 		key := make([]byte, 32)
@@ -283,11 +299,11 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	}
 	sealer, err := order.NewSealer(keys...)
 	if err != nil {
-		return nil, err
+		return closeOnError(err)
 	}
 	store, err := shopper.NewSessionStore(keys, strings.HasPrefix(cfg.BaseURL, "https://"))
 	if err != nil {
-		return nil, err
+		return closeOnError(err)
 	}
 
 	var sandboxHandler http.Handler
@@ -311,16 +327,22 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	clientOpts = append(clientOpts, pisclient.WithLogger(log))
 	providers, err := newProviders(baseURL, cfg.PISAPIKey, a.merchants, cfg.sandboxMode(), log, clientOpts...)
 	if err != nil {
-		return nil, err
+		return closeOnError(err)
 	}
 	a.providers = providers
 	client := providers.deployment
-	connectCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if a.ledger, err = ledger.Connect(connectCtx, cfg.DatabaseURL); err != nil {
-		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	// The clients of merchants' own provider keys are made before a new
+	// set of settings serves its first request.
+	a.settings.Prepare = func(next *merchant.Directory) error {
+		clients, err := providers.clients(next)
+		if err == nil {
+			providers.byMerchant.Store(&clients)
+		}
+		return err
 	}
-	log.Info("payments ledger ready", "database", a.ledger.Where)
+	if err := a.loadSettings(ctx, cfg, file); err != nil {
+		return closeOnError(err)
+	}
 	a.orders = &payment.Service{
 		Ledger: a.ledger, Log: log,
 		ProviderFor: func(m *merchant.Merchant) payment.Provider { return providers.For(m) },
@@ -361,45 +383,99 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	}
 	h.Routes(e, static.Handler(), sandboxHandler)
 	con, err := console.New(console.Config{
-		BaseURL: cfg.BaseURL, Ledger: a.ledger, Merchants: a.merchants, Orders: a.orders, Webhooks: a.webhooks,
+		BaseURL: cfg.BaseURL, Ledger: a.ledger, Merchants: a.merchants, Settings: a.settings, Orders: a.orders, Webhooks: a.webhooks,
 		Banks: a.banks, Health: a.health, SessionKeys: keys, Assets: static.Assets(), Log: log, Outage: outage,
 	})
 	if err != nil {
-		return nil, err
+		return closeOnError(err)
 	}
 	con.Routes(e)
 	a.echo = e
 	return a, nil
 }
 
-// reload reads MERCHANTS_FILE again (at SIGHUP) and makes it the running
-// configuration at once: new merchants, link keys, webhooks, themes and
-// provider keys serve the next request. A file that fails any start-up
-// check is refused, with the reason in the log, and the running one stays.
-func (a *app) reload(cfg config, log *slog.Logger) {
+// reload reads MERCHANTS_FILE again (at SIGHUP) and provisions it into
+// the ledger: every instance then swaps in the new settings within a
+// second, whether it was signalled or not. A file that fails any start-up
+// check is refused, with the reason in the log, and the running settings
+// stay.
+func (a *app) reload(ctx context.Context, cfg config, log *slog.Logger) {
 	if cfg.MerchantsFile == "" {
-		log.Warn("SIGHUP: there is no MERCHANTS_FILE to reload; the demo merchant is built in")
+		log.Warn("SIGHUP: there is no MERCHANTS_FILE to provision; merchants are managed in the console")
 		return
 	}
 	next, err := merchant.Load(cfg.MerchantsFile)
 	if err == nil && !cfg.sandboxMode() {
 		err = next.CheckProduction()
 	}
-	var clients map[string]*pisclient.Client
 	if err == nil {
-		clients, err = a.providers.clients(next)
+		err = a.settings.Provision(ctx, next)
 	}
 	if err != nil {
 		a.metrics.Reloaded(false)
-		log.Error("merchants file refused; the running configuration stays", "file", cfg.MerchantsFile, "err", err)
+		log.Error("merchants file refused; the running settings stay", "file", cfg.MerchantsFile, "err", err)
 		return
 	}
-	// The clients first, so that a merchant new in the file finds its own
-	// key's client with its first request.
-	a.providers.byMerchant.Store(&clients)
-	a.merchants.Replace(next)
 	a.metrics.Reloaded(true)
-	log.Info("merchants file reloaded", "file", cfg.MerchantsFile, "merchants", len(next.All()))
+	log.Info("merchants file provisioned", "file", cfg.MerchantsFile, "merchants", len(next.All()), "settings_version", a.settings.Version())
+}
+
+// loadSettings brings the ledger's settings into memory at start: the
+// merchants file provisioned first when there is one, the demo merchant
+// made in sandbox mode without one.
+func (a *app) loadSettings(ctx context.Context, cfg config, file *merchant.Directory) error {
+	var err error
+	switch {
+	case file != nil:
+		err = a.settings.Provision(ctx, file)
+	case cfg.sandboxMode():
+		// The demo sign-in, an operator, gets a password for this start
+		// only.
+		a.consolePassword = rand.Text()
+		var phc string
+		if phc, err = password.Hash(a.consolePassword, password.Default); err == nil {
+			err = a.settings.SeedDemo(ctx, cfg.BaseURL, phc)
+		}
+	default:
+		err = a.settings.Load(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("merchants' settings: %w", err)
+	}
+	if a.settings.Keys == nil {
+		for _, m := range a.merchants.All() {
+			if m.Managed == merchant.ManagedByConsole {
+				return fmt.Errorf("SETTINGS_KEYS: required: merchant %s is managed in the console, and its secrets are sealed under SETTINGS_KEYS", m.ID)
+			}
+		}
+	}
+	if !cfg.sandboxMode() {
+		return a.merchants.CheckProduction()
+	}
+	return nil
+}
+
+// sealingKeys are the keys merchants' secrets are sealed under: SETTINGS_KEYS,
+// or in sandbox mode without it a key file beside the SQLite ledger, made
+// at the first start. Outside sandbox mode without SETTINGS_KEYS there are
+// none: only the merchants file's merchants are served, their secrets kept
+// in the file.
+func sealingKeys(cfg config, log *slog.Logger) (*settings.Keys, error) {
+	if cfg.SettingsKeys != nil || !cfg.sandboxMode() {
+		return cfg.SettingsKeys, nil
+	}
+	dir := filepath.Dir(ledger.DefaultPath)
+	if path, ok := strings.CutPrefix(cfg.DatabaseURL, "sqlite:"); ok {
+		dir = filepath.Dir(path)
+	}
+	keys, path, made, err := settings.SandboxKeys(dir)
+	if err != nil {
+		return nil, fmt.Errorf("SETTINGS_KEYS is not set and the sandbox's key file cannot be used: %w", err)
+	}
+	if made {
+		log.Warn("SETTINGS_KEYS is not set: merchants' secrets are sealed under a key made in a file for this machine (fine for development only; set SETTINGS_KEYS in production)", "file", path)
+	}
+	return keys, nil
 }
 
 // logoClient fetches the logos the app serves: from the provider and

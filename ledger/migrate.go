@@ -258,6 +258,60 @@ var migrations = []string{
 	UPDATE orders SET began_at = (SELECT MIN(b.began) FROM opened_at_bank b WHERE b.merchant_id = orders.merchant_id AND b.order_id = orders.order_id)
 		WHERE began_at = 0 AND EXISTS (SELECT 1 FROM opened_at_bank b WHERE b.merchant_id = orders.merchant_id AND b.order_id = orders.order_id);
 	DROP TABLE opened_at_bank`,
+
+	// 9: merchants' settings live here (issue 32): each merchant with its
+	// state and who manages it (the merchants file or the console), its
+	// settings as a document whose secrets are sealed (or, for a file's
+	// merchant without SETTINGS_KEYS, only a fingerprint), its API tokens
+	// as SHA-256 hashes, the console's people, and every change in the
+	// audit log. settings_version is bumped in every change's transaction:
+	// instances poll that one row and read the whole set when it moves.
+	`CREATE TABLE settings_version (
+		id      INTEGER PRIMARY KEY CHECK (id = 1),
+		version BIGINT NOT NULL
+	);
+	INSERT INTO settings_version (id, version) VALUES (1, 0);
+	CREATE TABLE merchants (
+		id         TEXT PRIMARY KEY,
+		name       TEXT NOT NULL,
+		state      TEXT NOT NULL CHECK (state IN ('active', 'disabled')),
+		managed    TEXT NOT NULL CHECK (managed IN ('file', 'console')),
+		version    BIGINT NOT NULL CHECK (version >= 1),
+		doc        TEXT NOT NULL,
+		created_at BIGINT NOT NULL,
+		updated_at BIGINT NOT NULL,
+		updated_by TEXT NOT NULL
+	);
+	CREATE TABLE api_tokens (
+		id          TEXT PRIMARY KEY,
+		merchant_id TEXT NOT NULL REFERENCES merchants (id),
+		name        TEXT NOT NULL,
+		hash        TEXT NOT NULL UNIQUE,
+		prefix      TEXT NOT NULL,
+		managed     TEXT NOT NULL CHECK (managed IN ('file', 'console')),
+		created_at  BIGINT NOT NULL,
+		expires_at  BIGINT NOT NULL DEFAULT 0,
+		revoked_at  BIGINT NOT NULL DEFAULT 0
+	);
+	CREATE INDEX api_tokens_by_merchant ON api_tokens (merchant_id);
+	CREATE TABLE console_people (
+		email         TEXT PRIMARY KEY,
+		merchant_id   TEXT REFERENCES merchants (id),
+		password_hash TEXT NOT NULL,
+		managed       TEXT NOT NULL CHECK (managed IN ('file', 'console', 'command line')),
+		created_at    BIGINT NOT NULL,
+		updated_at    BIGINT NOT NULL
+	);
+	CREATE TABLE audit_log (
+		id          {{ID}},
+		at          BIGINT NOT NULL,
+		actor       TEXT NOT NULL,
+		merchant_id TEXT NOT NULL DEFAULT '',
+		action      TEXT NOT NULL,
+		fields      TEXT NOT NULL DEFAULT '',
+		request_id  TEXT NOT NULL DEFAULT ''
+	);
+	CREATE INDEX audit_by_merchant ON audit_log (merchant_id, id)`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

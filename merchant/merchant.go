@@ -6,7 +6,6 @@ package merchant
 import (
 	"bytes"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/paybybank/checkout/password"
 	"github.com/paybybank/checkout/rules"
@@ -68,7 +68,36 @@ type Merchant struct {
 	// ConsoleUsers are the people who sign in to the console to see this
 	// merchant's payments (issue 21), and only this merchant's.
 	ConsoleUsers []*ConsoleUser `json:"console_users"`
+
+	// State is MerchantActive or MerchantDisabled: a disabled merchant's
+	// links and API calls are refused, while its open payments are still
+	// followed and told. A merchant read from a file is active.
+	State string `json:"-"`
+	// Managed says where the merchant is changed: ManagedByFile (read-only
+	// in the console) or ManagedByConsole.
+	Managed string `json:"-"`
+	// Version counts the merchant's saved changes (0 for one only read
+	// from a file): a save names the version it was made from.
+	Version int64 `json:"-"`
+	// Updated and UpdatedBy say when and by whom it was last changed.
+	Updated   time.Time `json:"-"`
+	UpdatedBy string    `json:"-"`
 }
+
+// States and managers of a merchant.
+const (
+	Active           = "active"
+	Disabled         = "disabled"
+	ManagedByFile    = "file"
+	ManagedByConsole = "console"
+)
+
+// Disabled reports whether the merchant refuses new links and API calls.
+func (m *Merchant) Disabled() bool { return m.State == Disabled }
+
+// ReadOnly reports whether the merchant is managed by the merchants file,
+// and so cannot be changed in the console.
+func (m *Merchant) ReadOnly() bool { return m.Managed == ManagedByFile }
 
 // ConsoleUser is one person who signs in to the console.
 type ConsoleUser struct {
@@ -78,7 +107,10 @@ type ConsoleUser struct {
 	// Merchant is whose payments the user sees; nil for an operator, who
 	// sees every merchant's. Set when the file is read.
 	Merchant *Merchant `json:"-"`
-	hashed   password.Hashed
+	// Managed says where the person was made: the merchants file, the
+	// console or the command line (operator add).
+	Managed string `json:"-"`
+	hashed  password.Hashed
 }
 
 // Matches reports whether pw is the user's password.
@@ -105,7 +137,7 @@ func (d *set) checkConsoleUsers(field string, users []*ConsoleUser, m *Merchant)
 		if u.hashed, err = password.Parse(u.PasswordHash); err != nil {
 			return fmt.Errorf("%s[%d].password_hash (%s): %w", field, i, u.Email, err)
 		}
-		u.Merchant = m
+		u.Merchant, u.Managed = m, ManagedByFile
 		d.users[key] = u
 	}
 	return nil
@@ -121,10 +153,11 @@ func (d *Directory) ConsoleUser(email string) (*ConsoleUser, bool) {
 func (d *Directory) ConsoleUsers() []*ConsoleUser {
 	s := d.cur.Load()
 	list := make([]*ConsoleUser, 0, len(s.users))
-	for _, m := range s.list {
-		list = append(list, m.ConsoleUsers...)
+	for _, u := range s.users {
+		list = append(list, u)
 	}
-	return append(list, s.operators...)
+	slices.SortFunc(list, func(a, b *ConsoleUser) int { return strings.Compare(a.Email, b.Email) })
+	return list
 }
 
 // UpstreamOrderID is the merchant_order_id of an order's first attempt at
@@ -213,6 +246,8 @@ type set struct {
 	operators []*ConsoleUser
 	// users are the console's users by lower-case e-mail.
 	users map[string]*ConsoleUser
+	// byToken finds a merchant by the SHA-256 of an API token.
+	byToken map[[32]byte]token
 }
 
 // Replace makes next's merchants d's, for every holder of d.
@@ -224,19 +259,70 @@ func (d *Directory) Get(id string) (*Merchant, bool) {
 	return m, ok
 }
 
-// ByAPIToken returns the merchant whose api_token is token. Every token is
-// compared, in constant time, so the answer's timing tells nothing.
-func (d *Directory) ByAPIToken(token string) (*Merchant, bool) {
-	given := sha256.Sum256([]byte(token))
-	var found *Merchant
-	for _, m := range d.cur.Load().list {
-		want := sha256.Sum256([]byte(m.APIToken))
-		if subtle.ConstantTimeCompare(given[:], want[:]) == 1 && token != "" {
-			found = m
+// ByAPIToken returns the merchant one of whose API tokens is token, while
+// the token has not expired. Tokens are found by their SHA-256 hash, as the
+// ledger keeps them: a lookup tells nothing of the tokens held.
+func (d *Directory) ByAPIToken(token string, now time.Time) (*Merchant, bool) {
+	if token == "" {
+		return nil, false
+	}
+	t, ok := d.cur.Load().byToken[sha256.Sum256([]byte(token))]
+	if !ok || !t.expires.IsZero() && !now.Before(t.expires) {
+		return nil, false
+	}
+	return t.merchant, true
+}
+
+// Token is an API token as the directory knows it: its hash only.
+type Token struct {
+	// Hash is the SHA-256 of the token.
+	Hash     [32]byte
+	Merchant *Merchant
+	// Expires is when the token stops working; zero for never.
+	Expires time.Time
+}
+
+type token struct {
+	merchant *Merchant
+	expires  time.Time
+}
+
+// Build makes a directory of merchants, their tokens and the console's
+// people as the ledger holds them; nothing is checked again, since every
+// value was checked before it was saved. Each person's Merchant must be
+// one of list, or nil for an operator.
+func Build(list []*Merchant, tokens []Token, people []*ConsoleUser) (*Directory, error) {
+	d := &set{byID: make(map[string]*Merchant, len(list)), list: list, users: make(map[string]*ConsoleUser, len(people)),
+		byToken: make(map[[32]byte]token, len(tokens))}
+	for _, m := range list {
+		d.byID[m.ID] = m
+	}
+	for _, t := range tokens {
+		d.byToken[t.Hash] = token{merchant: t.Merchant, expires: t.Expires}
+	}
+	for _, u := range people {
+		var err error
+		if u.hashed, err = password.Parse(u.PasswordHash); err != nil {
+			return nil, fmt.Errorf("console person %s: %w", u.Email, err)
+		}
+		d.users[strings.ToLower(u.Email)] = u
+		if u.Merchant == nil {
+			d.operators = append(d.operators, u)
 		}
 	}
-	return found, found != nil
+	dir := &Directory{}
+	dir.cur.Store(d)
+	return dir, nil
 }
+
+// Empty is a directory of no merchants, to be filled by Replace.
+func Empty() *Directory {
+	d, _ := Build(nil, nil, nil)
+	return d
+}
+
+// Operators returns the people who see every merchant.
+func (d *Directory) Operators() []*ConsoleUser { return d.cur.Load().operators }
 
 // CheckProduction applies the rules that hold outside sandbox mode: a logo
 // comes over https, since shoppers' browsers refuse mixed content and the
@@ -330,7 +416,8 @@ func Parse(data []byte) (*Directory, error) {
 }
 
 func newDirectory(list []*Merchant, operators []*ConsoleUser) (*Directory, error) {
-	d := &set{byID: make(map[string]*Merchant), list: list, operators: operators, users: map[string]*ConsoleUser{}}
+	d := &set{byID: make(map[string]*Merchant), list: list, operators: operators, users: map[string]*ConsoleUser{},
+		byToken: map[[32]byte]token{}}
 	for i, m := range list {
 		if m == nil {
 			return nil, fmt.Errorf("MERCHANTS_FILE: merchant #%d: not an object", i+1)
@@ -349,7 +436,13 @@ func newDirectory(list []*Merchant, operators []*ConsoleUser) (*Directory, error
 		if _, dup := d.byID[m.ID]; dup {
 			return nil, fmt.Errorf("MERCHANTS_FILE: merchant %s: id: used twice", m.ID)
 		}
+		hash := sha256.Sum256([]byte(m.APIToken))
+		if _, dup := d.byToken[hash]; dup {
+			return nil, fmt.Errorf("MERCHANTS_FILE: merchant %s: api_token: another merchant's token", m.ID)
+		}
+		m.State, m.Managed = Active, ManagedByFile
 		d.byID[m.ID] = m
+		d.byToken[hash] = token{merchant: m}
 	}
 	if err := d.checkConsoleUsers("operators", operators, nil); err != nil {
 		return nil, fmt.Errorf("MERCHANTS_FILE: %w", err)
@@ -359,30 +452,61 @@ func newDirectory(list []*Merchant, operators []*ConsoleUser) (*Directory, error
 	return dir, nil
 }
 
+// FieldError is a setting refused: Field names it as the file and the
+// console's forms do (return_origins), Path where exactly
+// (return_origins[2]).
+type FieldError struct {
+	Field  string
+	Path   string
+	Reason string
+}
+
+func (e *FieldError) Error() string { return e.Path + ": " + e.Reason }
+
+func refuse(field, path, format string, args ...any) *FieldError {
+	if path == "" {
+		path = field
+	}
+	return &FieldError{Field: field, Path: path, Reason: fmt.Sprintf(format, args...)}
+}
+
+// check applies the merchants file's rules: what Check does, and a file's
+// merchant brings its link keys and API token along.
 func (m *Merchant) check() error {
 	switch {
-	case m.ID == "" || len(m.ID) > MaxIDLength || strings.ContainsFunc(m.ID, func(r rune) bool { return r <= ' ' || r == 0x7f || r == ':' || r == '~' }):
-		return fmt.Errorf("id: required, at most %d characters, without spaces, colons or tildes", MaxIDLength)
-	case strings.TrimSpace(m.Name) == "":
-		return errors.New("name: required")
 	case len(m.LinkKeys) == 0:
-		return errors.New("link_keys: at least one key is required")
+		return refuse("link_keys", "", "at least one key is required")
 	case len(m.APIToken) < MinSecretLength:
-		return fmt.Errorf("api_token: shorter than %d characters", MinSecretLength)
+		return refuse("api_token", "", "shorter than %d characters", MinSecretLength)
+	}
+	return m.Check()
+}
+
+// Check applies the rules every merchant's settings keep, wherever they are
+// changed (the merchants file, the console): the first broken one, as a
+// *FieldError. Origins are written back as browsers compare them.
+func (m *Merchant) Check() error {
+	switch {
+	case m.ID == "" || len(m.ID) > MaxIDLength || strings.ContainsFunc(m.ID, func(r rune) bool { return r <= ' ' || r == 0x7f || r == ':' || r == '~' }):
+		return refuse("id", "", "required, at most %d characters, without spaces, colons or tildes", MaxIDLength)
+	case strings.TrimSpace(m.Name) == "":
+		return refuse("name", "", "required")
+	case len(m.Name) > MaxNameLength:
+		return refuse("name", "", "at most %d characters", MaxNameLength)
 	case len(m.ReturnOrigins) == 0:
-		return errors.New("return_origins: at least one origin is required")
+		return refuse("return_origins", "", "at least one origin is required")
 	case m.APIRate != 0 && !(m.APIRate >= 1 && m.APIRate <= MaxAPIRate):
-		return fmt.Errorf("api_rate: requests a second, from 1 to %d (or absent for API_RATE)", MaxAPIRate)
+		return refuse("api_rate", "", "requests a second, from 1 to %d (or absent for API_RATE)", MaxAPIRate)
 	}
 	for kid, secret := range m.LinkKeys {
 		if strings.ContainsFunc(kid, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-			return fmt.Errorf("link_keys: key id %q holds a control character", kid)
+			return refuse("link_keys", "", "key id %q holds a control character", kid)
 		}
 		if kid == "" {
-			return errors.New("link_keys: a key id is empty")
+			return refuse("link_keys", "", "a key id is empty")
 		}
 		if len(secret) < MinSecretLength {
-			return fmt.Errorf("link_keys[%s]: shorter than %d characters", kid, MinSecretLength)
+			return refuse("link_keys", "link_keys["+kid+"]", "shorter than %d characters", MinSecretLength)
 		}
 	}
 	for _, field := range []struct {
@@ -392,14 +516,14 @@ func (m *Merchant) check() error {
 		for i, o := range field.origins {
 			u, ok := rules.WebURL(o)
 			if !ok || u.Path != "" || u.RawQuery != "" {
-				return fmt.Errorf("%s[%d]: %q is not an origin like https://shop.example", field.name, i, o)
+				return refuse(field.name, fmt.Sprintf("%s[%d]", field.name, i), "%q is not an origin like https://shop.example", o)
 			}
 			field.origins[i] = Origin(u)
 		}
 	}
 	if m.Customization != nil {
 		if errs := m.Customization.Check(); len(errs) > 0 {
-			return errs[0]
+			return refuse("customization", errs[0].Field, "%s", errs[0].Message)
 		}
 	}
 	if m.WebhookURL != "" || m.WebhookSecret != "" {
@@ -407,26 +531,29 @@ func (m *Merchant) check() error {
 		switch {
 		case err != nil || u.Host == "" || u.User != nil || u.Fragment != "" ||
 			u.Scheme != "https" && !(u.Scheme == "http" && loopbackName(u.Hostname())):
-			return errors.New("webhook_url: an https URL (http only for localhost, 127.0.0.1 or [::1])")
+			return refuse("webhook_url", "", "an https URL (http only for localhost, 127.0.0.1 or [::1])")
 		case len(m.WebhookSecret) < MinSecretLength:
-			return fmt.Errorf("webhook_secret: required with webhook_url, at least %d characters", MinSecretLength)
+			return refuse("webhook_secret", "", "required with webhook_url, at least %d characters", MinSecretLength)
 		}
 	}
 	for country, ids := range m.PopularBanks {
 		if rules.CheckCountryCode("popular_banks", country) != nil {
-			return fmt.Errorf("popular_banks: %q is not a country code like DE", country)
+			return refuse("popular_banks", "", "%q is not a country code like DE", country)
 		}
 		if len(ids) > MaxPopularBanks {
-			return fmt.Errorf("popular_banks[%s]: at most %d banks", country, MaxPopularBanks)
+			return refuse("popular_banks", "popular_banks["+country+"]", "at most %d banks", MaxPopularBanks)
 		}
 		for _, id := range ids {
 			if strings.TrimSpace(id) == "" {
-				return fmt.Errorf("popular_banks[%s]: an institution id is empty", country)
+				return refuse("popular_banks", "popular_banks["+country+"]", "an institution id is empty")
 			}
 		}
 	}
 	return nil
 }
+
+// MaxNameLength bounds a merchant's name, shown on every shopper's page.
+const MaxNameLength = 100
 
 // MaxPopularBanks is how many banks a merchant may pin per country.
 const MaxPopularBanks = 8

@@ -16,8 +16,11 @@ type ConsolePage struct {
 	Whose string
 	// CSRF is the session's token, sent back by every form that POSTs.
 	CSRF string
-	// Nav is the section the page belongs to: overview, payments, webhooks.
+	// Nav is the section the page belongs to: overview, payments, webhooks,
+	// settings, audit, merchants.
 	Nav string
+	// Operator shows the sections only operators use.
+	Operator bool
 	// Notice is a message at the top of the page (after an action);
 	// NoticeError makes it an error.
 	Notice      string
@@ -285,4 +288,77 @@ type ConsoleWebhooks struct {
 	LastFailureURL  templ.SafeURL
 	// Test is the answer to a test event just sent; nil otherwise.
 	Test *ConsoleTry
+}
+
+// ConsoleMerchants is the operators' list of merchants and the form that
+// makes one.
+type ConsoleMerchants struct {
+	ConsolePage
+	Rows []ConsoleMerchantRow
+	New  ConsoleNewMerchant
+	// Created is the merchant just made, with its secrets shown once.
+	Created *ConsoleCreated
+}
+
+// ConsoleMerchantRow is one merchant in the list.
+type ConsoleMerchantRow struct {
+	ID, Name, State, Managed string
+	ReadOnly, Disabled       bool
+	Settings                 templ.SafeURL
+	// Toggle disables an active merchant, enables a disabled one.
+	Toggle templ.SafeURL
+}
+
+// ConsoleNewMerchant is the form that makes a merchant, as typed.
+type ConsoleNewMerchant struct {
+	ID, Name, ReturnOrigins string
+	// Errors are the fields' reasons, by field name.
+	Errors map[string]string
+}
+
+// ConsoleCreated is a new merchant's first secrets, shown once.
+type ConsoleCreated struct {
+	ID, Token, KID, LinkSecret string
+}
+
+// ConsoleSettings is a merchant's shop settings.
+type ConsoleSettings struct {
+	ConsolePage
+	Merchants          []ConsoleOption
+	MerchantID, Name   string
+	State, Managed     string
+	Disabled, ReadOnly bool
+	Updated, UpdatedBy string
+	Form               ConsoleShopForm
+}
+
+// ConsoleShopForm is the shop settings form, as typed or as saved.
+type ConsoleShopForm struct {
+	MerchantID     string
+	Version        string
+	Name           string
+	ReturnOrigins  string
+	FrameAncestors string
+	PopularBanks   string
+	IPVerification bool
+	Errors         map[string]string
+	// Newer are the values someone saved meanwhile, NewerBy who and when.
+	Newer   *ConsoleShopForm
+	NewerBy string
+}
+
+// ConsoleAudit is a page of the audit log.
+type ConsoleAudit struct {
+	ConsolePage
+	Merchants  []ConsoleOption
+	MerchantID string
+	Rows       []ConsoleAuditRow
+	// Older and Newest page through the log; empty at its ends.
+	Older, Newest templ.SafeURL
+	CSV           templ.SafeURL
+}
+
+// ConsoleAuditRow is one change.
+type ConsoleAuditRow struct {
+	At, Actor, Merchant, Action, Fields, RequestID string
 }

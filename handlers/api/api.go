@@ -33,6 +33,11 @@ import (
 var errUnauthorized = &web.APIError{Status: http.StatusUnauthorized, Code: "unauthorized",
 	Message: "send the merchant's api_token as 'Authorization: Bearer <token>'"}
 
+// errDisabled answers a disabled merchant's token: its payments under way
+// are still followed and told by webhook, but nothing new is taken.
+var errDisabled = &web.APIError{Status: http.StatusForbidden, Code: "merchant_disabled",
+	Message: "merchant disabled: this merchant takes no new payments here; ask the checkout's operator"}
+
 // Routes of the API (DESIGN.md section 4). Other programs rely on them.
 const (
 	RouteLinks     = "/api/v1/links"
@@ -92,7 +97,7 @@ func (h *API) merchant(c echo.Context) (*merchant.Merchant, error) {
 	scheme, token, ok := strings.Cut(strings.TrimSpace(c.Request().Header.Get(echo.HeaderAuthorization)), " ")
 	var m *merchant.Merchant
 	if ok && strings.EqualFold(scheme, "Bearer") {
-		m, ok = h.Merchants.ByAPIToken(strings.TrimSpace(token))
+		m, ok = h.Merchants.ByAPIToken(strings.TrimSpace(token), h.Now())
 	}
 	r, burst := h.rate(m)
 	key := "address " + c.RealIP()
@@ -107,6 +112,8 @@ func (h *API) merchant(c echo.Context) (*merchant.Merchant, error) {
 			Message: fmt.Sprintf("over this token's %d requests in %d s; try again in %d s", spend.Quota, spend.Window, spend.RetryAfter)}
 	case !ok:
 		return nil, errUnauthorized
+	case m.Disabled():
+		return nil, errDisabled
 	}
 	return m, nil
 }

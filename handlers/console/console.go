@@ -27,6 +27,7 @@ import (
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/password"
 	"github.com/paybybank/checkout/payment"
+	"github.com/paybybank/checkout/settings"
 	"github.com/paybybank/checkout/views"
 	"github.com/paybybank/checkout/webhook"
 )
@@ -57,6 +58,9 @@ type Config struct {
 	BaseURL   string
 	Ledger    *ledger.Ledger
 	Merchants *merchant.Directory
+	// Settings changes merchants' settings in the ledger; Merchants is
+	// its running set.
+	Settings *settings.Store
 	// Orders checks a payment's status on demand, as the follower would.
 	Orders *payment.Service
 	// Webhooks sends test events and redeliveries; its Owner leases them.
@@ -139,6 +143,14 @@ func (c *Console) Routes(e *echo.Echo) {
 	in(http.MethodPost, RouteRedeliver, c.redeliver)
 	in(http.MethodGet, RouteWebhooks, c.showWebhooks)
 	in(http.MethodPost, RouteTest, c.sendTest)
+	in(http.MethodGet, RouteMerchants, c.showMerchants)
+	in(http.MethodPost, RouteMerchants, c.createMerchant)
+	in(http.MethodPost, RouteMerchantDisable, c.setMerchantState(merchant.Disabled))
+	in(http.MethodPost, RouteMerchantEnable, c.setMerchantState(merchant.Active))
+	in(http.MethodGet, RouteSettings, c.showSettings)
+	in(http.MethodPost, RouteSettings, c.saveSettings)
+	in(http.MethodGet, RouteAudit, c.showAudit)
+	in(http.MethodGet, RouteAuditCSV, c.exportAudit)
 	// The console's own catch-all, under /console/ only: a page of the
 	// console's that is not there, said in the console's frame (with the
 	// person's name once signed in) and never a way to the sign-in
@@ -243,6 +255,7 @@ func (c *Console) frame(ec echo.Context, title, nav string) views.ConsolePage {
 	p := views.ConsolePage{Title: title, Assets: c.Assets, Nav: nav}
 	if s := sessionOf(ec); s != nil {
 		p.User, p.CSRF = s.user.Email, s.csrf
+		p.Operator = s.user.Merchant == nil
 		p.Whose = t("console.operator")
 		if m := s.user.Merchant; m != nil {
 			p.Whose = m.Name

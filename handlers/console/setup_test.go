@@ -27,6 +27,7 @@ import (
 	"github.com/paybybank/checkout/password"
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/settings"
 	"github.com/paybybank/checkout/views"
 	"github.com/paybybank/checkout/webhook"
 )
@@ -106,6 +107,9 @@ type env struct {
 	skew atomic.Int64
 	// frozen, when not 0, is the console's clock (unix milliseconds).
 	frozen atomic.Int64
+	// settings are the merchants' settings, provisioned from the tests'
+	// merchants file.
+	settings *settings.Store
 }
 
 func setup(t *testing.T) *env {
@@ -129,13 +133,24 @@ func setupOn(t testing.TB, databaseURL string) *env {
 			"api_token":"another-long-random-secret-` + id + `-00000","return_origins":["https://` + id + `.example"],` + extra + `
 			"console_users":` + user(email) + `}`
 	}
-	dir, err := merchant.Parse([]byte(`{"merchants":[` +
+	file, err := merchant.Parse([]byte(`{"merchants":[` +
 		shop("shop1", shop1User, `"webhook_url":"`+hookSrv.URL+`","webhook_secret":"a-long-random-webhook-secret-of-shop1",`) + `,` +
 		shop("shop2", shop2User, "") + `],"operators":` + user(operator) + `}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := ledgertest.Open(t, databaseURL)
+	// The file's merchants are provisioned into the ledger, as the app
+	// does at start; the console serves the running set.
+	keys, err := settings.ParseKeys("a-settings-key-of-32-characters-or-more")
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &settings.Store{Ledger: l, Keys: keys, Dir: merchant.Empty(), Sandbox: true, Log: slog.New(slog.DiscardHandler)}
+	if err := store.Provision(ctx, file); err != nil {
+		t.Fatal(err)
+	}
+	dir := store.Dir
 	p := &provider{status: pisclient.StatusInProgress}
 	var logs strings.Builder
 	var logMu sync.Mutex
@@ -144,7 +159,8 @@ func setupOn(t testing.TB, databaseURL string) *env {
 	hooks := &webhook.Dispatcher{Ledger: l, Merchants: dir, Owner: "console-test", Client: webhook.NewClient(true), Log: log}
 	e := &env{t: t, ledger: l, provider: p, hook: hook, logs: &logs, logMu: &logMu,
 		health: &bankhealth.Keeper{Source: l, Thresholds: bankhealth.Thresholds{MinFinished: 2, MinSuccess: 0.5}}}
-	c, err := console.New(console.Config{BaseURL: "http://127.0.0.1", Ledger: l, Merchants: dir, Orders: orders, Webhooks: hooks,
+	e.settings = store
+	c, err := console.New(console.Config{BaseURL: "http://127.0.0.1", Ledger: l, Merchants: dir, Settings: store, Orders: orders, Webhooks: hooks,
 		Banks: fakeBanks{}, Health: e.health, SessionKeys: [][]byte{[]byte("a-session-key-of-32-bytes-or-more!!")}, Assets: views.Assets{CSS: "/static/app.css"}, Log: log,
 		Now: func() time.Time {
 			if ms := e.frozen.Load(); ms != 0 {

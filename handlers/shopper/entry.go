@@ -38,6 +38,9 @@ func (h *Steps) enter(c echo.Context) error {
 	}
 	// An error page from here on leads back to the shop.
 	web.RequestOf(c).Step = &checkout{order: o, merchant: m}
+	if m.Disabled() {
+		return errMerchantDisabled(m)
+	}
 	if _, err := h.Orders.Open(c.Request().Context(), checkout{order: o, merchant: m}.payment()); err != nil {
 		if errors.Is(err, payment.ErrOrderChanged) {
 			return errOrderChanged(err)
@@ -111,8 +114,8 @@ type checkout struct {
 // describe.
 func (h *Steps) open(c echo.Context) (checkout, error) {
 	co := checkoutOf(c)
-	if co == nil {
-		return checkout{}, checkoutErrOf(c)
+	if err := checkoutErrOf(c); co == nil || err != nil {
+		return checkout{}, err
 	}
 	return *co, nil
 }

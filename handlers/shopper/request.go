@@ -10,6 +10,7 @@ import (
 	"github.com/paybybank/checkout/handlers/web"
 
 	"github.com/paybybank/checkout/i18n"
+	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 )
 
@@ -37,7 +38,13 @@ func (h *Steps) describe(next echo.HandlerFunc, audienceOf func(string) web.Audi
 		var checkoutLang string
 		if token, ok := stepToken(c); ok {
 			co, err := h.openToken(token)
-			if err == nil {
+			if err == nil && co.merchant.Disabled() && c.Path() != RouteReturn {
+				// Nothing new for a disabled merchant; a payment under way
+				// can still be seen to its end. The page leads back to the
+				// shop.
+				err = errMerchantDisabled(co.merchant)
+			}
+			if co.merchant != nil {
 				r.Step = &co
 			}
 			r.StepErr, checkoutLang = err, co.order.Lang
@@ -89,6 +96,11 @@ func (h *Steps) chooseLanguage(c echo.Context, checkoutLang string) string {
 		return lang
 	}
 	return i18n.Negotiate(c.Request().Header.Get("Accept-Language"))
+}
+
+// errMerchantDisabled answers a step of a disabled merchant's checkout.
+func errMerchantDisabled(m *merchant.Merchant) error {
+	return &web.PageError{Status: http.StatusForbidden, Key: "error.shopGone", Err: errors.New("merchant disabled: " + m.ID)}
 }
 
 // openToken opens a sealed order and finds its merchant.

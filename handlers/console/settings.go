@@ -1,0 +1,407 @@
+package console
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/settings"
+	"github.com/paybybank/checkout/views"
+)
+
+// Routes of the settings pages (DESIGN.md section 11).
+const (
+	RouteMerchants       = "/console/merchants"
+	RouteMerchantDisable = "/console/merchants/:id/disable"
+	RouteMerchantEnable  = "/console/merchants/:id/enable"
+	RouteSettings        = "/console/settings"
+	RouteAudit           = "/console/audit"
+	RouteAuditCSV        = "/console/audit.csv"
+)
+
+// auditPage is how many lines of the audit log a page shows.
+const auditPage = 50
+
+var (
+	errOperatorsOnly = &consoleError{status: http.StatusForbidden, key: "console.error.operatorsOnly"}
+	errManagedByFile = &consoleError{status: http.StatusConflict, key: "console.error.managedByFile", err: settings.ErrManagedByFile}
+	errNoKeys        = &consoleError{status: http.StatusConflict, key: "console.error.noKeys", err: settings.ErrNoKeys}
+)
+
+// actor is who changes the settings: the signed-in person, from this
+// request.
+func actor(ec echo.Context) settings.Actor {
+	return settings.Actor{Name: strings.ToLower(sessionOf(ec).user.Email), RequestID: ec.Response().Header().Get(echo.HeaderXRequestID)}
+}
+
+// operatorOnly refuses a page to anyone but an operator.
+func operatorOnly(ec echo.Context) error {
+	if sessionOf(ec).user.Merchant != nil {
+		return errOperatorsOnly
+	}
+	return nil
+}
+
+// managedLabel says how a merchant is managed, as the console shows it.
+func managedLabel(m *merchant.Merchant) string {
+	if m.ReadOnly() {
+		return t("console.managed.file")
+	}
+	return t("console.managed.console")
+}
+
+// showMerchants answers GET /console/merchants (operators): every merchant
+// with its state and how it is managed, and the form to make one.
+func (c *Console) showMerchants(ec echo.Context) error {
+	if err := operatorOnly(ec); err != nil {
+		return err
+	}
+	page := c.merchantsPage(ec, views.ConsoleNewMerchant{})
+	switch ec.QueryParam("done") {
+	case "disabled":
+		page.Notice = t("console.merchants.disabled", ec.QueryParam("id"))
+	case "enabled":
+		page.Notice = t("console.merchants.enabled", ec.QueryParam("id"))
+	}
+	return render(ec, http.StatusOK, views.ConsoleMerchantsPage(page))
+}
+
+func (c *Console) merchantsPage(ec echo.Context, form views.ConsoleNewMerchant) views.ConsoleMerchants {
+	page := views.ConsoleMerchants{ConsolePage: c.frame(ec, t("console.merchants"), "merchants"), New: form}
+	for _, m := range c.Merchants.All() {
+		row := views.ConsoleMerchantRow{
+			ID: m.ID, Name: m.Name, Managed: managedLabel(m), ReadOnly: m.ReadOnly(), Disabled: m.Disabled(),
+			State:    t("console.state." + m.State),
+			Settings: templ.SafeURL(RouteSettings + "?merchant=" + url.QueryEscape(m.ID)),
+			Toggle:   templ.SafeURL(RouteMerchants + "/" + url.PathEscape(m.ID) + "/disable"),
+		}
+		if m.Disabled() {
+			row.Toggle = templ.SafeURL(RouteMerchants + "/" + url.PathEscape(m.ID) + "/enable")
+		}
+		page.Rows = append(page.Rows, row)
+	}
+	return page
+}
+
+// createMerchant answers POST /console/merchants (operators): a new
+// merchant managed in the console, with its first link key and API token
+// shown once on the answer, never again.
+func (c *Console) createMerchant(ec echo.Context) error {
+	if err := operatorOnly(ec); err != nil {
+		return err
+	}
+	form := views.ConsoleNewMerchant{ID: ec.FormValue("id"), Name: ec.FormValue("name"), ReturnOrigins: ec.FormValue("return_origins")}
+	created, err := c.Settings.CreateMerchant(ec.Request().Context(), actor(ec), form.ID, form.Name, lines(form.ReturnOrigins))
+	var fe *merchant.FieldError
+	switch {
+	case errors.As(err, &fe):
+		form.Errors = map[string]string{fe.Field: fieldReason(fe)}
+		page := c.merchantsPage(ec, form)
+		page.Notice, page.NoticeError = t("console.form.fix"), true
+		return render(ec, http.StatusUnprocessableEntity, views.ConsoleMerchantsPage(page))
+	case errors.Is(err, settings.ErrNoKeys):
+		return errNoKeys
+	case err != nil:
+		return err
+	}
+	c.log(ec).Info("console: merchant added", "merchant", created.Merchant.ID)
+	page := c.merchantsPage(ec, views.ConsoleNewMerchant{})
+	page.Notice = t("console.merchants.created", created.Merchant.Name)
+	page.Created = &views.ConsoleCreated{ID: created.Merchant.ID, Token: created.Token, KID: created.KID, LinkSecret: created.LinkSecret}
+	return render(ec, http.StatusOK, views.ConsoleMerchantsPage(page))
+}
+
+// setMerchantState answers POST /console/merchants/{id}/disable and
+// /enable (operators).
+func (c *Console) setMerchantState(state string) echo.HandlerFunc {
+	return func(ec echo.Context) error {
+		if err := operatorOnly(ec); err != nil {
+			return err
+		}
+		id, _ := url.PathUnescape(ec.Param("id"))
+		err := c.Settings.SetState(ec.Request().Context(), actor(ec), id, state)
+		switch {
+		case errors.Is(err, settings.ErrNoMerchant):
+			return errNotFound
+		case errors.Is(err, settings.ErrManagedByFile):
+			return errManagedByFile
+		case err != nil:
+			return err
+		}
+		c.log(ec).Info("console: merchant "+state, "merchant", id)
+		return ec.Redirect(http.StatusSeeOther, RouteMerchants+"?done="+state+"&id="+url.QueryEscape(id))
+	}
+}
+
+// settingsMerchant is the merchant whose settings a page is about: the
+// person's own, or the one an operator asks for with ?merchant= (the
+// first when none is).
+func (c *Console) settingsMerchant(ec echo.Context, asked string) (*merchant.Merchant, []views.ConsoleOption, error) {
+	if u := sessionOf(ec).user; u.Merchant != nil {
+		m, _ := c.Merchants.Get(u.Merchant.ID)
+		return m, nil, nil
+	}
+	all := c.Merchants.All()
+	if asked == "" && len(all) > 0 {
+		asked = all[0].ID
+	}
+	_, options, err := c.scope(ec, asked, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	m, ok := c.Merchants.Get(asked)
+	if !ok {
+		return nil, nil, errNotFound
+	}
+	return m, options, nil
+}
+
+// showSettings answers GET /console/settings: the shop's settings, as a
+// form for a merchant managed in the console, read-only for one the
+// merchants file manages.
+func (c *Console) showSettings(ec echo.Context) error {
+	m, options, err := c.settingsMerchant(ec, ec.QueryParam("merchant"))
+	if err != nil {
+		return err
+	}
+	page := c.settingsPage(ec, m, options, shopFormOf(m))
+	if ec.QueryParam("saved") == "1" {
+		page.Notice = t("console.settings.saved")
+	}
+	return render(ec, http.StatusOK, views.ConsoleSettingsPage(page))
+}
+
+func (c *Console) settingsPage(ec echo.Context, m *merchant.Merchant, options []views.ConsoleOption, form views.ConsoleShopForm) views.ConsoleSettings {
+	form.MerchantID = m.ID
+	return views.ConsoleSettings{
+		ConsolePage: c.frame(ec, t("console.settings"), "settings"),
+		Merchants:   options, MerchantID: m.ID, Name: m.Name,
+		State: t("console.state." + m.State), Disabled: m.Disabled(),
+		Managed: managedLabel(m), ReadOnly: m.ReadOnly(), Form: form,
+		Updated: when(m.Updated), UpdatedBy: m.UpdatedBy,
+	}
+}
+
+// shopFormOf is the settings form filled with m's values.
+func shopFormOf(m *merchant.Merchant) views.ConsoleShopForm {
+	var pins []string
+	for _, country := range slices.Sorted(mapsKeys(m.PopularBanks)) {
+		pins = append(pins, country+": "+strings.Join(m.PopularBanks[country], ", "))
+	}
+	return views.ConsoleShopForm{
+		Version: strconv.FormatInt(m.Version, 10), Name: m.Name,
+		ReturnOrigins:  strings.Join(m.ReturnOrigins, "\n"),
+		FrameAncestors: strings.Join(m.FrameAncestors, "\n"),
+		PopularBanks:   strings.Join(pins, "\n"),
+		IPVerification: m.IPVerification,
+	}
+}
+
+func mapsKeys(m map[string][]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// saveSettings answers POST /console/settings: the shop's settings saved
+// from the version the form was made from. A bad value comes back with
+// everything typed and the field's reason; a save made meanwhile by
+// someone else is shown beside what was typed, never overwritten.
+func (c *Console) saveSettings(ec echo.Context) error {
+	m, options, err := c.settingsMerchant(ec, ec.FormValue("merchant"))
+	if err != nil {
+		return err
+	}
+	form := views.ConsoleShopForm{
+		Version: ec.FormValue("version"), Name: ec.FormValue("name"),
+		ReturnOrigins: ec.FormValue("return_origins"), FrameAncestors: ec.FormValue("frame_ancestors"),
+		PopularBanks: ec.FormValue("popular_banks"), IPVerification: ec.FormValue("ip_verification") == "on",
+	}
+	if m.ReadOnly() {
+		return errManagedByFile
+	}
+	version, _ := strconv.ParseInt(form.Version, 10, 64)
+	pins, pinErr := parsePins(form.PopularBanks)
+	if pinErr != "" {
+		form.Errors = map[string]string{"popular_banks": pinErr}
+		return c.settingsRefused(ec, m, options, form, http.StatusUnprocessableEntity)
+	}
+	err = c.Settings.Update(ec.Request().Context(), actor(ec), m.ID, version, func(next *merchant.Merchant) {
+		next.Name = strings.TrimSpace(form.Name)
+		next.ReturnOrigins = lines(form.ReturnOrigins)
+		next.FrameAncestors = lines(form.FrameAncestors)
+		next.PopularBanks = pins
+		next.IPVerification = form.IPVerification
+	})
+	var fe *merchant.FieldError
+	if ce, ok := settings.IsConflict(err); ok {
+		// The newer version's number goes with the form: sent again, it
+		// saves what was typed over what is shown.
+		form.Version = strconv.FormatInt(ce.Newer.Version, 10)
+		newer := shopFormOf(ce.Newer)
+		form.Newer = &newer
+		form.NewerBy = t("console.settings.conflict", ce.By, when(ce.At))
+		return c.settingsRefused(ec, m, options, form, http.StatusConflict)
+	}
+	switch {
+	case errors.As(err, &fe):
+		form.Errors = map[string]string{fe.Field: fieldReason(fe)}
+		return c.settingsRefused(ec, m, options, form, http.StatusUnprocessableEntity)
+	case errors.Is(err, settings.ErrManagedByFile):
+		return errManagedByFile
+	case err != nil:
+		return err
+	}
+	q := url.Values{"saved": {"1"}}
+	if options != nil {
+		q.Set("merchant", m.ID)
+	}
+	return ec.Redirect(http.StatusSeeOther, RouteSettings+"?"+q.Encode())
+}
+
+func (c *Console) settingsRefused(ec echo.Context, m *merchant.Merchant, options []views.ConsoleOption, form views.ConsoleShopForm, status int) error {
+	page := c.settingsPage(ec, m, options, form)
+	page.Notice, page.NoticeError = t("console.form.fix"), true
+	if form.Newer != nil {
+		page.Notice = form.NewerBy
+	}
+	return render(ec, status, views.ConsoleSettingsPage(page))
+}
+
+// fieldReason is a refused setting's reason as the form shows it beside
+// the field: where exactly, when the field holds several values.
+func fieldReason(fe *merchant.FieldError) string {
+	if fe.Path != fe.Field {
+		return fe.Path + ": " + fe.Reason
+	}
+	return fe.Reason
+}
+
+// lines are the non-empty lines of a textarea.
+func lines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// parsePins reads pinned banks, a country per line: "DE: ing, dkb". It
+// returns the reason when a line does not read.
+func parsePins(s string) (map[string][]string, string) {
+	var pins map[string][]string
+	for i, l := range lines(s) {
+		country, ids, ok := strings.Cut(l, ":")
+		if !ok {
+			return nil, fmt.Sprintf("line %d: write a country code, a colon and the banks' ids, like DE: ing, dkb", i+1)
+		}
+		country = strings.ToUpper(strings.TrimSpace(country))
+		if pins == nil {
+			pins = map[string][]string{}
+		}
+		if _, dup := pins[country]; dup {
+			return nil, fmt.Sprintf("line %d: %s is on two lines", i+1, country)
+		}
+		var list []string
+		for _, id := range strings.Split(ids, ",") {
+			list = append(list, strings.TrimSpace(id))
+		}
+		pins[country] = list
+	}
+	return pins, ""
+}
+
+// auditScope is whose audit log a person reads: an operator every
+// merchant's (or one, with ?merchant=), anyone else their merchant's.
+func (c *Console) auditScope(ec echo.Context) (string, []views.ConsoleOption, error) {
+	return c.scope(ec, ec.QueryParam("merchant"), t("console.allMerchants"))
+}
+
+// showAudit answers GET /console/audit: every change of the settings,
+// newest first, a page at a time.
+func (c *Console) showAudit(ec echo.Context) error {
+	merchantID, options, err := c.auditScope(ec)
+	if err != nil {
+		return err
+	}
+	before, _ := strconv.ParseInt(ec.QueryParam("before"), 10, 64)
+	list, err := c.Ledger.Audit(ec.Request().Context(), ledger.AuditQuery{MerchantID: merchantID, Before: before, Limit: auditPage + 1})
+	if err != nil {
+		return err
+	}
+	page := views.ConsoleAudit{ConsolePage: c.frame(ec, t("console.audit"), "audit"), Merchants: options, MerchantID: merchantID}
+	q := url.Values{}
+	if options != nil && merchantID != "" {
+		q.Set("merchant", merchantID)
+	}
+	page.CSV = templ.SafeURL(RouteAuditCSV + "?" + q.Encode())
+	if len(list) > auditPage {
+		list = list[:auditPage]
+		q.Set("before", strconv.FormatInt(list[len(list)-1].ID, 10))
+		page.Older = templ.SafeURL(RouteAudit + "?" + q.Encode())
+	}
+	if before > 0 {
+		q.Del("before")
+		page.Newest = templ.SafeURL(RouteAudit + "?" + q.Encode())
+	}
+	for _, e := range list {
+		page.Rows = append(page.Rows, views.ConsoleAuditRow{
+			At: when(e.At), Actor: e.Actor, Merchant: e.MerchantID, Action: e.Action, Fields: e.Fields, RequestID: e.RequestID,
+		})
+	}
+	return render(ec, http.StatusOK, views.ConsoleAuditPage(page))
+}
+
+// exportAudit answers GET /console/audit.csv: the whole log the person may
+// read, newest first, as RFC 4180 CSV.
+func (c *Console) exportAudit(ec echo.Context) error {
+	merchantID, _, err := c.auditScope(ec)
+	if err != nil {
+		return err
+	}
+	h := ec.Response().Header()
+	h.Set(echo.HeaderContentType, "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", `attachment; filename="audit-`+c.Now().UTC().Format("2006-01-02")+`.csv"`)
+	h.Set("Cache-Control", "no-store")
+	ec.Response().WriteHeader(http.StatusOK)
+	w := csv.NewWriter(ec.Response())
+	w.UseCRLF = true
+	w.Write([]string{"id", "at", "actor", "merchant_id", "action", "fields", "request_id"})
+	var before int64
+	for {
+		list, err := c.Ledger.Audit(ec.Request().Context(), ledger.AuditQuery{MerchantID: merchantID, Before: before, Limit: csvBatch})
+		if err != nil {
+			c.log(ec).Error("console: audit CSV export stopped", "err", err)
+			break
+		}
+		for _, e := range list {
+			row := []string{strconv.FormatInt(e.ID, 10), when(e.At), e.Actor, e.MerchantID, e.Action, e.Fields, e.RequestID}
+			for i := range row {
+				row[i] = safeCell(row[i])
+			}
+			w.Write(row)
+		}
+		if len(list) < csvBatch {
+			break
+		}
+		before = list[len(list)-1].ID
+	}
+	w.Flush()
+	return w.Error()
+}

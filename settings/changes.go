@@ -1,0 +1,331 @@
+package settings
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/merchant"
+)
+
+// Created is a new merchant with its first link key and API token, in the
+// clear: shown once, to the person who made it.
+type Created struct {
+	Merchant   *merchant.Merchant
+	Token      string
+	KID        string
+	LinkSecret string
+}
+
+// CreateMerchant makes a merchant managed in the console, active, with a
+// first link key and API token, so that it can take payments at once. A
+// bad value is a *merchant.FieldError, an id in use one on "id".
+func (s *Store) CreateMerchant(ctx context.Context, by Actor, id, name string, returnOrigins []string) (Created, error) {
+	kid := time.Now().UTC().Format("2006-01-02")
+	c := Created{Token: s.NewToken(), KID: kid, LinkSecret: newSecret()}
+	m := &merchant.Merchant{ID: strings.TrimSpace(id), Name: strings.TrimSpace(name), ReturnOrigins: returnOrigins,
+		LinkKeys: map[string]string{kid: c.LinkSecret}, State: merchant.Active, Managed: merchant.ManagedByConsole}
+	if err := m.Check(); err != nil {
+		return c, err
+	}
+	if s.Keys == nil {
+		return c, ErrNoKeys
+	}
+	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+		if _, exists, err := tx.Merchant(ctx, m.ID); err != nil {
+			return err
+		} else if exists {
+			return &merchant.FieldError{Field: "id", Path: "id", Reason: fmt.Sprintf("%q is taken: a merchant's id is never used twice", m.ID)}
+		}
+		row, err := s.rowOf(m, merchant.Active, merchant.ManagedByConsole)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.PutMerchant(ctx, row, by.Name); err != nil {
+			return err
+		}
+		t := ledger.TokenRow{ID: newID("tok"), MerchantID: m.ID, Name: "first token", Hash: HashToken(c.Token),
+			Prefix: tokenPrefix(c.Token), Managed: merchant.ManagedByConsole}
+		if err := tx.AddToken(ctx, t); err != nil {
+			return err
+		}
+		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: m.ID, Action: "merchant added",
+			Fields: "id, name, return_origins, link_keys (set), api_token " + t.Prefix + "… (set)"})
+	})
+	if err != nil {
+		return c, err
+	}
+	if err := s.Load(ctx); err != nil {
+		return c, err
+	}
+	c.Merchant, _ = s.Dir.Get(m.ID)
+	return c, nil
+}
+
+// SetState disables or enables a merchant managed in the console. A
+// disabled merchant's links and API calls are refused; its people still
+// sign in and read, and its open payments are still followed and told.
+func (s *Store) SetState(ctx context.Context, by Actor, id, state string) error {
+	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+		row, exists, err := tx.Merchant(ctx, id)
+		switch {
+		case err != nil:
+			return err
+		case !exists:
+			return ErrNoMerchant
+		case row.Managed == merchant.ManagedByFile:
+			return ErrManagedByFile
+		case row.State == state:
+			return nil
+		}
+		row.State = state
+		if _, err := tx.PutMerchant(ctx, row, by.Name); err != nil {
+			return err
+		}
+		action := "merchant enabled"
+		if state == merchant.Disabled {
+			action = "merchant disabled"
+		}
+		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: id, Action: action, Fields: "state"})
+	})
+	if err != nil {
+		return err
+	}
+	return s.Load(ctx)
+}
+
+// Update changes a merchant managed in the console: edit is given a copy of
+// the merchant at version (the one the person's form was made from) and
+// changes it. A merchant saved since is a *ConflictError with its newer
+// values; a bad value a *merchant.FieldError. Nothing changed writes
+// nothing.
+func (s *Store) Update(ctx context.Context, by Actor, id string, version int64, edit func(*merchant.Merchant)) error {
+	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+		row, exists, err := tx.Merchant(ctx, id)
+		switch {
+		case err != nil:
+			return err
+		case !exists:
+			return ErrNoMerchant
+		case row.Managed == merchant.ManagedByFile:
+			return ErrManagedByFile
+		}
+		current, err := s.merchantOf(row, nil)
+		if err != nil {
+			return err
+		}
+		if row.Version != version {
+			return &ConflictError{By: row.UpdatedBy, At: row.Updated, Newer: current}
+		}
+		next := *current
+		next.ReturnOrigins = slices.Clone(current.ReturnOrigins)
+		next.FrameAncestors = slices.Clone(current.FrameAncestors)
+		edit(&next)
+		if err := next.Check(); err != nil {
+			return err
+		}
+		fields := changed(current, &next)
+		if len(fields) == 0 {
+			return nil
+		}
+		nextRow, err := s.rowOf(&next, row.State, row.Managed)
+		if err != nil {
+			return err
+		}
+		nextRow.Version = row.Version
+		if _, err := tx.PutMerchant(ctx, nextRow, by.Name); err != nil {
+			return err
+		}
+		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: id, Action: "settings changed",
+			Fields: strings.Join(fields, ", ")})
+	})
+	if err != nil {
+		return err
+	}
+	return s.Load(ctx)
+}
+
+// AddOperator writes an operator with the password hash phc (the command
+// line's operator add): a person who exists gets the new password, which
+// ends every session of the old one. It reports whether the person existed.
+func (s *Store) AddOperator(ctx context.Context, email, phc string) (bool, error) {
+	email = strings.ToLower(strings.TrimSpace(email))
+	existed := false
+	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+		people, err := tx.People(ctx)
+		if err != nil {
+			return err
+		}
+		for _, p := range people {
+			if p.Email != email {
+				continue
+			}
+			existed = true
+			if p.MerchantID != "" {
+				return fmt.Errorf("%s is a person of merchant %s, not an operator: use another e-mail", email, p.MerchantID)
+			}
+		}
+		if err := tx.PutPerson(ctx, ledger.PersonRow{Email: email, PasswordHash: phc, Managed: ledger.ManagedByCommand}); err != nil {
+			return err
+		}
+		action, fields := "operator added: "+email, "email, password (set)"
+		if existed {
+			action, fields = "operator's password changed: "+email, "password (set; their sessions ended)"
+		}
+		return tx.Audit(ctx, ledger.AuditEntry{Actor: ByCommand, Action: action, Fields: fields})
+	})
+	return existed, err
+}
+
+// Import moves the merchants of a merchants file to console management,
+// once: each is written as the file has it and is managed in the console
+// from then on (the file's entry is ignored after). Its people stay, its
+// operators become operators of the command line. It returns the ids
+// imported and those that were already managed in the console.
+func (s *Store) Import(ctx context.Context, file *merchant.Directory) (imported, skipped []string, err error) {
+	if s.Keys == nil {
+		return nil, nil, ErrNoKeys
+	}
+	_, err = s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+		imported, skipped = nil, nil
+		for _, m := range file.All() {
+			row, exists, err := tx.Merchant(ctx, m.ID)
+			if err != nil {
+				return err
+			}
+			if exists && row.Managed == merchant.ManagedByConsole {
+				skipped = append(skipped, m.ID)
+				continue
+			}
+			next, err := s.rowOf(m, merchant.Active, merchant.ManagedByConsole)
+			if err != nil {
+				return err
+			}
+			next.Version = row.Version
+			if _, err := tx.PutMerchant(ctx, next, ByCommand); err != nil {
+				return err
+			}
+			if err := s.provisionToken(ctx, tx, m.ID, m.APIToken, merchant.ManagedByFile, ByCommand); err != nil {
+				return err
+			}
+			if err := tx.Audit(ctx, ledger.AuditEntry{Actor: ByCommand, MerchantID: m.ID, Action: "merchant imported from the merchants file",
+				Fields: "managed (console)"}); err != nil {
+				return err
+			}
+			imported = append(imported, m.ID)
+		}
+		done := map[string]bool{}
+		for _, id := range imported {
+			done[id] = true
+		}
+		for _, u := range file.ConsoleUsers() {
+			managed, merchantID := ledger.ManagedByConsole, ""
+			if u.Merchant != nil {
+				if !done[u.Merchant.ID] {
+					continue
+				}
+				merchantID = u.Merchant.ID
+			} else {
+				managed = ledger.ManagedByCommand
+			}
+			if err := tx.PutPerson(ctx, ledger.PersonRow{Email: u.Email, MerchantID: merchantID, PasswordHash: u.PasswordHash, Managed: managed}); err != nil {
+				return err
+			}
+			if err := tx.Audit(ctx, ledger.AuditEntry{Actor: ByCommand, MerchantID: merchantID,
+				Action: "person imported from the merchants file: " + strings.ToLower(u.Email)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return imported, skipped, err
+}
+
+// SeedDemo makes the demo merchant of sandbox mode, managed in the console,
+// the first time; later starts only point its return origin and webhook at
+// this start's address. The demo sign-in (demoHash, a new password each
+// start) is an operator.
+func (s *Store) SeedDemo(ctx context.Context, baseURL, demoHash string) error {
+	demo, err := merchant.Demo(baseURL)
+	if err != nil {
+		return err
+	}
+	want, _ := demo.Get(merchant.DemoID)
+	if s.Keys == nil {
+		return ErrNoKeys
+	}
+	_, err = s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+		row, exists, err := tx.Merchant(ctx, merchant.DemoID)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !exists:
+			next, err := s.rowOf(want, merchant.Active, merchant.ManagedByConsole)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.PutMerchant(ctx, next, BySandbox); err != nil {
+				return err
+			}
+			if err := s.provisionToken(ctx, tx, want.ID, want.APIToken, merchant.ManagedByConsole, BySandbox); err != nil {
+				return err
+			}
+			if err := tx.Audit(ctx, ledger.AuditEntry{Actor: BySandbox, MerchantID: want.ID, Action: "merchant added",
+				Fields: "the demo shop of sandbox mode"}); err != nil {
+				return err
+			}
+		case row.Managed == merchant.ManagedByConsole:
+			current, err := s.merchantOf(row, nil)
+			if err != nil {
+				return err
+			}
+			next := *current
+			u, _ := url.Parse(baseURL)
+			if origin := merchant.Origin(u); !slices.Contains(next.ReturnOrigins, origin) {
+				next.ReturnOrigins = append(slices.Clone(next.ReturnOrigins), origin)
+			}
+			if strings.HasSuffix(next.WebhookURL, merchant.DemoWebhookPath) || next.WebhookURL == "" {
+				next.WebhookURL, next.WebhookSecret = want.WebhookURL, want.WebhookSecret
+			}
+			if fields := changed(current, &next); len(fields) > 0 {
+				nextRow, err := s.rowOf(&next, row.State, row.Managed)
+				if err != nil {
+					return err
+				}
+				nextRow.Version = row.Version
+				if _, err := tx.PutMerchant(ctx, nextRow, BySandbox); err != nil {
+					return err
+				}
+				if err := tx.Audit(ctx, ledger.AuditEntry{Actor: BySandbox, MerchantID: want.ID, Action: "settings changed",
+					Fields: strings.Join(fields, ", ") + " (this start's address)"}); err != nil {
+					return err
+				}
+			}
+		}
+		if demoHash == "" {
+			return nil
+		}
+		if err := tx.PutPerson(ctx, ledger.PersonRow{Email: merchant.DemoConsoleEmail, PasswordHash: demoHash, Managed: ledger.ManagedByConsole}); err != nil {
+			return err
+		}
+		return tx.Audit(ctx, ledger.AuditEntry{Actor: BySandbox, Action: "operator's password changed: " + merchant.DemoConsoleEmail,
+			Fields: "password (set: a new one each start in sandbox mode)"})
+	})
+	if err != nil {
+		return err
+	}
+	return s.Load(ctx)
+}
+
+// IsConflict reports a *ConflictError.
+func IsConflict(err error) (*ConflictError, bool) {
+	var ce *ConflictError
+	ok := errors.As(err, &ce)
+	return ce, ok
+}

@@ -1,0 +1,155 @@
+package settings
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hkdf"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// MinKeyLength is the shortest SETTINGS_KEYS key accepted.
+const MinKeyLength = 32
+
+// Keys seal the secrets the app needs in the clear (link keys, webhook
+// secrets, provider keys) before they reach the ledger: AES-256-GCM under
+// a key derived from each SETTINGS_KEYS entry, newest first. A sealed value
+// names its key, so older keys still open what they sealed until it is
+// sealed again under the newest.
+type Keys struct {
+	keys []sealKey
+}
+
+type sealKey struct {
+	id   string
+	aead cipher.AEAD
+}
+
+// sealPrefix starts every sealed value: "sealed:<key id>:<nonce+ciphertext>".
+const sealPrefix = "sealed:"
+
+// ParseKeys reads SETTINGS_KEYS: keys of 32 characters or more, separated
+// by commas, newest first.
+func ParseKeys(v string) (*Keys, error) {
+	k := &Keys{}
+	for i, secret := range strings.Split(v, ",") {
+		secret = strings.TrimSpace(secret)
+		if len(secret) < MinKeyLength {
+			return nil, fmt.Errorf("SETTINGS_KEYS: key %d is shorter than %d characters", i+1, MinKeyLength)
+		}
+		raw, err := hkdf.Key(sha256.New, []byte(secret), nil, "paybybank settings sealing", 32)
+		if err != nil {
+			return nil, err
+		}
+		block, err := aes.NewCipher(raw)
+		if err != nil {
+			return nil, err
+		}
+		aead, err := cipher.NewGCM(block)
+		if err != nil {
+			return nil, err
+		}
+		// The key's id is a hash of the derived key: it names the key
+		// without telling anything of it.
+		sum := sha256.Sum256(append([]byte("paybybank settings key id "), raw...))
+		k.keys = append(k.keys, sealKey{id: hex.EncodeToString(sum[:4]), aead: aead})
+	}
+	return k, nil
+}
+
+// KeyFile is where sandbox mode keeps its sealing key when SETTINGS_KEYS is
+// not set, beside the SQLite ledger.
+const KeyFile = "settings.key"
+
+// SandboxKeys reads the key file in dir, or makes one (mode 0600) the first
+// time. made reports a new file.
+func SandboxKeys(dir string) (keys *Keys, path string, made bool, err error) {
+	path = filepath.Join(dir, KeyFile)
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, path, false, err
+		}
+		secret := rand.Text() + rand.Text()
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return nil, path, false, err
+		}
+		if _, err := f.WriteString(secret + "\n"); err != nil {
+			f.Close()
+			return nil, path, false, err
+		}
+		if err := f.Close(); err != nil {
+			return nil, path, false, err
+		}
+		raw, made = []byte(secret), true
+	} else if err != nil {
+		return nil, path, false, err
+	}
+	keys, err = ParseKeys(strings.TrimSpace(string(raw)))
+	if err != nil {
+		return nil, path, false, fmt.Errorf("%s: %w", path, err)
+	}
+	return keys, path, made, nil
+}
+
+// Seal seals value for one place (bound names where it belongs, such as
+// "demo/link_keys/2026-11"): a sealed value copied to another place does
+// not open there.
+func (k *Keys) Seal(value, bound string) string {
+	key := k.keys[0]
+	nonce := make([]byte, key.aead.NonceSize(), key.aead.NonceSize()+len(value)+key.aead.Overhead())
+	rand.Read(nonce)
+	sealed := key.aead.Seal(nonce, nonce, []byte(value), []byte(bound))
+	return sealPrefix + key.id + ":" + base64.RawURLEncoding.EncodeToString(sealed)
+}
+
+// ErrUnknownKey means a value was sealed under a key SETTINGS_KEYS no
+// longer holds.
+var ErrUnknownKey = errors.New("sealed under a key SETTINGS_KEYS does not hold")
+
+// Open opens a sealed value of place bound.
+func (k *Keys) Open(sealed, bound string) (string, error) {
+	rest, ok := strings.CutPrefix(sealed, sealPrefix)
+	id, body, ok2 := strings.Cut(rest, ":")
+	if !ok || !ok2 {
+		return "", errors.New("not a sealed value")
+	}
+	for _, key := range k.keys {
+		if key.id != id {
+			continue
+		}
+		raw, err := base64.RawURLEncoding.DecodeString(body)
+		if err != nil || len(raw) < key.aead.NonceSize() {
+			return "", errors.New("a sealed value is damaged")
+		}
+		plain, err := key.aead.Open(nil, raw[:key.aead.NonceSize()], raw[key.aead.NonceSize():], []byte(bound))
+		if err != nil {
+			return "", errors.New("a sealed value does not open: damaged, or moved from another place")
+		}
+		return string(plain), nil
+	}
+	return "", ErrUnknownKey
+}
+
+// Newest reports whether sealed was sealed under the newest key.
+func (k *Keys) Newest(sealed string) bool {
+	return strings.HasPrefix(sealed, sealPrefix+k.keys[0].id+":")
+}
+
+// fingerprintPrefix starts a secret kept in the merchants file only: the
+// ledger holds its SHA-256, to see whether the file changed it, and the
+// instance takes the value from the file.
+const fingerprintPrefix = "file-sha256:"
+
+func fingerprint(value string) string {
+	sum := sha256.Sum256([]byte(value))
+	return fingerprintPrefix + hex.EncodeToString(sum[:])
+}

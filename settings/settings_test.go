@@ -1,0 +1,386 @@
+package settings_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/ledger/ledgertest"
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/password"
+	"github.com/paybybank/checkout/settings"
+)
+
+var ctx = context.Background()
+
+const (
+	key1 = "the-first-settings-key-of-32-characters"
+	key2 = "the-second-settings-key-of-32-characters"
+	// The secrets of the tests' merchants file: none may reach the ledger.
+	linkSecret    = "link-secret-of-shop1-000000000000000001"
+	apiToken      = "api-token-of-shop1-0000000000000000000001"
+	webhookSecret = "webhook-secret-of-shop1-00000000000000001"
+	providerKey   = "provider-key-of-shop1-000000000000000001"
+)
+
+func fileOf(t testing.TB, merchants ...string) *merchant.Directory {
+	t.Helper()
+	dir, err := merchant.Parse([]byte(`{"merchants":[` + strings.Join(merchants, ",") + `]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func shop1(name string) string {
+	return `{"id":"shop1","name":"` + name + `","link_keys":{"k1":"` + linkSecret + `"},"api_token":"` + apiToken + `",
+		"return_origins":["https://shop1.example"],"webhook_url":"https://shop1.example/hooks","webhook_secret":"` + webhookSecret + `",
+		"pis_api_key":"` + providerKey + `"}`
+}
+
+const shop2 = `{"id":"shop2","name":"Shop 2","link_keys":{"k1":"link-secret-of-shop2-000000000000000001"},
+	"api_token":"api-token-of-shop2-0000000000000000000001","return_origins":["https://shop2.example"]}`
+
+// instance is one app's settings over a ledger: several on one database
+// are several instances.
+func instance(t testing.TB, l *ledger.Ledger, keys string) *settings.Store {
+	t.Helper()
+	s := &settings.Store{Ledger: l, Dir: merchant.Empty(), Sandbox: true, Log: slog.New(slog.DiscardHandler)}
+	if keys != "" {
+		k, err := settings.ParseKeys(keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Keys = k
+	}
+	return s
+}
+
+func TestTheFileProvisionsTheLedgerAndEveryInstanceLoadsIt(t *testing.T) {
+	ledgertest.OnBoth(t, func(t *testing.T, url string) {
+		l := ledgertest.Open(t, url)
+		a, b := instance(t, l, key1), instance(t, l, key1)
+		if err := a.Provision(ctx, fileOf(t, shop1("Shop 1"), shop2)); err != nil {
+			t.Fatal(err)
+		}
+		v1 := a.Version()
+		// Provisioning the same file again changes nothing: no version,
+		// no audit line.
+		if err := a.Provision(ctx, fileOf(t, shop1("Shop 1"), shop2)); err != nil {
+			t.Fatal(err)
+		}
+		if a.Version() != v1 {
+			t.Errorf("the same file provisioned twice moved the version from %d to %d", v1, a.Version())
+		}
+		if err := b.Load(ctx); err != nil {
+			t.Fatal(err)
+		}
+		m, ok := b.Dir.Get("shop1")
+		switch {
+		case !ok:
+			t.Fatal("another instance does not know shop1")
+		case m.LinkKeys["k1"] != linkSecret || m.WebhookSecret != webhookSecret || m.PISAPIKey != providerKey:
+			t.Errorf("another instance opened shop1's secrets wrong: %+v", m)
+		case !m.ReadOnly() || m.Disabled():
+			t.Errorf("shop1 is managed %q, state %q; want the file's and active", m.Managed, m.State)
+		}
+		if got, ok := b.Dir.ByAPIToken(apiToken, time.Now()); !ok || got.ID != "shop1" {
+			t.Errorf("another instance does not take shop1's API token")
+		}
+		// A changed file: a new version, seen by the other instance, with
+		// the old token refused.
+		changedFile := strings.Replace(shop1("Shop One"), apiToken, "a-new-api-token-of-shop1-00000000000000001", 1)
+		if err := a.Provision(ctx, fileOf(t, changedFile, shop2)); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Load(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if m, _ := b.Dir.Get("shop1"); m.Name != "Shop One" {
+			t.Errorf("the other instance still calls shop1 %q", m.Name)
+		}
+		if _, ok := b.Dir.ByAPIToken(apiToken, time.Now()); ok {
+			t.Error("the file's old token is still taken after the file changed it")
+		}
+		// An unchanged merchant stays the same in memory, so that what is
+		// kept for it stays good; the changed one is new.
+		before, _ := b.Dir.Get("shop2")
+		if err := a.Provision(ctx, fileOf(t, strings.Replace(changedFile, "Shop One", "Shop Uno", 1), shop2)); err != nil {
+			t.Fatal(err)
+		}
+		b.Load(ctx)
+		if after, _ := b.Dir.Get("shop2"); after != before {
+			t.Error("a change of shop1 made shop2 anew: every page kept for shop2 would be dropped")
+		}
+		lines, err := l.Audit(ctx, ledger.AuditQuery{MerchantID: "shop1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(lines) == 0 || lines[0].Actor != settings.ByFile || !strings.Contains(lines[0].Fields, "name") {
+			t.Errorf("the audit log's newest line for shop1 is %+v; want the file changing its name", lines)
+		}
+	})
+}
+
+func TestAMerchantThatLeavesTheFileIsDisabledNotForgotten(t *testing.T) {
+	ledgertest.OnBoth(t, func(t *testing.T, url string) {
+		l := ledgertest.Open(t, url)
+		s := instance(t, l, key1)
+		if err := s.Provision(ctx, fileOf(t, shop1("Shop 1"), shop2)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Provision(ctx, fileOf(t, shop1("Shop 1"))); err != nil {
+			t.Fatal(err)
+		}
+		m, ok := s.Dir.Get("shop2")
+		if !ok {
+			t.Fatal("shop2 was forgotten when it left the file: its open payments could no longer be followed")
+		}
+		if !m.Disabled() || m.LinkKeys["k1"] == "" {
+			t.Errorf("shop2 after leaving the file: state %q, link keys %v; want disabled with its keys", m.State, m.LinkKeys)
+		}
+		lines, _ := l.Audit(ctx, ledger.AuditQuery{MerchantID: "shop2", Limit: 1})
+		if len(lines) != 1 || lines[0].Action != "merchant disabled" || lines[0].Actor != settings.ByFile {
+			t.Errorf("audit of shop2 leaving the file: %+v", lines)
+		}
+		// Back in the file, it is active again.
+		if err := s.Provision(ctx, fileOf(t, shop1("Shop 1"), shop2)); err != nil {
+			t.Fatal(err)
+		}
+		if m, _ := s.Dir.Get("shop2"); m.Disabled() {
+			t.Error("shop2 stays disabled after coming back into the file")
+		}
+	})
+}
+
+func TestNoUsableSecretReachesTheLedger(t *testing.T) {
+	ledgertest.OnBoth(t, func(t *testing.T, url string) {
+		l := ledgertest.Open(t, url)
+		s := instance(t, l, key1)
+		if err := s.Provision(ctx, fileOf(t, shop1("Shop 1"))); err != nil {
+			t.Fatal(err)
+		}
+		created, err := s.CreateMerchant(ctx, settings.Actor{Name: "root@psp.example"}, "shop3", "Shop 3", []string{"https://shop3.example"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertNotInDump(t, l, linkSecret, apiToken, webhookSecret, providerKey, created.Token, created.LinkSecret, key1)
+		if !strings.HasPrefix(created.Token, settings.TestPrefix) || len(created.Token) != len(settings.TestPrefix)+43 {
+			t.Errorf("a new token is %q: want pbb_test_ and 43 base64url characters in sandbox mode", created.Token)
+		}
+		// Without keys, a file's merchant keeps its secrets in the file:
+		// the ledger holds their fingerprints only.
+		plain := instance(t, ledgertest.Open(t, ledgertest.SQLiteURL(t)), "")
+		if err := plain.Provision(ctx, fileOf(t, shop1("Shop 1"))); err != nil {
+			t.Fatal(err)
+		}
+		assertNotInDump(t, plain.Ledger, linkSecret, apiToken, webhookSecret, providerKey)
+		if m, _ := plain.Dir.Get("shop1"); m.LinkKeys["k1"] != linkSecret {
+			t.Error("without SETTINGS_KEYS a file's merchant lost its link key")
+		}
+		if _, err := plain.CreateMerchant(ctx, settings.Actor{Name: "root@psp.example"}, "shop4", "Shop 4", []string{"https://shop4.example"}); !errors.Is(err, settings.ErrNoKeys) {
+			t.Errorf("a console merchant made without SETTINGS_KEYS: err = %v, want ErrNoKeys", err)
+		}
+	})
+}
+
+// assertNotInDump reads every value of every table and looks for secrets.
+func assertNotInDump(t *testing.T, l *ledger.Ledger, secrets ...string) {
+	t.Helper()
+	tables, err := l.Tables(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for table, values := range tables {
+		for _, v := range values {
+			for _, secret := range secrets {
+				if strings.Contains(v, secret) {
+					t.Errorf("table %s holds a secret in the clear (%.12s…)", table, secret)
+				}
+			}
+		}
+	}
+}
+
+func TestANewFirstKeySealsEverySecretAgain(t *testing.T) {
+	ledgertest.OnBoth(t, func(t *testing.T, url string) {
+		l := ledgertest.Open(t, url)
+		old := instance(t, l, key1)
+		if err := old.Provision(ctx, fileOf(t, shop1("Shop 1"))); err != nil {
+			t.Fatal(err)
+		}
+		v := old.Version()
+		rotated := instance(t, l, key2+","+key1)
+		n, err := rotated.Reseal(ctx)
+		if err != nil || n != 1 {
+			t.Fatalf("Reseal = %d, %v; want shop1 sealed again", n, err)
+		}
+		if again, _ := rotated.Reseal(ctx); again != 0 {
+			t.Errorf("a second pass sealed %d merchants again; want none", again)
+		}
+		// The old key can go: the new one alone opens everything.
+		newOnly := instance(t, l, key2)
+		newOnly.Provision(ctx, fileOf(t, shop1("Shop 1")))
+		if err := newOnly.Load(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if m, _ := newOnly.Dir.Get("shop1"); m.WebhookSecret != webhookSecret {
+			t.Error("the newest key alone does not open the webhook secret after resealing")
+		}
+		if newOnly.Version() != v {
+			t.Errorf("resealing moved the settings version from %d to %d: nothing changed for the instances", v, newOnly.Version())
+		}
+		// A key that never sealed anything opens nothing, and says so.
+		stranger := instance(t, l, "a-third-settings-key-of-32-characters")
+		if err := stranger.Load(ctx); err == nil || !strings.Contains(err.Error(), "SETTINGS_KEYS") {
+			t.Errorf("loading under a foreign key: err = %v, want one naming SETTINGS_KEYS", err)
+		}
+	})
+}
+
+func TestTwoSavesOfOneMerchantNeverOverwriteSilently(t *testing.T) {
+	ledgertest.OnBoth(t, func(t *testing.T, url string) {
+		l := ledgertest.Open(t, url)
+		a, b := instance(t, l, key1), instance(t, l, key1)
+		by := settings.Actor{Name: "ann@psp.example", RequestID: "req-1"}
+		if _, err := a.CreateMerchant(ctx, by, "shop3", "Shop 3", []string{"https://shop3.example"}); err != nil {
+			t.Fatal(err)
+		}
+		b.Load(ctx)
+		m, _ := b.Dir.Get("shop3")
+		if err := a.Update(ctx, by, "shop3", m.Version, func(m *merchant.Merchant) { m.Name = "Ann's name" }); err != nil {
+			t.Fatal(err)
+		}
+		err := b.Update(ctx, settings.Actor{Name: "bob@psp.example"}, "shop3", m.Version, func(m *merchant.Merchant) { m.Name = "Bob's name" })
+		ce, ok := settings.IsConflict(err)
+		if !ok || ce.By != "ann@psp.example" || ce.Newer.Name != "Ann's name" {
+			t.Fatalf("the second save: err = %v; want a conflict naming Ann and her values", err)
+		}
+		// A bad value is refused with the file's rule, naming the field.
+		err = a.Update(ctx, by, "shop3", ce.Newer.Version, func(m *merchant.Merchant) { m.ReturnOrigins = []string{"ftp://x"} })
+		var fe *merchant.FieldError
+		if !errors.As(err, &fe) || fe.Field != "return_origins" {
+			t.Errorf("a bad origin: err = %v, want a field error on return_origins", err)
+		}
+		lines, _ := l.Audit(ctx, ledger.AuditQuery{MerchantID: "shop3"})
+		if len(lines) != 2 || lines[0].Action != "settings changed" || lines[0].Fields != "name" || lines[0].RequestID != "req-1" {
+			t.Errorf("audit of shop3: %+v", lines)
+		}
+	})
+}
+
+func TestConsoleChangesToAFilesMerchantAreRefused(t *testing.T) {
+	l := ledgertest.Open(t, ledgertest.SQLiteURL(t))
+	s := instance(t, l, key1)
+	if err := s.Provision(ctx, fileOf(t, shop1("Shop 1"))); err != nil {
+		t.Fatal(err)
+	}
+	by := settings.Actor{Name: "root@psp.example"}
+	if err := s.SetState(ctx, by, "shop1", merchant.Disabled); !errors.Is(err, settings.ErrManagedByFile) {
+		t.Errorf("disabling a file's merchant: err = %v", err)
+	}
+	if err := s.Update(ctx, by, "shop1", 1, func(m *merchant.Merchant) { m.Name = "x" }); !errors.Is(err, settings.ErrManagedByFile) {
+		t.Errorf("changing a file's merchant: err = %v", err)
+	}
+}
+
+func TestImportMovesAFilesMerchantsToTheConsoleOnce(t *testing.T) {
+	ledgertest.OnBoth(t, func(t *testing.T, url string) {
+		l := ledgertest.Open(t, url)
+		s := instance(t, l, key1)
+		file := fileOf(t, shop1("Shop 1"), shop2)
+		if err := s.Provision(ctx, file); err != nil {
+			t.Fatal(err)
+		}
+		imported, skipped, err := s.Import(ctx, file)
+		if err != nil || !slices.Equal(imported, []string{"shop1", "shop2"}) || len(skipped) != 0 {
+			t.Fatalf("Import = %v, %v, %v", imported, skipped, err)
+		}
+		if _, skipped, _ := s.Import(ctx, file); len(skipped) != 2 {
+			t.Errorf("a second import skipped %v; want both", skipped)
+		}
+		// The file still provisioned afterwards: its entries are ignored,
+		// a change there is not written over the console's.
+		if err := s.Provision(ctx, fileOf(t, shop1("Renamed in the file"))); err != nil {
+			t.Fatal(err)
+		}
+		m, _ := s.Dir.Get("shop1")
+		if m.ReadOnly() || m.Name != "Shop 1" {
+			t.Errorf("after import, shop1 is managed %q and named %q; want the console's, unchanged by the file", m.Managed, m.Name)
+		}
+		if m2, _ := s.Dir.Get("shop2"); m2.Disabled() {
+			t.Error("an imported merchant missing from the file was disabled")
+		}
+		if got, ok := s.Dir.ByAPIToken(apiToken, time.Now()); !ok || got.ID != "shop1" {
+			t.Error("shop1's token from the file stopped working at import")
+		}
+		if err := s.Update(ctx, settings.Actor{Name: "root@psp.example"}, "shop1", m.Version, func(m *merchant.Merchant) { m.Name = "Shop Uno" }); err != nil {
+			t.Errorf("changing an imported merchant in the console: %v", err)
+		}
+	})
+}
+
+func TestOperatorAddWritesAnOperatorAndANewPasswordEndsTheOld(t *testing.T) {
+	l := ledgertest.Open(t, ledgertest.SQLiteURL(t))
+	s := instance(t, l, key1)
+	weak := password.Params{Memory: 64, Time: 1, Threads: 1}
+	first, _ := password.Hash("the first password", weak)
+	if existed, err := s.AddOperator(ctx, "Root@PSP.example", first); err != nil || existed {
+		t.Fatalf("AddOperator = %v, %v", existed, err)
+	}
+	s.Load(ctx)
+	u, ok := s.Dir.ConsoleUser("root@psp.example")
+	if !ok || u.Merchant != nil || !u.Matches("the first password") {
+		t.Fatalf("the operator is %+v", u)
+	}
+	second, _ := password.Hash("the second password", weak)
+	if existed, err := s.AddOperator(ctx, "root@psp.example", second); err != nil || !existed {
+		t.Fatalf("AddOperator again = %v, %v", existed, err)
+	}
+	s.Load(ctx)
+	u, _ = s.Dir.ConsoleUser("root@psp.example")
+	if u.Matches("the first password") || !u.Matches("the second password") {
+		t.Error("the old password still signs in")
+	}
+	lines, _ := l.Audit(ctx, ledger.AuditQuery{})
+	if len(lines) != 2 || lines[0].Actor != settings.ByCommand || strings.Contains(lines[0].Fields, "$argon2") {
+		t.Errorf("audit of operator add: %+v", lines)
+	}
+}
+
+func TestAKeyFileIsMadeOnceWithMode0600(t *testing.T) {
+	dir := t.TempDir()
+	k1, path, made, err := settings.SandboxKeys(dir)
+	if err != nil || !made {
+		t.Fatalf("SandboxKeys = %v, %v", made, err)
+	}
+	sealed := k1.Seal("a secret", "place")
+	k2, _, made, err := settings.SandboxKeys(dir)
+	if err != nil || made {
+		t.Fatalf("second SandboxKeys = %v, %v", made, err)
+	}
+	if v, err := k2.Open(sealed, "place"); err != nil || v != "a secret" {
+		t.Errorf("the key file's second reading does not open what the first sealed: %v", err)
+	}
+	if _, err := k2.Open(sealed, "another place"); err == nil {
+		t.Error("a sealed value opened in another place")
+	}
+	info, err := statMode(path)
+	if err != nil || info != 0o600 {
+		t.Errorf("key file mode %o, %v; want 600", info, err)
+	}
+}
+
+func statMode(path string) (os.FileMode, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	return info.Mode().Perm(), nil
+}
