@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"cmp"
+	"context"
 	"io"
 	"log/slog"
 	"net"
@@ -28,6 +29,7 @@ import (
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/pisclient/sandbox"
+	"github.com/paybybank/checkout/settings"
 	"github.com/paybybank/checkout/static"
 )
 
@@ -40,11 +42,14 @@ type app struct {
 	upstream  *httptest.Server
 	cache     *banks.Cache
 	merchants *merchant.Directory
-	shop      *merchant.Merchant
-	client    *http.Client
-	ledger    *ledger.Ledger
-	orders    *payment.Service
-	sealer    *order.Sealer
+	// settings keep the merchants in the ledger; merchants is their
+	// running set.
+	settings *settings.Store
+	shop     *merchant.Merchant
+	client   *http.Client
+	ledger   *ledger.Ledger
+	orders   *payment.Service
+	sealer   *order.Sealer
 	// health reads bank health from the ledger when a test refreshes it.
 	health *bankhealth.Keeper
 	// handler is the app without a network, for benchmarks.
@@ -82,6 +87,9 @@ type options struct {
 	// now is the app's clock; time.Now when nil.
 	now func() time.Time
 }
+
+// testSettingsKeys seal the tests' merchants' secrets in their ledgers.
+var testSettingsKeys, _ = settings.ParseKeys("the-handler-tests-settings-key-0000000000")
 
 // webhookSecret signs shop1's webhooks when options.webhook is set.
 const webhookSecret = "a-long-random-webhook-secret-of-shop1"
@@ -143,12 +151,10 @@ func setup(t testing.TB, opts options) *app {
 	if opts.webhook != "" {
 		file = strings.Replace(file, `"id":"shop1",`, `"id":"shop1","webhook_url":"`+opts.webhook+`","webhook_secret":"`+webhookSecret+`",`, 1)
 	}
-	dir, err := merchant.Parse([]byte(file))
+	parsed, err := merchant.Parse([]byte(file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.merchants = dir
-	a.shop, _ = dir.Get("shop1")
 	sealer, _ := order.NewSealer([]byte("test token key"))
 	a.sealer = sealer
 	store, err := shopper.NewSessionStore([][]byte{[]byte("test cookie key")}, false)
@@ -163,6 +169,15 @@ func setup(t testing.TB, opts options) *app {
 	// Payments are due for their first check at once, so that followers
 	// started by tests need not wait.
 	a.ledger.FirstCheck = 0
+	// The file is provisioned into the ledger, as at the app's start, and
+	// the pages serve the running set.
+	a.settings = &settings.Store{Ledger: a.ledger, Keys: testSettingsKeys, Dir: merchant.Empty(), Sandbox: opts.sandbox, Log: log}
+	if err := a.settings.Provision(context.Background(), parsed); err != nil {
+		t.Fatal(err)
+	}
+	dir := a.settings.Dir
+	a.merchants = dir
+	a.shop, _ = dir.Get("shop1")
 	a.orders = &payment.Service{Ledger: a.ledger, Log: log, CreateTimeout: cmp.Or(opts.timeout, 5*time.Second),
 		ProviderFor: func(*merchant.Merchant) payment.Provider { return client },
 		Budget:      &payment.Budget{Ledger: a.ledger, Rate: 1000}}

@@ -74,22 +74,34 @@ func SandboxKeys(dir string) (keys *Keys, path string, made bool, err error) {
 	path = filepath.Join(dir, KeyFile)
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
+		// Written whole under another name first, then linked into place:
+		// two instances starting at once on one folder read one key.
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, path, false, err
 		}
-		secret := rand.Text() + rand.Text()
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		tmp, err := os.CreateTemp(dir, KeyFile+".new-*")
 		if err != nil {
 			return nil, path, false, err
 		}
-		if _, err := f.WriteString(secret + "\n"); err != nil {
-			f.Close()
+		defer os.Remove(tmp.Name())
+		secret := rand.Text() + rand.Text()
+		if _, err := tmp.WriteString(secret + "\n"); err != nil {
+			tmp.Close()
 			return nil, path, false, err
 		}
-		if err := f.Close(); err != nil {
+		if err := tmp.Close(); err != nil {
 			return nil, path, false, err
 		}
-		raw, made = []byte(secret), true
+		switch err := os.Link(tmp.Name(), path); {
+		case err == nil:
+			raw, made = []byte(secret), true
+		case errors.Is(err, os.ErrExist):
+			if raw, err = os.ReadFile(path); err != nil {
+				return nil, path, false, err
+			}
+		default:
+			return nil, path, false, err
+		}
 	} else if err != nil {
 		return nil, path, false, err
 	}

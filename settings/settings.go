@@ -641,6 +641,11 @@ func (s *Store) provisionPeople(ctx context.Context, tx *ledger.SettingsTx, file
 		if p.Managed != merchant.ManagedByFile || wanted[p.Email] {
 			continue
 		}
+		if _, stays := file.Get(p.MerchantID); p.MerchantID != "" && !stays {
+			// Their merchant left the file and is disabled: they still
+			// sign in, to read what happened to its payments.
+			continue
+		}
 		if err := tx.RemovePerson(ctx, p.Email); err != nil {
 			return err
 		}
