@@ -125,3 +125,80 @@ func TestTheConsoleInABrowser(t *testing.T) {
 	do("sign out", click(`[data-testid="sign-out"]`), chromedp.WaitVisible(chromedp.ID("email")))
 	do("the console is closed", chromedp.Navigate(s.base+"/console/payments"), chromedp.WaitVisible(chromedp.ID("email")))
 }
+
+// TestTheSettingsPagesInABrowser is an operator's first day on a
+// deployment whose merchants file holds one shop: they make a second shop
+// in the console, correct a mistyped origin, copy its secrets, disable it
+// and read the audit log. Each page is checked by axe-core and kept as a
+// screenshot at 390 and 1280 px.
+func TestTheSettingsPagesInABrowser(t *testing.T) {
+	ctx := browser(t)
+	axe := loadAxe(t)
+	const email, pw = "root@psp.example", "a long operator password"
+	hash, err := password.Hash(pw, password.Params{Memory: 64, Time: 1, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "merchants.json")
+	merchants := fmt.Sprintf(`{"merchants":[{"id":%q,"name":"Demo Shop","link_keys":{%q:%q},
+		"api_token":"demo-api-token-of-the-settings-browser-test","return_origins":["https://shop.example"]}],
+		"operators":[{"email":%q,"password_hash":%q}]}`, merchant.DemoID, merchant.DemoKID, merchant.DemoSecret, email, hash)
+	if err := os.WriteFile(file, []byte(merchants), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, map[string]string{"MERCHANTS_FILE": file})
+	do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		step(t, ctx, what, actions...)
+	}
+	visible := func(css string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(css)) }
+	click := func(css string) chromedp.Action[chromedp.Void] { return chromedp.Click(chromedp.CSS(css)) }
+	text := func(what, css string) string {
+		t.Helper()
+		return value(t, ctx, what, chromedp.Text(chromedp.CSS(css)))
+	}
+	check := func(name string) {
+		t.Helper()
+		if found := audit(t, ctx, axe); len(found) > 0 {
+			t.Errorf("%s: axe-core finds %+v", name, found)
+		}
+		for _, width := range []int64{390, 1280} {
+			do("resize", chromedp.EmulateViewport(width, 900))
+			overflow := value(t, ctx, "how far the page scrolls sideways", chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
+			if overflow > 0 {
+				t.Errorf("%s scrolls sideways by %d px at %d px", name, overflow, width)
+			}
+			shot := value(t, ctx, "a screenshot", chromedp.FullScreenshot(100))
+			artifact(t, fmt.Sprintf("console-%s-%d.png", name, width), shot)
+		}
+		do("back to a phone", chromedp.EmulateViewport(390, 844))
+	}
+
+	do("sign in", chromedp.Navigate(s.base+"/console/login"), chromedp.WaitVisible(chromedp.ID("email")),
+		chromedp.SendKeys(chromedp.ID("email"), email), chromedp.SendKeys(chromedp.ID("password"), pw+"\r"), visible(`[data-testid="funnel"]`))
+	do("open Merchants", click(`a[href="/console/merchants"]`), visible(`[data-testid="merchants"]`))
+	if got := text("the demo shop's manager", `[data-merchant="demo"] [data-testid="merchant-managed"]`); got != "managed by the merchants file" {
+		t.Errorf("the file's merchant shows as %q", got)
+	}
+	do("type a new shop with a mistyped origin", chromedp.SendKeys(chromedp.ID("id"), "shop2"), chromedp.SendKeys(chromedp.ID("name"), "Second Shop"),
+		chromedp.SendKeys(chromedp.ID("return_origins"), "https://second.example/checkout"), click(`[data-testid="create-merchant"]`),
+		visible(`#return_origins-error`))
+	if got := value(t, ctx, "the name kept", chromedp.Value(chromedp.ID("name"))); got != "Second Shop" {
+		t.Errorf("after a refusal the name holds %q", got)
+	}
+	check("merchants-error")
+	do("correct the origin", chromedp.Clear(chromedp.ID("return_origins")), chromedp.SendKeys(chromedp.ID("return_origins"), "https://second.example"),
+		click(`[data-testid="create-merchant"]`), visible(`[data-testid="new-token"]`))
+	if token := text("the new token", `[data-testid="new-token"]`); !strings.HasPrefix(token, "pbb_test_") {
+		t.Errorf("the new token reads %q", token)
+	}
+	check("merchants-created")
+	do("disable it", click(`[data-merchant="shop2"] [data-testid="disable"]`), visible(`[data-merchant="shop2"] [data-testid="enable"]`))
+	do("its settings", click(`[data-merchant="shop2"] a`), visible(`[data-testid="settings-form"]`))
+	check("settings")
+	do("the audit log", click(`a[href="/console/audit"]`), visible(`[data-testid="audit"]`))
+	if got := text("the newest change", `[data-testid="audit-row"] [data-testid="audit-action"]`); got != "merchant disabled" {
+		t.Errorf("the audit log's newest line is %q", got)
+	}
+	check("audit")
+}

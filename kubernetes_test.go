@@ -246,9 +246,9 @@ func TestKubernetesManifests(t *testing.T) {
 				env[e.Name] = m.secret.StringData[e.ValueFrom.SecretKeyRef.Key]
 			}
 		}
-		for _, name := range []string{"DATABASE_URL", "PIS_API_KEY", "SESSION_KEYS"} {
+		for _, name := range []string{"DATABASE_URL", "PIS_API_KEY", "SESSION_KEYS", "SETTINGS_KEYS"} {
 			shipped := maps.Clone(env)
-			for _, k := range []string{"DATABASE_URL", "PIS_API_KEY", "SESSION_KEYS"} {
+			for _, k := range []string{"DATABASE_URL", "PIS_API_KEY", "SESSION_KEYS", "SETTINGS_KEYS"} {
 				if k != name {
 					shipped[k] = validSecrets[k]
 				}
@@ -270,9 +270,10 @@ func TestKubernetesManifests(t *testing.T) {
 
 // validSecrets stand for the values an operator puts in the Secret.
 var validSecrets = map[string]string{
-	"DATABASE_URL": "postgres://checkout:pw@postgres:5432/checkout",
-	"PIS_API_KEY":  "a-provider-key",
-	"SESSION_KEYS": strings.Repeat("k", minKeyLength),
+	"DATABASE_URL":  "postgres://checkout:pw@postgres:5432/checkout",
+	"PIS_API_KEY":   "a-provider-key",
+	"SESSION_KEYS":  strings.Repeat("k", minKeyLength),
+	"SETTINGS_KEYS": strings.Repeat("s", minKeyLength),
 }
 
 func envValue(c corev1.Container, name string) string {

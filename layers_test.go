@@ -24,6 +24,7 @@ func TestArrowsPointDown(t *testing.T) {
 		"ledger":            {"rules", "pisclient"},
 		"payment":           {"rules", "pisclient", "ledger", "merchant", "password"},
 		"webhook":           {"rules", "pisclient", "ledger", "merchant", "password"},
+		"settings":          {"rules", "pisclient", "ledger", "merchant", "password"},
 		// The audiences' shared kit and the logos every page shows sit
 		// below every audience, and import none of them.
 		"handlers/web":   {"i18n", "password", "rules", "merchant", "theme", "views"},

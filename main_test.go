@@ -161,7 +161,7 @@ func startLogging(t *testing.T, vars map[string]string, logs io.Writer) server {
 	})
 
 	// The demo merchant, and its link, exist only without a merchants file.
-	demo := all["MERCHANTS_FILE"] == ""
+	demo := all["MERCHANTS_FILE"] == "" && all["PIS_BASE_URL"] == ""
 	var s server
 	lines := bufio.NewScanner(stdout)
 	for lines.Scan() {

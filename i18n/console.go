@@ -57,7 +57,7 @@ var consoleEN = map[string]string{
 	"console.merchants.enabled":       "Merchant %s is enabled again.",
 	"console.merchants.new":           "New merchant",
 	"console.merchants.id":            "Merchant id",
-	"console.merchants.idHint":        "Part of every payment's id at the provider: letters, digits and dashes, never changed later.",
+	"console.merchants.idHint":        "Part of every payment's id at the provider: up to 32 characters, without spaces, colons or tildes. It can never change.",
 	"console.merchants.create":        "Create merchant",
 	"console.merchants.created":       "%s is created and active.",
 	"console.merchants.secrets":       "Its first secrets",

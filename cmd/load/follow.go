@@ -414,30 +414,28 @@ func startApp(ctx context.Context, dir, hookURL string, env map[string]string) (
 	if err := build.Run(); err != nil {
 		return nil, fmt.Errorf("building the app (run this from the repository's root): %w", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
+	addr := env["ADDR"]
+	if addr == "" {
+		var err error
+		if addr, err = freeAddr(); err != nil {
+			return nil, err
+		}
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	base := "http://" + addr
-	demo := map[string]any{
-		"id": merchant.DemoID, "name": "Demo Shop", "link_keys": map[string]string{merchant.DemoKID: merchant.DemoSecret},
-		"api_token": loadAPIToken, "return_origins": []string{base},
-	}
-	if hookURL != "" {
-		demo["webhook_url"], demo["webhook_secret"] = hookURL, hookSecret
-	}
-	file := filepath.Join(dir, "merchants.json")
-	raw, _ := json.Marshal(map[string]any{"merchants": []any{demo}})
-	if err := os.WriteFile(file, raw, 0o600); err != nil {
-		return nil, err
+	file := env["MERCHANTS_FILE"]
+	if file == "" {
+		file = filepath.Join(dir, "merchants.json")
+		if err := writeMerchants(file, hookURL, []string{base}, nil); err != nil {
+			return nil, err
+		}
 	}
 	cmd := exec.Command(bin)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "ADDR="+addr, "BASE_URL="+base, "MERCHANTS_FILE="+file, "TRUSTED_PROXIES=127.0.0.1/32")
 	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
+		if k != "ADDR" && k != "MERCHANTS_FILE" {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
 	}
 	// The app logs every request: its log goes to a file beside the
 	// ledger, not over the figures.
@@ -463,6 +461,35 @@ func startApp(ctx context.Context, dir, hookURL string, env map[string]string) (
 			return nil, errors.New("the app did not become ready in 30 s")
 		}
 	}
+}
+
+// freeAddr is a loopback address no one listens on.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// writeMerchants writes a merchants file with the demo merchant, sending
+// its webhooks to hookURL (none when empty), returning to origins, and
+// operators (objects with email and password_hash) beside it.
+func writeMerchants(file, hookURL string, origins []string, operators []any) error {
+	demo := map[string]any{
+		"id": merchant.DemoID, "name": "Demo Shop", "link_keys": map[string]string{merchant.DemoKID: merchant.DemoSecret},
+		"api_token": loadAPIToken, "return_origins": origins,
+	}
+	if hookURL != "" {
+		demo["webhook_url"], demo["webhook_secret"] = hookURL, hookSecret
+	}
+	content := map[string]any{"merchants": []any{demo}}
+	if operators != nil {
+		content["operators"] = operators
+	}
+	raw, _ := json.Marshal(content)
+	return os.WriteFile(file, raw, 0o600)
 }
 
 // metricFloat is the value of the app's metric line that starts with prefix.

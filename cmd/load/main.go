@@ -18,6 +18,12 @@
 // one token (see runLinks):
 //
 //	go run ./cmd/load links -rate 25 -d 20s
+//
+// `load settings` measures changes of merchants' settings reaching three
+// instances on one PostgreSQL, and the bank page while they land (see
+// runSettings):
+//
+//	go run ./cmd/load settings -db postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 package main
 
 import (
@@ -63,6 +69,8 @@ func main() {
 		command, args = runFollow, args[1:]
 	case len(args) > 0 && args[0] == "links":
 		command, args = runLinks, args[1:]
+	case len(args) > 0 && args[0] == "settings":
+		command, args = runSettings, args[1:]
 	}
 	if err := command(ctx, args, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)

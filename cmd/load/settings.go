@@ -1,0 +1,287 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/paybybank/checkout/password"
+)
+
+// runSettings measures merchants' settings kept in the ledger (issue 32):
+// how soon a change made in the console of one instance shows on the pages
+// of two others on the same PostgreSQL database, and what a change every
+// second costs the bank page beside it (the default command's comparison
+// with a static file, run while the changes go on). It builds the app and
+// starts the three instances on a database of their own, made on the
+// server -db names and dropped at the end.
+//
+//	go run ./cmd/load settings -db postgres://postgres@127.0.0.1:5432/test?sslmode=disable -changes 50 -d 20s
+func runSettings(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("load settings", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	server := fs.String("db", os.Getenv("DATABASE_URL_TEST"), "a PostgreSQL server where a database may be made (postgres://user@host:5432/db)")
+	changes := fs.Int("changes", 50, "changes to time")
+	duration := fs.Duration("d", 20*time.Second, "how long to load the bank page while a change is made every second")
+	conns := fs.Int("c", 64, "concurrent connections on the bank page")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if !strings.HasPrefix(*server, "postgres://") && !strings.HasPrefix(*server, "postgresql://") {
+		return errors.New("-db: a postgres:// URL of a server where a database may be made (or DATABASE_URL_TEST)")
+	}
+	databaseURL, drop, err := scratchDatabase(ctx, *server)
+	if err != nil {
+		return err
+	}
+	defer drop()
+	dir, err := os.MkdirTemp("", "load-settings-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+
+	// Three instances, one merchants file naming them all as the demo
+	// shop's origins and an operator to make the changes.
+	pw := rand.Text()
+	hash, err := password.Hash(pw, password.Default)
+	if err != nil {
+		return err
+	}
+	var addrs, origins []string
+	for range 3 {
+		addr, err := freeAddr()
+		if err != nil {
+			return err
+		}
+		addrs, origins = append(addrs, addr), append(origins, "http://"+addr)
+	}
+	const operator = "load@psp.example"
+	file := filepath.Join(dir, "merchants.json")
+	if err := writeMerchants(file, "", origins, []any{map[string]string{"email": operator, "password_hash": hash}}); err != nil {
+		return err
+	}
+	// Every instance seals under one key, as a deployment's would.
+	settingsKey := rand.Text() + rand.Text()
+	var apps []*appProcess
+	defer func() {
+		for _, a := range apps {
+			a.stop()
+		}
+	}()
+	for i, addr := range addrs {
+		own := filepath.Join(dir, fmt.Sprintf("instance-%d", i+1))
+		if err := os.Mkdir(own, 0o700); err != nil {
+			return err
+		}
+		a, err := startApp(ctx, own, "", map[string]string{"ADDR": addr, "MERCHANTS_FILE": file, "DATABASE_URL": databaseURL,
+			"SETTINGS_KEYS": settingsKey})
+		if err != nil {
+			return err
+		}
+		apps = append(apps, a)
+	}
+	people := make([]*consolePerson, len(apps))
+	for i, a := range apps {
+		if people[i], err = signInAs(a.base, operator, pw); err != nil {
+			return err
+		}
+	}
+	const shop = "loadshop"
+	if _, err := people[0].post("/console/merchants", url.Values{"id": {shop}, "name": {"Load shop"}, "return_origins": {"https://loadshop.example"}}); err != nil {
+		return err
+	}
+
+	var seen []time.Duration
+	for i := range *changes {
+		name := fmt.Sprintf("Load shop %d", i+1)
+		if err := people[0].rename(shop, name); err != nil {
+			return err
+		}
+		answered := time.Now()
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var failed error
+		for _, p := range people[1:] {
+			wg.Go(func() {
+				for {
+					body, err := p.get("/console/settings?merchant=" + shop)
+					if err == nil && strings.Contains(body, `value="`+name+`"`) {
+						mu.Lock()
+						seen = append(seen, time.Since(answered))
+						mu.Unlock()
+						return
+					}
+					if time.Since(answered) > 30*time.Second {
+						mu.Lock()
+						failed = fmt.Errorf("change %d not shown on %s after 30 s", i+1, p.base)
+						mu.Unlock()
+						return
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+			})
+		}
+		wg.Wait()
+		if failed != nil {
+			return failed
+		}
+	}
+	s := sample{latencies: seen}
+	fmt.Fprintf(stdout, "settings: %d changes made on one instance, each timed until two others' pages show it (PostgreSQL, poll every 250 ms)\n", *changes)
+	fmt.Fprintf(stdout, "  live on another instance: p50 %s, p99 %s, max %s (%d pages)\n",
+		s.pct(0.5).Round(time.Millisecond), s.pct(0.99).Round(time.Millisecond), s.pct(1).Round(time.Millisecond), len(seen))
+
+	// The bank page of the first instance, first alone, then while a
+	// change lands every second: the same run, so that the machine's
+	// state is the same for both.
+	bankPage := []string{"-url", apps[0].base, "-d", duration.String(), "-c", fmt.Sprint(*conns)}
+	fmt.Fprintf(stdout, "bank page with no settings change:\n")
+	if err := run(ctx, bankPage, stdout); err != nil {
+		return err
+	}
+	churn, stop := context.WithCancel(ctx)
+	var changed int
+	var churned sync.WaitGroup
+	churned.Go(func() {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-churn.Done():
+				return
+			case <-tick.C:
+			}
+			if err := people[0].rename(shop, fmt.Sprintf("Churn %d", changed)); err == nil {
+				changed++
+			}
+		}
+	})
+	fmt.Fprintf(stdout, "bank page with a settings change every second:\n")
+	err = run(ctx, bankPage, stdout)
+	stop()
+	churned.Wait()
+	fmt.Fprintf(stdout, "  settings changes during the run: %d\n", changed)
+	return err
+}
+
+// scratchDatabase makes a database of its own on the server and returns
+// its URL and how to drop it.
+func scratchDatabase(ctx context.Context, server string) (string, func(), error) {
+	admin, err := sql.Open("pgx", server)
+	if err != nil {
+		return "", nil, err
+	}
+	name := "load_settings_" + strings.ToLower(rand.Text()[:10])
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		admin.Close()
+		return "", nil, fmt.Errorf("-db: making a database: %w", err)
+	}
+	u, err := url.Parse(server)
+	if err != nil {
+		admin.Close()
+		return "", nil, err
+	}
+	u.Path = "/" + name
+	return u.String(), func() {
+		admin.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		admin.Close()
+	}, nil
+}
+
+// consolePerson is someone signed in to one instance's console.
+type consolePerson struct {
+	base   string
+	client *http.Client
+	csrf   string
+}
+
+var (
+	csrfField    = regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`)
+	versionField = regexp.MustCompile(`name="version" value="([0-9]+)"`)
+)
+
+func signInAs(base, email, pw string) (*consolePerson, error) {
+	jar, _ := cookiejar.New(nil)
+	p := &consolePerson{base: base, client: &http.Client{Jar: jar, Timeout: 30 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	body, err := p.get("/console/login")
+	if err != nil {
+		return nil, err
+	}
+	token := csrfField.FindStringSubmatch(body)
+	if token == nil {
+		return nil, errors.New("the sign-in page has no form token")
+	}
+	res, err := p.client.PostForm(base+"/console/login", url.Values{"email": {email}, "password": {pw}, "csrf": {token[1]}})
+	if err != nil {
+		return nil, err
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusSeeOther {
+		return nil, fmt.Errorf("signing in on %s: %d", base, res.StatusCode)
+	}
+	if body, err = p.get("/console"); err != nil {
+		return nil, err
+	}
+	if token = csrfField.FindStringSubmatch(body); token == nil {
+		return nil, errors.New("the console has no form token")
+	}
+	p.csrf = token[1]
+	return p, nil
+}
+
+func (p *consolePerson) get(path string) (string, error) {
+	res, err := p.client.Get(p.base + path)
+	if err != nil {
+		return "", err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK {
+		return string(b), fmt.Errorf("%s: %d", path, res.StatusCode)
+	}
+	return string(b), err
+}
+
+func (p *consolePerson) post(path string, form url.Values) (*http.Response, error) {
+	form.Set("csrf", p.csrf)
+	res, err := p.client.PostForm(p.base+path, form)
+	if err != nil {
+		return nil, err
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode >= 400 {
+		return res, fmt.Errorf("POST %s: %d", path, res.StatusCode)
+	}
+	return res, nil
+}
+
+// rename saves a merchant's name from the settings form's current version.
+func (p *consolePerson) rename(merchantID, name string) error {
+	body, err := p.get("/console/settings?merchant=" + merchantID)
+	if err != nil {
+		return err
+	}
+	version := versionField.FindStringSubmatch(body)
+	if version == nil {
+		return errors.New("the settings page has no version")
+	}
+	_, err = p.post("/console/settings", url.Values{"merchant": {merchantID}, "version": {version[1]}, "name": {name},
+		"return_origins": {"https://loadshop.example"}})
+	return err
+}
