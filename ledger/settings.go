@@ -228,8 +228,8 @@ type SettingsTx struct {
 
 // ChangeSettings runs change in one transaction that bumps the settings
 // version, so that every instance reads the change whole. Changes of the
-// settings take turns: the version's row is locked first. Nothing written
-// (change returns no error and wrote nothing) leaves the version alone.
+// settings take turns: the version's row is locked first. A change that
+// writes no setting (an audit line at most) leaves the version alone.
 // It returns the settings version after the change.
 func (l *Ledger) ChangeSettings(ctx context.Context, change func(*SettingsTx) error) (int64, error) {
 	tx, err := l.db.BeginTx(ctx, nil)
@@ -248,8 +248,12 @@ func (l *Ledger) ChangeSettings(ctx context.Context, change func(*SettingsTx) er
 		return 0, err
 	}
 	if !s.changed {
-		err := tx.QueryRowContext(ctx, `SELECT version FROM settings_version WHERE id = 1`).Scan(&version)
-		return version, err
+		// Nothing the instances read changed; an audit line alone is
+		// still kept.
+		if err := tx.QueryRowContext(ctx, `SELECT version FROM settings_version WHERE id = 1`).Scan(&version); err != nil {
+			return 0, err
+		}
+		return version, tx.Commit()
 	}
 	if err := tx.QueryRowContext(ctx, `UPDATE settings_version SET version = version + 1 WHERE id = 1 RETURNING version`).Scan(&version); err != nil {
 		return 0, err

@@ -85,6 +85,10 @@ type pageCache struct {
 	list  *banks.List
 	pages map[pageKey]*keptPage
 	bytes int
+	// merchants are the merchants pages are kept for, by id: a changed
+	// merchant is a new value, whose first page kept drops the pages of
+	// the one it replaced, and only those.
+	merchants map[string]*merchant.Merchant
 }
 
 // get returns the page of key made from list, if kept and fresh.
@@ -106,7 +110,18 @@ func (pc *pageCache) put(list *banks.List, key pageKey, p *keptPage) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	if pc.list != list || pc.pages == nil {
-		pc.list, pc.pages, pc.bytes = list, map[pageKey]*keptPage{}, 0
+		pc.list, pc.pages, pc.bytes, pc.merchants = list, map[pageKey]*keptPage{}, 0, map[string]*merchant.Merchant{}
+	}
+	if m := key.look.merchant; m != nil && pc.merchants[m.ID] != m {
+		if pc.merchants[m.ID] != nil {
+			for k, old := range pc.pages {
+				if k.look.merchant != nil && k.look.merchant.ID == m.ID {
+					delete(pc.pages, k)
+					pc.bytes -= old.page.Size()
+				}
+			}
+		}
+		pc.merchants[m.ID] = m
 	}
 	if old, ok := pc.pages[key]; ok {
 		pc.bytes -= old.page.Size()
@@ -124,10 +139,11 @@ func (pc *pageCache) put(list *banks.List, key pageKey, p *keptPage) {
 
 // look names the look of a page: whose it is and the theme it wears.
 type look struct {
-	// merchant is the merchant as read from the merchants file: a reload
-	// makes new ones, so a reloaded name or theme is a new look. Held here,
-	// an old merchant lives while its pages are kept, and no new one can
-	// take its address.
+	// merchant is the merchant as the running settings hold it: a change
+	// of its settings makes a new one, so a new name or theme is a new
+	// look (merchants not changed stay the same value). Held here, an old
+	// merchant lives while its pages are kept, and no new one can take its
+	// address.
 	merchant *merchant.Merchant
 	// custom is the theme a link carried, as JSON; empty for the
 	// merchant's own.
