@@ -355,17 +355,13 @@ const (
 )
 
 // DemoConsoleEmail signs in to the console of `go run .` (sandbox mode
-// only), with a password made anew at each start.
+// only) as an operator, with a password made anew at each start.
 const DemoConsoleEmail = "demo@shop.example"
 
 // Demo returns the directory of the development merchant. baseURL is the
 // app's public URL, whose origin the demo shop lives on; https://shop.example
 // is allowed too, for links made by hand.
-func Demo(baseURL string) (*Directory, error) { return DemoWithConsole(baseURL, "") }
-
-// DemoWithConsole is Demo with DemoConsoleEmail as the demo merchant's
-// console user, whose password hashes to consoleHash ("" for none).
-func DemoWithConsole(baseURL, consoleHash string) (*Directory, error) {
+func Demo(baseURL string) (*Directory, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil {
 		return nil, err
@@ -381,9 +377,6 @@ func DemoWithConsole(baseURL, consoleHash string) (*Directory, error) {
 	if u.Scheme == "https" || loopbackName(u.Hostname()) {
 		// The demo shop hears of its payments, as a merchant's server would.
 		m.WebhookURL, m.WebhookSecret = strings.TrimRight(baseURL, "/")+DemoWebhookPath, DemoWebhookSecret
-	}
-	if consoleHash != "" {
-		m.ConsoleUsers = []*ConsoleUser{{Email: DemoConsoleEmail, PasswordHash: consoleHash}}
 	}
 	return newDirectory([]*Merchant{m}, nil)
 }
