@@ -264,7 +264,9 @@ var migrations = []string{
 	// settings as a document whose secrets are sealed (or, for a file's
 	// merchant without SETTINGS_KEYS, only a fingerprint), its API tokens
 	// as SHA-256 hashes, the console's people, and every change in the
-	// audit log. settings_version is bumped in every change's transaction:
+	// audit log. A person belongs to merchants by memberships, each with
+	// a role; an operator sees every merchant. settings_version is bumped
+	// in every change's transaction:
 	// instances poll that one row and read the whole set when it moves.
 	`CREATE TABLE settings_version (
 		id      INTEGER PRIMARY KEY CHECK (id = 1),
@@ -296,12 +298,21 @@ var migrations = []string{
 	CREATE INDEX api_tokens_by_merchant ON api_tokens (merchant_id);
 	CREATE TABLE console_people (
 		email         TEXT PRIMARY KEY,
-		merchant_id   TEXT REFERENCES merchants (id),
 		password_hash TEXT NOT NULL,
+		operator      INTEGER NOT NULL DEFAULT 0 CHECK (operator IN (0, 1)),
 		managed       TEXT NOT NULL CHECK (managed IN ('file', 'console', 'command line')),
 		created_at    BIGINT NOT NULL,
 		updated_at    BIGINT NOT NULL
 	);
+	CREATE TABLE memberships (
+		email       TEXT NOT NULL REFERENCES console_people (email),
+		merchant_id TEXT NOT NULL REFERENCES merchants (id),
+		role        TEXT NOT NULL CHECK (role IN ('owner', 'developer', 'designer', 'support', 'viewer')),
+		managed     TEXT NOT NULL CHECK (managed IN ('file', 'console')),
+		created_at  BIGINT NOT NULL,
+		PRIMARY KEY (email, merchant_id)
+	);
+	CREATE INDEX memberships_by_merchant ON memberships (merchant_id);
 	CREATE TABLE audit_log (
 		id          {{ID}},
 		at          BIGINT NOT NULL,

@@ -65,12 +65,21 @@ type TokenRow struct {
 type PersonRow struct {
 	// Email is in lower case.
 	Email string
-	// MerchantID is whose payments the person sees; empty for an operator.
-	MerchantID   string
+	// Operator sees and changes every merchant.
+	Operator     bool
 	PasswordHash string
 	Managed      string
 	Created      time.Time
 	Updated      time.Time
+}
+
+// MembershipRow is a person's place at one merchant: their role there.
+type MembershipRow struct {
+	Email      string
+	MerchantID string
+	Role       string
+	Managed    string
+	Created    time.Time
 }
 
 // AuditEntry is one change of the settings: never a secret's value.
@@ -89,10 +98,11 @@ type AuditEntry struct {
 
 // SettingsSnapshot is every merchant's settings at one version.
 type SettingsSnapshot struct {
-	Version   int64
-	Merchants []MerchantRow
-	Tokens    []TokenRow
-	People    []PersonRow
+	Version     int64
+	Merchants   []MerchantRow
+	Tokens      []TokenRow
+	People      []PersonRow
+	Memberships []MembershipRow
 }
 
 // ErrSettingsConflict means a merchant was saved meanwhile: the save was
@@ -143,6 +153,9 @@ func (l *Ledger) Settings(ctx context.Context) (SettingsSnapshot, error) {
 		return s, err
 	}
 	if s.People, err = peopleRows(ctx, tx); err != nil {
+		return s, err
+	}
+	if s.Memberships, err = membershipRows(ctx, tx, ``); err != nil {
 		return s, err
 	}
 	return s, tx.Commit()
@@ -198,7 +211,7 @@ func msOrZero(t time.Time) int64 {
 }
 
 func peopleRows(ctx context.Context, q querier) ([]PersonRow, error) {
-	rows, err := q.QueryContext(ctx, `SELECT email, COALESCE(merchant_id, ''), password_hash, managed, created_at, updated_at
+	rows, err := q.QueryContext(ctx, `SELECT email, operator, password_hash, managed, created_at, updated_at
 		FROM console_people ORDER BY created_at, email`)
 	if err != nil {
 		return nil, err
@@ -207,12 +220,33 @@ func peopleRows(ctx context.Context, q querier) ([]PersonRow, error) {
 	var list []PersonRow
 	for rows.Next() {
 		var p PersonRow
+		var operator int
 		var created, updated int64
-		if err := rows.Scan(&p.Email, &p.MerchantID, &p.PasswordHash, &p.Managed, &created, &updated); err != nil {
+		if err := rows.Scan(&p.Email, &operator, &p.PasswordHash, &p.Managed, &created, &updated); err != nil {
 			return nil, err
 		}
+		p.Operator = operator == 1
 		p.Created, p.Updated = time.UnixMilli(created), time.UnixMilli(updated)
 		list = append(list, p)
+	}
+	return list, rows.Err()
+}
+
+func membershipRows(ctx context.Context, q querier, where string, args ...any) ([]MembershipRow, error) {
+	rows, err := q.QueryContext(ctx, `SELECT email, merchant_id, role, managed, created_at FROM memberships `+where+` ORDER BY created_at, email`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var list []MembershipRow
+	for rows.Next() {
+		var m MembershipRow
+		var created int64
+		if err := rows.Scan(&m.Email, &m.MerchantID, &m.Role, &m.Managed, &created); err != nil {
+			return nil, err
+		}
+		m.Created = time.UnixMilli(created)
+		list = append(list, m)
 	}
 	return list, rows.Err()
 }
@@ -345,26 +379,52 @@ func (s *SettingsTx) RevokeToken(ctx context.Context, merchantID, id string) (bo
 // People reads the console's people inside the change.
 func (s *SettingsTx) People(ctx context.Context) ([]PersonRow, error) { return peopleRows(ctx, s.tx) }
 
-// PutPerson writes a person, new or not (by e-mail, in lower case).
+// PutPerson writes a person, new or not (by e-mail, in lower case); their
+// memberships are left as they are.
 func (s *SettingsTx) PutPerson(ctx context.Context, p PersonRow) error {
 	s.changed = true
-	p.Email = strings.ToLower(p.Email)
-	var merchantID any
-	if p.MerchantID != "" {
-		merchantID = p.MerchantID
+	operator := 0
+	if p.Operator {
+		operator = 1
 	}
 	at := s.at.UnixMilli()
-	_, err := s.tx.ExecContext(ctx, `INSERT INTO console_people (email, merchant_id, password_hash, managed, created_at, updated_at)
+	_, err := s.tx.ExecContext(ctx, `INSERT INTO console_people (email, password_hash, operator, managed, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $5)
-		ON CONFLICT (email) DO UPDATE SET merchant_id = excluded.merchant_id, password_hash = excluded.password_hash,
-			managed = excluded.managed, updated_at = excluded.updated_at`, p.Email, merchantID, p.PasswordHash, p.Managed, at)
+		ON CONFLICT (email) DO UPDATE SET password_hash = excluded.password_hash, operator = excluded.operator,
+			managed = excluded.managed, updated_at = excluded.updated_at`, strings.ToLower(p.Email), p.PasswordHash, operator, p.Managed, at)
 	return err
 }
 
-// RemovePerson removes a person: they cannot sign in from then on.
+// RemovePerson removes a person and their memberships: they cannot sign
+// in from then on.
 func (s *SettingsTx) RemovePerson(ctx context.Context, email string) error {
 	s.changed = true
-	_, err := s.tx.ExecContext(ctx, `DELETE FROM console_people WHERE email = $1`, strings.ToLower(email))
+	email = strings.ToLower(email)
+	if _, err := s.tx.ExecContext(ctx, `DELETE FROM memberships WHERE email = $1`, email); err != nil {
+		return err
+	}
+	_, err := s.tx.ExecContext(ctx, `DELETE FROM console_people WHERE email = $1`, email)
+	return err
+}
+
+// Memberships reads every membership inside the change.
+func (s *SettingsTx) Memberships(ctx context.Context) ([]MembershipRow, error) {
+	return membershipRows(ctx, s.tx, ``)
+}
+
+// PutMembership gives a person a role at a merchant, new or changed.
+func (s *SettingsTx) PutMembership(ctx context.Context, m MembershipRow) error {
+	s.changed = true
+	_, err := s.tx.ExecContext(ctx, `INSERT INTO memberships (email, merchant_id, role, managed, created_at) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (email, merchant_id) DO UPDATE SET role = excluded.role, managed = excluded.managed`,
+		strings.ToLower(m.Email), m.MerchantID, m.Role, m.Managed, s.at.UnixMilli())
+	return err
+}
+
+// RemoveMembership takes a person off a merchant's team.
+func (s *SettingsTx) RemoveMembership(ctx context.Context, email, merchantID string) error {
+	s.changed = true
+	_, err := s.tx.ExecContext(ctx, `DELETE FROM memberships WHERE email = $1 AND merchant_id = $2`, strings.ToLower(email), merchantID)
 	return err
 }
 

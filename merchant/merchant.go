@@ -104,13 +104,37 @@ type ConsoleUser struct {
 	Email string `json:"email"`
 	// PasswordHash is an argon2id PHC string (`go run . console-password`).
 	PasswordHash string `json:"password_hash"`
-	// Merchant is whose payments the user sees; nil for an operator, who
-	// sees every merchant's. Set when the file is read.
+	// Role is a file's console user's role at its merchant; owner when the
+	// file says none.
+	Role Role `json:"role"`
+	// Merchant is the merchant a file's console user belongs to; nil for
+	// the file's operators. Set when the file is read.
 	Merchant *Merchant `json:"-"`
+	// Operator sees and changes every merchant.
+	Operator bool `json:"-"`
+	// Memberships are the merchants the person belongs to, with their
+	// role at each.
+	Memberships []Membership `json:"-"`
 	// Managed says where the person was made: the merchants file, the
 	// console or the command line (operator add).
 	Managed string `json:"-"`
 	hashed  password.Hashed
+}
+
+// Membership is a person's role at one merchant.
+type Membership struct {
+	Merchant *Merchant
+	Role     Role
+}
+
+// RoleAt is the person's role at merchant id, if they belong to it.
+func (u *ConsoleUser) RoleAt(id string) (Role, bool) {
+	for _, m := range u.Memberships {
+		if m.Merchant.ID == id {
+			return m.Role, true
+		}
+	}
+	return "", false
 }
 
 // Matches reports whether pw is the user's password.
@@ -131,16 +155,50 @@ func (d *set) checkConsoleUsers(field string, users []*ConsoleUser, m *Merchant)
 			return fmt.Errorf("%s[%d].email: %q is not a plain e-mail address like ops@shop.example", field, i, u.Email)
 		}
 		key := strings.ToLower(u.Email)
-		if _, dup := d.users[key]; dup {
-			return fmt.Errorf("%s[%d].email: %s is a console user twice in the file", field, i, u.Email)
+		if seen, dup := d.users[key]; dup {
+			// One person on several merchants' teams: one password, a
+			// membership at each.
+			if _, twice := seen.RoleAt(idOf(m)); m == nil || seen.Operator || twice || seen.PasswordHash != u.PasswordHash {
+				return fmt.Errorf("%s[%d].email: %s is listed twice: a person may be on several merchants' teams, once each, with one password_hash", field, i, u.Email)
+			}
+			role := u.Role
+			if role == "" {
+				role = Owner
+			}
+			if _, ok := ParseRole(string(role)); !ok {
+				return fmt.Errorf("%s[%d].role (%s): %q is not one of %s", field, i, u.Email, role, RoleNames())
+			}
+			seen.Memberships = append(seen.Memberships, Membership{Merchant: m, Role: role})
+			continue
 		}
 		if u.hashed, err = password.Parse(u.PasswordHash); err != nil {
 			return fmt.Errorf("%s[%d].password_hash (%s): %w", field, i, u.Email, err)
 		}
 		u.Merchant, u.Managed = m, ManagedByFile
+		switch {
+		case m == nil && u.Role != "":
+			return fmt.Errorf("%s[%d].role (%s): operators have no role: they may do everything", field, i, u.Email)
+		case m == nil:
+			u.Operator = true
+		case u.Role == "":
+			u.Role = Owner
+		}
+		if m != nil {
+			if _, ok := ParseRole(string(u.Role)); !ok {
+				return fmt.Errorf("%s[%d].role (%s): %q is not one of %s", field, i, u.Email, u.Role, RoleNames())
+			}
+			u.Memberships = []Membership{{Merchant: m, Role: u.Role}}
+		}
 		d.users[key] = u
 	}
 	return nil
+}
+
+func idOf(m *Merchant) string {
+	if m == nil {
+		return ""
+	}
+	return m.ID
 }
 
 // ConsoleUser returns the console user with e-mail email (case ignored).
@@ -289,8 +347,8 @@ type token struct {
 
 // Build makes a directory of merchants, their tokens and the console's
 // people as the ledger holds them; nothing is checked again, since every
-// value was checked before it was saved. Each person's Merchant must be
-// one of list, or nil for an operator.
+// value was checked before it was saved. Each person's memberships must
+// name merchants of list.
 func Build(list []*Merchant, tokens []Token, people []*ConsoleUser) (*Directory, error) {
 	d := &set{byID: make(map[string]*Merchant, len(list)), list: list, users: make(map[string]*ConsoleUser, len(people)),
 		byToken: make(map[[32]byte]token, len(tokens))}
@@ -306,7 +364,7 @@ func Build(list []*Merchant, tokens []Token, people []*ConsoleUser) (*Directory,
 			return nil, fmt.Errorf("console person %s: %w", u.Email, err)
 		}
 		d.users[strings.ToLower(u.Email)] = u
-		if u.Merchant == nil {
+		if u.Operator {
 			d.operators = append(d.operators, u)
 		}
 	}

@@ -131,7 +131,7 @@ func TestBadConsoleUsersStopStartUpNamingMerchantAndField(t *testing.T) {
 		{"unreadable hash", with(`[{"email":"ops@shop.example","password_hash":"hunter2"}]`), "merchant shop1: console_users[0].password_hash (ops@shop.example): not a PHC string"},
 		{"bcrypt", with(`[{"email":"ops@shop.example","password_hash":"$2b$12$abcdefghijklmnopqrstuv"}]`), "merchant shop1: console_users[0].password_hash"},
 		{"not an e-mail", with(`[{"email":"Ops <ops@shop.example>","password_hash":"` + h + `"}]`), "merchant shop1: console_users[0].email"},
-		{"twice", with(`[{"email":"ops@shop.example","password_hash":"` + h + `"},{"email":"OPS@shop.example","password_hash":"` + h + `"}]`), "console_users[1].email: OPS@shop.example is a console user twice"},
+		{"twice", with(`[{"email":"ops@shop.example","password_hash":"` + h + `"},{"email":"OPS@shop.example","password_hash":"` + h + `"}]`), "console_users[1].email: OPS@shop.example is listed twice"},
 		{"bad operator", `{"merchants":[` + good + `],"operators":[{"email":"root@psp.example","password_hash":"$argon2id$v=19$m=64,t=1,p=1$x$y"}]}`, "operators[0].password_hash (root@psp.example): the salt"},
 	}
 	for _, tt := range tests {
@@ -141,5 +141,31 @@ func TestBadConsoleUsersStopStartUpNamingMerchantAndField(t *testing.T) {
 				t.Errorf("err = %v, want it to say %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestOnePersonMayBeOnSeveralTeamsWithARoleAtEach(t *testing.T) {
+	hash, err := password.Hash("a long console password", password.Params{Memory: 64, Time: 1, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shop := func(id, role string) string {
+		return `{"id":"` + id + `","name":"` + id + `","link_keys":{"k":"a-long-random-secret-for-` + id + `-00001"},
+			"api_token":"api-token-of-` + id + `-00000000000000000000","return_origins":["https://` + id + `.example"],
+			"console_users":[{"email":"both@shops.example","password_hash":"` + hash + `","role":"` + role + `"}]}`
+	}
+	dir, err := merchant.Parse([]byte(`{"merchants":[` + shop("one", "viewer") + `,` + shop("two", "") + `]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := dir.ConsoleUser("both@shops.example")
+	if r, _ := u.RoleAt("one"); r != merchant.Viewer {
+		t.Errorf("role at one: %q", r)
+	}
+	if r, _ := u.RoleAt("two"); r != merchant.Owner {
+		t.Errorf("role at two (none in the file): %q, want owner", r)
+	}
+	if _, err := merchant.Parse([]byte(`{"merchants":[` + shop("one", "admin") + `]}`)); err == nil || !strings.Contains(err.Error(), `"admin" is not one of owner, developer, designer, support, viewer`) {
+		t.Errorf("an unknown role: %v", err)
 	}
 }

@@ -151,8 +151,9 @@ func (s *Store) Update(ctx context.Context, by Actor, id string, version int64, 
 }
 
 // AddOperator writes an operator with the password hash phc (the command
-// line's operator add): a person who exists gets the new password, which
-// ends every session of the old one. It reports whether the person existed.
+// line's operator add): a person who exists becomes an operator, keeping
+// their memberships, with the new password, which ends every session of the
+// old one. It reports whether the person existed.
 func (s *Store) AddOperator(ctx context.Context, email, phc string) (bool, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	existed := false
@@ -162,20 +163,14 @@ func (s *Store) AddOperator(ctx context.Context, email, phc string) (bool, error
 			return err
 		}
 		for _, p := range people {
-			if p.Email != email {
-				continue
-			}
-			existed = true
-			if p.MerchantID != "" {
-				return fmt.Errorf("%s is a person of merchant %s, not an operator: use another e-mail", email, p.MerchantID)
-			}
+			existed = existed || p.Email == email
 		}
-		if err := tx.PutPerson(ctx, ledger.PersonRow{Email: email, PasswordHash: phc, Managed: ledger.ManagedByCommand}); err != nil {
+		if err := tx.PutPerson(ctx, ledger.PersonRow{Email: email, Operator: true, PasswordHash: phc, Managed: ledger.ManagedByCommand}); err != nil {
 			return err
 		}
 		action, fields := "operator added: "+email, "email, password (set)"
 		if existed {
-			action, fields = "operator's password changed: "+email, "password (set; their sessions ended)"
+			action, fields = "operator's password changed: "+email, "operator, password (set; their sessions ended)"
 		}
 		return tx.Audit(ctx, ledger.AuditEntry{Actor: ByCommand, Action: action, Fields: fields})
 	})
@@ -224,19 +219,28 @@ func (s *Store) Import(ctx context.Context, file *merchant.Directory) (imported,
 			done[id] = true
 		}
 		for _, u := range file.ConsoleUsers() {
-			managed, merchantID := ledger.ManagedByConsole, ""
-			if u.Merchant != nil {
-				if !done[u.Merchant.ID] {
-					continue
-				}
-				merchantID = u.Merchant.ID
-			} else {
+			managed := ledger.ManagedByConsole
+			if u.Operator {
 				managed = ledger.ManagedByCommand
 			}
-			if err := tx.PutPerson(ctx, ledger.PersonRow{Email: u.Email, MerchantID: merchantID, PasswordHash: u.PasswordHash, Managed: managed}); err != nil {
+			var moved []merchant.Membership
+			for _, ms := range u.Memberships {
+				if done[ms.Merchant.ID] {
+					moved = append(moved, ms)
+				}
+			}
+			if !u.Operator && len(moved) == 0 {
+				continue
+			}
+			if err := tx.PutPerson(ctx, ledger.PersonRow{Email: u.Email, Operator: u.Operator, PasswordHash: u.PasswordHash, Managed: managed}); err != nil {
 				return err
 			}
-			if err := tx.Audit(ctx, ledger.AuditEntry{Actor: ByCommand, MerchantID: merchantID,
+			for _, ms := range moved {
+				if err := tx.PutMembership(ctx, ledger.MembershipRow{Email: u.Email, MerchantID: ms.Merchant.ID, Role: string(ms.Role), Managed: ledger.ManagedByConsole}); err != nil {
+					return err
+				}
+			}
+			if err := tx.Audit(ctx, ledger.AuditEntry{Actor: ByCommand,
 				Action: "person imported from the merchants file: " + strings.ToLower(u.Email)}); err != nil {
 				return err
 			}
@@ -311,7 +315,13 @@ func (s *Store) SeedDemo(ctx context.Context, baseURL, demoHash string) error {
 		if demoHash == "" {
 			return nil
 		}
-		if err := tx.PutPerson(ctx, ledger.PersonRow{Email: merchant.DemoConsoleEmail, PasswordHash: demoHash, Managed: ledger.ManagedByConsole}); err != nil {
+		if err := tx.PutPerson(ctx, ledger.PersonRow{Email: merchant.DemoConsoleEmail, Operator: true, PasswordHash: demoHash, Managed: ledger.ManagedByConsole}); err != nil {
+			return err
+		}
+		// An operator, and the demo shop's owner: every page of the
+		// console is there to see.
+		if err := tx.PutMembership(ctx, ledger.MembershipRow{Email: merchant.DemoConsoleEmail, MerchantID: merchant.DemoID,
+			Role: string(merchant.Owner), Managed: ledger.ManagedByConsole}); err != nil {
 			return err
 		}
 		return tx.Audit(ctx, ledger.AuditEntry{Actor: BySandbox, Action: "operator's password changed: " + merchant.DemoConsoleEmail,

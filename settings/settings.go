@@ -295,15 +295,25 @@ func (s *Store) build(snap ledger.SettingsSnapshot) (*merchant.Directory, error)
 		}
 		tokens = append(tokens, merchant.Token{Hash: [32]byte(raw), Merchant: m, Expires: t.Expires})
 	}
+	byEmail := make(map[string]*merchant.ConsoleUser, len(snap.People))
+	for _, p := range snap.People {
+		byEmail[p.Email] = &merchant.ConsoleUser{Email: p.Email, PasswordHash: p.PasswordHash, Managed: p.Managed, Operator: p.Operator}
+	}
+	for _, ms := range snap.Memberships {
+		u, m := byEmail[ms.Email], byID[ms.MerchantID]
+		role, ok := merchant.ParseRole(ms.Role)
+		if u == nil || m == nil || !ok {
+			continue
+		}
+		u.Memberships = append(u.Memberships, merchant.Membership{Merchant: m, Role: role})
+	}
 	people := make([]*merchant.ConsoleUser, 0, len(snap.People))
 	for _, p := range snap.People {
-		u := &merchant.ConsoleUser{Email: p.Email, PasswordHash: p.PasswordHash, Managed: p.Managed}
-		if p.MerchantID != "" {
-			if u.Merchant = byID[p.MerchantID]; u.Merchant == nil {
-				continue
-			}
+		// A person who belongs to no merchant and is no operator has
+		// nothing to see: they cannot sign in.
+		if u := byEmail[p.Email]; u.Operator || len(u.Memberships) > 0 {
+			people = append(people, u)
 		}
-		people = append(people, u)
 	}
 	return merchant.Build(list, tokens, people)
 }
@@ -593,11 +603,17 @@ func (s *Store) provisionToken(ctx context.Context, tx *ledger.SettingsTx, merch
 	return tx.Audit(ctx, ledger.AuditEntry{Actor: by, MerchantID: merchantID, Action: "API token added", Fields: "api_token " + t.Prefix + "… (set)"})
 }
 
-// provisionPeople writes the file's console users and operators, and
-// removes the people the file made that it no longer holds. People made in
-// the console or on the command line are left alone.
+// provisionPeople writes the file's console users (with their role at
+// their merchant) and operators, and removes what the file made that it no
+// longer holds. People and memberships made in the console or on the
+// command line are left alone; so are the people of a merchant that left
+// the file, who still sign in to read what happened to its payments.
 func (s *Store) provisionPeople(ctx context.Context, tx *ledger.SettingsTx, file *merchant.Directory) error {
 	people, err := tx.People(ctx)
+	if err != nil {
+		return err
+	}
+	memberships, err := tx.Memberships(ctx)
 	if err != nil {
 		return err
 	}
@@ -605,63 +621,91 @@ func (s *Store) provisionPeople(ctx context.Context, tx *ledger.SettingsTx, file
 	for _, p := range people {
 		have[p.Email] = p
 	}
-	wanted := map[string]bool{}
+	type place struct{ email, merchantID string }
+	member := map[place]ledger.MembershipRow{}
+	for _, m := range memberships {
+		member[place{m.Email, m.MerchantID}] = m
+	}
+	audit := func(merchantID, action, fields string) error {
+		return tx.Audit(ctx, ledger.AuditEntry{Actor: ByFile, MerchantID: merchantID, Action: action, Fields: fields})
+	}
+	wantPerson, wantMember := map[string]bool{}, map[place]bool{}
 	for _, u := range file.ConsoleUsers() {
 		email := strings.ToLower(u.Email)
-		wanted[email] = true
-		merchantID := ""
-		if u.Merchant != nil {
-			merchantID = u.Merchant.ID
-			if m, ok := file.Get(merchantID); !ok || m != u.Merchant {
-				continue
+		wantPerson[email] = true
+		old, exists := have[email]
+		if exists && old.Managed != merchant.ManagedByFile {
+			continue
+		}
+		if !exists || old.PasswordHash != u.PasswordHash || old.Operator != u.Operator {
+			if err := tx.PutPerson(ctx, ledger.PersonRow{Email: email, Operator: u.Operator, PasswordHash: u.PasswordHash, Managed: merchant.ManagedByFile}); err != nil {
+				return err
+			}
+			action, fields := "person added: "+email, "email, password (set)"
+			if u.Operator {
+				action = "operator added: " + email
+			}
+			if exists {
+				action, fields = "person changed: "+email, personChanges(old, u)
+			}
+			if err := audit("", action, fields); err != nil {
+				return err
 			}
 		}
-		old, ok := have[email]
-		if ok && old.Managed != merchant.ManagedByFile {
-			continue
+		for _, ms := range u.Memberships {
+			at := place{email, ms.Merchant.ID}
+			wantMember[at] = true
+			if m, ok := member[at]; ok && (m.Managed != merchant.ManagedByFile || m.Role == string(ms.Role)) {
+				continue
+			}
+			if err := tx.PutMembership(ctx, ledger.MembershipRow{Email: email, MerchantID: ms.Merchant.ID, Role: string(ms.Role), Managed: merchant.ManagedByFile}); err != nil {
+				return err
+			}
+			if err := audit(ms.Merchant.ID, "team member's role: "+email, "role ("+string(ms.Role)+")"); err != nil {
+				return err
+			}
 		}
-		if ok && old.PasswordHash == u.PasswordHash && old.MerchantID == merchantID {
-			continue
-		}
-		if err := tx.PutPerson(ctx, ledger.PersonRow{Email: email, MerchantID: merchantID, PasswordHash: u.PasswordHash, Managed: merchant.ManagedByFile}); err != nil {
-			return err
-		}
-		action, fields := "person added", "email, password"
-		if ok {
-			action, fields = "person changed", personChanges(old, merchantID, u.PasswordHash)
-		}
-		if merchantID == "" {
-			action = strings.Replace(action, "person", "operator", 1)
-		}
-		if err := tx.Audit(ctx, ledger.AuditEntry{Actor: ByFile, MerchantID: merchantID, Action: action + ": " + email, Fields: fields}); err != nil {
-			return err
+	}
+	// What the file made and no longer holds goes, but for the people of
+	// a merchant that left the file.
+	staying := map[string]bool{}
+	for _, m := range memberships {
+		at := place{m.Email, m.MerchantID}
+		_, inFile := file.Get(m.MerchantID)
+		switch {
+		case m.Managed != merchant.ManagedByFile || wantMember[at]:
+			staying[m.Email] = true
+		case !inFile:
+			staying[m.Email] = true
+		default:
+			if err := tx.RemoveMembership(ctx, m.Email, m.MerchantID); err != nil {
+				return err
+			}
+			if err := audit(m.MerchantID, "team member removed: "+m.Email, ""); err != nil {
+				return err
+			}
 		}
 	}
 	for _, p := range people {
-		if p.Managed != merchant.ManagedByFile || wanted[p.Email] {
-			continue
-		}
-		if _, stays := file.Get(p.MerchantID); p.MerchantID != "" && !stays {
-			// Their merchant left the file and is disabled: they still
-			// sign in, to read what happened to its payments.
+		if p.Managed != merchant.ManagedByFile || wantPerson[p.Email] || staying[p.Email] {
 			continue
 		}
 		if err := tx.RemovePerson(ctx, p.Email); err != nil {
 			return err
 		}
-		if err := tx.Audit(ctx, ledger.AuditEntry{Actor: ByFile, MerchantID: p.MerchantID, Action: "person removed: " + p.Email}); err != nil {
+		if err := audit("", "person removed: "+p.Email, ""); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func personChanges(old ledger.PersonRow, merchantID, hash string) string {
+func personChanges(old ledger.PersonRow, u *merchant.ConsoleUser) string {
 	var f []string
-	if old.MerchantID != merchantID {
-		f = append(f, "merchant")
+	if old.Operator != u.Operator {
+		f = append(f, "operator")
 	}
-	if old.PasswordHash != hash {
+	if old.PasswordHash != u.PasswordHash {
 		f = append(f, "password (set)")
 	}
 	return strings.Join(f, ", ")

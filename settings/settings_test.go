@@ -336,7 +336,7 @@ func TestOperatorAddWritesAnOperatorAndANewPasswordEndsTheOld(t *testing.T) {
 	}
 	s.Load(ctx)
 	u, ok := s.Dir.ConsoleUser("root@psp.example")
-	if !ok || u.Merchant != nil || !u.Matches("the first password") {
+	if !ok || !u.Operator || !u.Matches("the first password") {
 		t.Fatalf("the operator is %+v", u)
 	}
 	second, _ := password.Hash("the second password", weak)

@@ -19,8 +19,12 @@ type ConsolePage struct {
 	// Nav is the section the page belongs to: overview, payments, webhooks,
 	// settings, audit, merchants.
 	Nav string
-	// Operator shows the sections only operators use.
-	Operator bool
+	// Operator shows the sections only operators use; MayManage and
+	// MayAudit those the person's role allows.
+	Operator, MayManage, MayAudit bool
+	// ActFor lets a person who belongs to several merchants choose the
+	// one they act for; nil otherwise.
+	ActFor []ConsoleOption
 	// Notice is a message at the top of the page (after an action);
 	// NoticeError makes it an error.
 	Notice      string

@@ -71,6 +71,31 @@ type session struct {
 	csrf string
 	// start is the sign-in.
 	start time.Time
+	// merchant is the merchant the person acts for, with their role
+	// there; nil (and no role) for an operator, who acts for every
+	// merchant.
+	merchant *merchant.Merchant
+	role     merchant.Role
+}
+
+// may reports whether the person may do action: an operator anything,
+// anyone else what their role at the merchant they act for allows.
+func (s *session) may(action merchant.Action) bool {
+	return s.user.Operator || s.role.May(action)
+}
+
+// acting is the merchant a person acts for: the one they chose (the
+// session's "act"), while they still belong to it, or else their first.
+func acting(u *merchant.ConsoleUser, chosen string) (*merchant.Merchant, merchant.Role) {
+	if u.Operator || len(u.Memberships) == 0 {
+		return nil, ""
+	}
+	for _, m := range u.Memberships {
+		if m.Merchant.ID == chosen {
+			return m.Merchant, m.Role
+		}
+	}
+	return u.Memberships[0].Merchant, u.Memberships[0].Role
 }
 
 const ctxSession = "console.session"
@@ -187,7 +212,9 @@ func (c *Console) openSession(ec echo.Context) (*session, bool, error) {
 			return nil, false, err
 		}
 	}
-	return &session{user: u, id: id, csrf: csrf, start: time.Unix(start, 0)}, false, nil
+	act, _ := sess.Values["act"].(string)
+	m, role := acting(u, act)
+	return &session{user: u, id: id, csrf: csrf, start: time.Unix(start, 0), merchant: m, role: role}, false, nil
 }
 
 // showLogin shows the sign-in form, with a fresh token for it.
@@ -276,11 +303,11 @@ func (c *Console) signIn(ec echo.Context) error {
 	if err := sess.Save(r, ec.Response()); err != nil {
 		return err
 	}
-	merchantID := "(operator)"
-	if u.Merchant != nil {
-		merchantID = u.Merchant.ID
+	who := "(operator)"
+	if !u.Operator && len(u.Memberships) > 0 {
+		who = u.Memberships[0].Merchant.ID
 	}
-	c.log(ec).Info("console sign-in", "email", maskEmail(u.Email), "merchant", merchantID, "address", ec.RealIP())
+	c.log(ec).Info("console sign-in", "email", maskEmail(u.Email), "merchant", who, "address", ec.RealIP())
 	return ec.Redirect(http.StatusSeeOther, nextPage(next))
 }
 

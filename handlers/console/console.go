@@ -9,6 +9,7 @@ package console
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -132,30 +133,80 @@ func (c *Console) Routes(e *echo.Echo) {
 	e.POST(RouteLogin, c.signIn, c.answerErrors)
 	e.POST(RouteLogout, c.signOut, c.answerErrors)
 
-	in := func(method, path string, h echo.HandlerFunc) {
-		e.Add(method, path, h, c.answerErrors, c.signedIn)
+	// Every page names what it is for, as the permission table of issue 33
+	// does: a person whose role does not allow it gets 403.
+	in := func(method, path string, action merchant.Action, h echo.HandlerFunc) {
+		e.Add(method, path, h, c.answerErrors, c.signedIn, c.allow(action))
 	}
-	in(http.MethodGet, RouteOverview, c.showOverview)
-	in(http.MethodGet, RoutePayments, c.showPayments)
-	in(http.MethodGet, RouteCSV, c.exportPayments)
-	in(http.MethodGet, RouteOrder, c.showOrder)
-	in(http.MethodPost, RouteOrder, c.checkOrder)
-	in(http.MethodPost, RouteRedeliver, c.redeliver)
-	in(http.MethodGet, RouteWebhooks, c.showWebhooks)
-	in(http.MethodPost, RouteTest, c.sendTest)
-	in(http.MethodGet, RouteMerchants, c.showMerchants)
-	in(http.MethodPost, RouteMerchants, c.createMerchant)
-	in(http.MethodPost, RouteMerchantDisable, c.setMerchantState(merchant.Disabled))
-	in(http.MethodPost, RouteMerchantEnable, c.setMerchantState(merchant.Active))
-	in(http.MethodGet, RouteSettings, c.showSettings)
-	in(http.MethodPost, RouteSettings, c.saveSettings)
-	in(http.MethodGet, RouteAudit, c.showAudit)
-	in(http.MethodGet, RouteAuditCSV, c.exportAudit)
+	in(http.MethodGet, RouteOverview, merchant.Read, c.showOverview)
+	in(http.MethodGet, RoutePayments, merchant.Read, c.showPayments)
+	in(http.MethodGet, RouteCSV, merchant.Read, c.exportPayments)
+	in(http.MethodGet, RouteOrder, merchant.Read, c.showOrder)
+	in(http.MethodPost, RouteOrder, merchant.Operate, c.checkOrder)
+	in(http.MethodPost, RouteRedeliver, merchant.Operate, c.redeliver)
+	in(http.MethodGet, RouteWebhooks, merchant.Read, c.showWebhooks)
+	in(http.MethodPost, RouteTest, merchant.Operate, c.sendTest)
+	in(http.MethodPost, RouteAct, merchant.Read, c.actFor)
+	// Operators only; the handlers say so to everyone else.
+	in(http.MethodGet, RouteMerchants, merchant.Read, c.showMerchants)
+	in(http.MethodPost, RouteMerchants, merchant.Read, c.createMerchant)
+	in(http.MethodPost, RouteMerchantDisable, merchant.Read, c.setMerchantState(merchant.Disabled))
+	in(http.MethodPost, RouteMerchantEnable, merchant.Read, c.setMerchantState(merchant.Active))
+	in(http.MethodGet, RouteSettings, merchant.Manage, c.showSettings)
+	in(http.MethodPost, RouteSettings, merchant.Manage, c.saveSettings)
+	in(http.MethodGet, RouteAudit, merchant.Audit, c.showAudit)
+	in(http.MethodGet, RouteAuditCSV, merchant.Audit, c.exportAudit)
 	// The console's own catch-all, under /console/ only: a page of the
 	// console's that is not there, said in the console's frame (with the
 	// person's name once signed in) and never a way to the sign-in
 	// instead.
 	e.RouteNotFound(routeAnyOther, c.notFound, c.answerErrors, c.maybeSignedIn)
+}
+
+// allow lets through a person whose role allows action; anyone else gets
+// 403 with the roles that may.
+func (c *Console) allow(action merchant.Action) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(ec echo.Context) error {
+			if s := sessionOf(ec); !s.may(action) {
+				return errRole(action, s.role)
+			}
+			return next(ec)
+		}
+	}
+}
+
+// errRole refuses what a role does not allow, naming the roles that do.
+func errRole(action merchant.Action, role merchant.Role) error {
+	var names []string
+	for _, r := range merchant.RolesThatMay(action) {
+		names = append(names, t("console.role."+string(r)))
+	}
+	return &consoleError{status: http.StatusForbidden, key: "console.error.role",
+		err: fmt.Errorf("role %s may not %s", role, action), args: []any{strings.Join(names, ", "), t("console.role." + string(role))}}
+}
+
+// RouteAct is where a person who belongs to several merchants chooses the
+// one they act for.
+const RouteAct = "/console/act"
+
+// actFor answers POST /console/act: from now on the session acts for the
+// merchant chosen, if the person belongs to it.
+func (c *Console) actFor(ec echo.Context) error {
+	s := sessionOf(ec)
+	id := ec.FormValue("merchant")
+	if _, ok := s.user.RoleAt(id); !ok {
+		return errNotFound
+	}
+	sess, err := c.store.Get(ec.Request(), cookieName)
+	if err != nil {
+		return err
+	}
+	sess.Values["act"] = id
+	if err := sess.Save(ec.Request(), ec.Response()); err != nil {
+		return err
+	}
+	return ec.Redirect(http.StatusSeeOther, RouteOverview)
 }
 
 // notFound answers a /console/ path no route matches.
@@ -192,6 +243,8 @@ type consoleError struct {
 	status int
 	key    string
 	err    error
+	// args fill the message's placeholders.
+	args []any
 }
 
 func (e *consoleError) Error() string {
@@ -240,7 +293,7 @@ func (c *Console) answerErrors(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		page := views.ConsoleError{
 			ConsolePage: c.frame(ec, t(ce.key), ""),
-			Heading:     t(ce.key), Message: t(ce.key + ".text"),
+			Heading:     t(ce.key), Message: t(ce.key+".text", ce.args...),
 			Back: templ.SafeURL(RouteOverview), BackLabel: t("console.error.back"),
 		}
 		return render(ec, ce.status, views.ConsoleErrorPage(page))
@@ -255,10 +308,17 @@ func (c *Console) frame(ec echo.Context, title, nav string) views.ConsolePage {
 	p := views.ConsolePage{Title: title, Assets: c.Assets, Nav: nav}
 	if s := sessionOf(ec); s != nil {
 		p.User, p.CSRF = s.user.Email, s.csrf
-		p.Operator = s.user.Merchant == nil
+		p.Operator = s.user.Operator
+		p.MayManage, p.MayAudit = s.may(merchant.Manage), s.may(merchant.Audit)
 		p.Whose = t("console.operator")
-		if m := s.user.Merchant; m != nil {
-			p.Whose = m.Name
+		if m := s.merchant; m != nil {
+			p.Whose = t("console.whose", m.Name, t("console.role."+string(s.role)))
+		}
+		if !s.user.Operator && len(s.user.Memberships) > 1 {
+			for _, ms := range s.user.Memberships {
+				p.ActFor = append(p.ActFor, views.ConsoleOption{Value: ms.Merchant.ID,
+					Label: ms.Merchant.Name + " (" + t("console.role."+string(ms.Role)) + ")", Selected: ms.Merchant == s.merchant})
+			}
 		}
 	}
 	return p

@@ -43,8 +43,8 @@ const topBanks = 10
 // every merchant may be shown); nil for a merchant's user.
 func (c *Console) scope(ec echo.Context, asked, allLabel string) (merchantID string, options []views.ConsoleOption, err error) {
 	s := sessionOf(ec)
-	if s.user.Merchant != nil {
-		return s.user.Merchant.ID, nil, nil
+	if s.merchant != nil {
+		return s.merchant.ID, nil, nil
 	}
 	if asked != "" {
 		if _, ok := c.Merchants.Get(asked); !ok {

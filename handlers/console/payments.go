@@ -308,7 +308,7 @@ func orderIDOf(ec echo.Context, suffix string) (string, bool) {
 // an order of that id. several is set when more merchants have one: the
 // operator has to choose.
 func (c *Console) orderMerchant(ec echo.Context, orderID, asked string) (m *merchant.Merchant, several bool, err error) {
-	if own := sessionOf(ec).user.Merchant; own != nil {
+	if own := sessionOf(ec).merchant; own != nil {
 		return own, false, nil
 	}
 	if asked == "" {
@@ -365,7 +365,7 @@ func (c *Console) showOrder(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	operator := sessionOf(ec).user.Merchant == nil
+	operator := sessionOf(ec).user.Operator
 	v := payment.Describe(o, attempts)
 	page := views.ConsoleOrder{
 		ConsolePage: c.frame(ec, t("console.order.heading", id), "payments"),
@@ -486,8 +486,8 @@ func (c *Console) orderPage(merchantID, orderID string, q url.Values) string {
 func (c *Console) redeliver(ec echo.Context) error {
 	id := ec.Param("id")
 	var m *merchant.Merchant
-	if u := sessionOf(ec).user; u.Merchant != nil {
-		m = u.Merchant
+	if own := sessionOf(ec).merchant; own != nil {
+		m = own
 	} else if found, ok := c.Merchants.Get(ec.FormValue("merchant")); ok {
 		m = found
 	} else {

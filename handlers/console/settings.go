@@ -46,7 +46,7 @@ func actor(ec echo.Context) settings.Actor {
 
 // operatorOnly refuses a page to anyone but an operator.
 func operatorOnly(ec echo.Context) error {
-	if sessionOf(ec).user.Merchant != nil {
+	if !sessionOf(ec).user.Operator {
 		return errOperatorsOnly
 	}
 	return nil
@@ -147,9 +147,8 @@ func (c *Console) setMerchantState(state string) echo.HandlerFunc {
 // person's own, or the one an operator asks for with ?merchant= (the
 // first when none is).
 func (c *Console) settingsMerchant(ec echo.Context, asked string) (*merchant.Merchant, []views.ConsoleOption, error) {
-	if u := sessionOf(ec).user; u.Merchant != nil {
-		m, _ := c.Merchants.Get(u.Merchant.ID)
-		return m, nil, nil
+	if own := sessionOf(ec).merchant; own != nil {
+		return own, nil, nil
 	}
 	all := c.Merchants.All()
 	if asked == "" && len(all) > 0 {

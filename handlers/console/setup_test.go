@@ -42,6 +42,18 @@ const (
 	secret    = "a long console password"
 )
 
+// twoTeams is on shop1's team as a viewer and shop2's as an owner.
+const twoTeams = "both@shops.example"
+
+// roleUser is the person of shop1's team with role r (shop1User is its
+// owner).
+func roleUser(r merchant.Role) string {
+	if r == merchant.Owner {
+		return shop1User
+	}
+	return string(r) + "@shop1.example"
+}
+
 // fakeBanks lists two German banks with logos.
 type fakeBanks struct{}
 
@@ -128,10 +140,20 @@ func setupOn(t testing.TB, databaseURL string) *env {
 	hookSrv := httptest.NewServer(hook)
 	t.Cleanup(hookSrv.Close)
 	user := func(email string) string { return `[{"email":"` + email + `","password_hash":"` + hash + `"}]` }
+	// shop1's team has one person of each role; shop1User is its owner.
+	team := `[{"email":"` + shop1User + `","password_hash":"` + hash + `"}`
+	for _, r := range merchant.Roles[1:] {
+		team += `,{"email":"` + roleUser(r) + `","password_hash":"` + hash + `","role":"` + string(r) + `"}`
+	}
+	team += `,{"email":"` + twoTeams + `","password_hash":"` + hash + `","role":"viewer"}]`
 	shop := func(id, email, extra string) string {
+		users := `[{"email":"` + email + `","password_hash":"` + hash + `"},{"email":"` + twoTeams + `","password_hash":"` + hash + `"}]`
+		if id == "shop1" {
+			users = team
+		}
 		return `{"id":"` + id + `","name":"Shop ` + id + `","link_keys":{"k1":"a-long-random-secret-for-` + id + `-0001"},
 			"api_token":"another-long-random-secret-` + id + `-00000","return_origins":["https://` + id + `.example"],` + extra + `
-			"console_users":` + user(email) + `}`
+			"console_users":` + users + `}`
 	}
 	file, err := merchant.Parse([]byte(`{"merchants":[` +
 		shop("shop1", shop1User, `"webhook_url":"`+hookSrv.URL+`","webhook_secret":"a-long-random-webhook-secret-of-shop1",`) + `,` +

@@ -15,8 +15,8 @@ import (
 // user's own, or for an operator the one asked for (the first with an
 // endpoint when none is).
 func (c *Console) webhookMerchant(ec echo.Context, asked string) (*merchant.Merchant, []views.ConsoleOption, error) {
-	if u := sessionOf(ec).user; u.Merchant != nil {
-		return u.Merchant, nil, nil
+	if own := sessionOf(ec).merchant; own != nil {
+		return own, nil, nil
 	}
 	all := c.Merchants.All()
 	if asked == "" {
