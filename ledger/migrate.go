@@ -323,6 +323,22 @@ var migrations = []string{
 		request_id  TEXT NOT NULL DEFAULT ''
 	);
 	CREATE INDEX audit_by_merchant ON audit_log (merchant_id, id)`,
+
+	// 10: the team (issue 33): invitations to a merchant's team, kept by
+	// the hash of their link's token and good once, and when each person
+	// last signed in.
+	`CREATE TABLE invitations (
+		token_hash  TEXT PRIMARY KEY,
+		merchant_id TEXT NOT NULL REFERENCES merchants (id),
+		email       TEXT NOT NULL,
+		role        TEXT NOT NULL CHECK (role IN ('owner', 'developer', 'designer', 'support', 'viewer')),
+		invited_by  TEXT NOT NULL,
+		created_at  BIGINT NOT NULL,
+		expires_at  BIGINT NOT NULL,
+		used_at     BIGINT NOT NULL DEFAULT 0
+	);
+	CREATE INDEX invitations_by_merchant ON invitations (merchant_id, created_at);
+	ALTER TABLE console_people ADD COLUMN last_sign_in BIGINT NOT NULL DEFAULT 0`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

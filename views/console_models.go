@@ -366,3 +366,51 @@ type ConsoleAudit struct {
 type ConsoleAuditRow struct {
 	At, Actor, Merchant, Action, Fields, RequestID string
 }
+
+// ConsoleTeam is a merchant's team: its members, the invitations not yet
+// used, and the form that invites someone.
+type ConsoleTeam struct {
+	ConsolePage
+	Merchants        []ConsoleOption
+	MerchantID, Name string
+	// ReadOnly is a team the merchants file manages.
+	ReadOnly bool
+	Members  []ConsoleMember
+	Roles    []ConsoleOption
+	Pending  []ConsolePending
+	Invite   ConsoleInviteForm
+	// Link is a new invitation's link, shown once; LinkExpires when it
+	// ends.
+	Link, LinkExpires string
+}
+
+// ConsoleMember is one person on the team.
+type ConsoleMember struct {
+	Email, Role, RoleLabel, TwoStep, LastSignIn string
+	// You is the person looking.
+	You                bool
+	RoleURL, RemoveURL templ.SafeURL
+}
+
+// ConsolePending is an invitation not yet used.
+type ConsolePending struct {
+	Email, Role, Expires string
+}
+
+// ConsoleInviteForm is the invitation form, as typed.
+type ConsoleInviteForm struct {
+	Email, Role string
+	Errors      map[string]string
+}
+
+// ConsoleInvitation is the page an invitation's link opens.
+type ConsoleInvitation struct {
+	ConsolePage
+	Email, Shop, Role string
+	// Existing is a person with an account already: they give their
+	// password instead of choosing one.
+	Existing bool
+	Action   templ.SafeURL
+	Error    string
+	Errors   map[string]string
+}

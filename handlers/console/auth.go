@@ -295,12 +295,7 @@ func (c *Console) signIn(ec echo.Context) error {
 		form.Error = t("console.login.wrong")
 		return c.loginForm(ec, http.StatusUnauthorized, form)
 	}
-	// A new session on every sign-in: nothing from before it carries over.
-	sess, _ := c.store.New(r, cookieName)
-	now := c.Now().Unix()
-	sess.Values = map[any]any{"user": strings.ToLower(u.Email), "sid": randomToken(), "csrf": randomToken(),
-		"start": now, "seen": now, "pw": fingerprint(u)}
-	if err := sess.Save(r, ec.Response()); err != nil {
+	if err := c.startSession(ec, u, ""); err != nil {
 		return err
 	}
 	who := "(operator)"
@@ -309,6 +304,23 @@ func (c *Console) signIn(ec echo.Context) error {
 	}
 	c.log(ec).Info("console sign-in", "email", maskEmail(u.Email), "merchant", who, "address", ec.RealIP())
 	return ec.Redirect(http.StatusSeeOther, nextPage(next))
+}
+
+// startSession signs u in: a new session, nothing from before it carried
+// over, acting for merchant act (their first when empty), and the sign-in
+// recorded for the team's list.
+func (c *Console) startSession(ec echo.Context, u *merchant.ConsoleUser, act string) error {
+	sess, _ := c.store.New(ec.Request(), cookieName)
+	now := c.Now()
+	sess.Values = map[any]any{"user": strings.ToLower(u.Email), "sid": randomToken(), "csrf": randomToken(),
+		"start": now.Unix(), "seen": now.Unix(), "pw": fingerprint(u)}
+	if act != "" {
+		sess.Values["act"] = act
+	}
+	if err := sess.Save(ec.Request(), ec.Response()); err != nil {
+		return err
+	}
+	return c.Ledger.SignedIn(ec.Request().Context(), u.Email, now)
 }
 
 // signOut ends the session here and, through the ledger, on every

@@ -154,6 +154,12 @@ func (c *Console) Routes(e *echo.Echo) {
 	in(http.MethodPost, RouteMerchantEnable, merchant.Read, c.setMerchantState(merchant.Active))
 	in(http.MethodGet, RouteSettings, merchant.Manage, c.showSettings)
 	in(http.MethodPost, RouteSettings, merchant.Manage, c.saveSettings)
+	in(http.MethodGet, RouteTeam, merchant.Manage, c.showTeam)
+	in(http.MethodPost, RouteInvite, merchant.Manage, c.invite)
+	in(http.MethodPost, RouteMemberRole, merchant.Manage, c.teamChange(c.setRole, "role"))
+	in(http.MethodPost, RouteMemberOut, merchant.Manage, c.teamChange(c.removeMember, "removed"))
+	e.GET(RouteAccept, c.showInvitation, c.answerErrors)
+	e.POST(RouteAccept, c.acceptInvitation, c.answerErrors)
 	in(http.MethodGet, RouteAudit, merchant.Audit, c.showAudit)
 	in(http.MethodGet, RouteAuditCSV, merchant.Audit, c.exportAudit)
 	// The console's own catch-all, under /console/ only: a page of the

@@ -172,6 +172,13 @@ func setupOn(t testing.TB, databaseURL string) *env {
 	if err := store.Provision(ctx, file); err != nil {
 		t.Fatal(err)
 	}
+	// As an instance does, the console follows changes other instances
+	// make.
+	store.Every = 10 * time.Millisecond
+	watching, stopWatching := context.WithCancel(context.Background())
+	watched := make(chan struct{})
+	go func() { store.Watch(watching); close(watched) }()
+	t.Cleanup(func() { stopWatching(); <-watched })
 	dir := store.Dir
 	p := &provider{status: pisclient.StatusInProgress}
 	var logs strings.Builder
@@ -285,8 +292,14 @@ func csrfOf(doc *goquery.Document) string {
 // signIn signs in as email and returns the CSRF token of the first page.
 func (b *browser) signIn(email string) string {
 	b.e.t.Helper()
+	return b.signInWith(email, secret)
+}
+
+// signInWith signs in with a password of the person's own.
+func (b *browser) signInWith(email, pw string) string {
+	b.e.t.Helper()
 	form := page(b.e.t, b.get("/console/login"), http.StatusOK)
-	res := b.post("/console/login", url.Values{"email": {email}, "password": {secret}, "csrf": {csrfOf(form)}})
+	res := b.post("/console/login", url.Values{"email": {email}, "password": {pw}, "csrf": {csrfOf(form)}})
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/console" {
 		b.e.t.Fatalf("sign-in as %s: %d to %q", email, res.StatusCode, res.Header.Get("Location"))
 	}

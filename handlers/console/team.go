@@ -1,0 +1,295 @@
+package console
+
+import (
+	"crypto/subtle"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/password"
+	"github.com/paybybank/checkout/settings"
+	"github.com/paybybank/checkout/views"
+)
+
+// Routes of the team (DESIGN.md section 11). Members are named by their
+// e-mail, path-escaped.
+const (
+	RouteTeam       = "/console/team"
+	RouteInvite     = "/console/team/invite"
+	RouteMemberRole = "/console/team/:member/role"
+	RouteMemberOut  = "/console/team/:member/remove"
+	RouteAccept     = "/console/invite/:token"
+)
+
+var (
+	errLastOwner = &consoleError{status: http.StatusConflict, key: "console.error.lastOwner", err: settings.ErrLastOwner}
+	errNotOnTeam = &consoleError{status: http.StatusNotFound, key: "console.error.notOnTeam", err: settings.ErrNotOnTeam}
+)
+
+// teamMerchant is the merchant whose team a page is about: the one the
+// person acts for, or the one an operator asks for.
+func (c *Console) teamMerchant(ec echo.Context, asked string) (*merchant.Merchant, []views.ConsoleOption, error) {
+	return c.settingsMerchant(ec, asked)
+}
+
+// showTeam answers GET /console/team: the members with their role, two-step
+// state and last sign-in, the invitations not yet used, and the form that
+// invites someone.
+func (c *Console) showTeam(ec echo.Context) error {
+	m, options, err := c.teamMerchant(ec, ec.QueryParam("merchant"))
+	if err != nil {
+		return err
+	}
+	page, err := c.teamPage(ec, m, options, views.ConsoleInviteForm{Role: string(merchant.Viewer)})
+	if err != nil {
+		return err
+	}
+	switch ec.QueryParam("done") {
+	case "role":
+		page.Notice = t("console.team.roleChanged", ec.QueryParam("who"))
+	case "removed":
+		page.Notice = t("console.team.removed", ec.QueryParam("who"))
+	}
+	return render(ec, http.StatusOK, views.ConsoleTeamPage(page))
+}
+
+func (c *Console) teamPage(ec echo.Context, m *merchant.Merchant, options []views.ConsoleOption, form views.ConsoleInviteForm) (views.ConsoleTeam, error) {
+	ctx := ec.Request().Context()
+	seen, err := c.Ledger.LastSignIns(ctx)
+	if err != nil {
+		return views.ConsoleTeam{}, err
+	}
+	pending, err := c.Ledger.PendingInvitations(ctx, m.ID, c.Now())
+	if err != nil {
+		return views.ConsoleTeam{}, err
+	}
+	page := views.ConsoleTeam{
+		ConsolePage: c.frame(ec, t("console.team"), "team"),
+		Merchants:   options, MerchantID: m.ID, Name: m.Name, ReadOnly: m.ReadOnly(),
+		Invite: form,
+	}
+	for _, r := range merchant.Roles {
+		page.Roles = append(page.Roles, views.ConsoleOption{Value: string(r), Label: t("console.role." + string(r))})
+	}
+	me := strings.ToLower(sessionOf(ec).user.Email)
+	for _, u := range c.Merchants.ConsoleUsers() {
+		role, ok := u.RoleAt(m.ID)
+		if !ok {
+			continue
+		}
+		email := strings.ToLower(u.Email)
+		last := t("console.team.never")
+		if at := seen[email]; !at.IsZero() {
+			last = when(at)
+		}
+		q := ""
+		if options != nil {
+			q = "?merchant=" + url.QueryEscape(m.ID)
+		}
+		page.Members = append(page.Members, views.ConsoleMember{
+			Email: email, Role: string(role), RoleLabel: t("console.role." + string(role)),
+			TwoStep: t("console.team.twoStepOff"), LastSignIn: last, You: email == me,
+			RoleURL:   templ.SafeURL(RouteTeam + "/" + url.PathEscape(email) + "/role" + q),
+			RemoveURL: templ.SafeURL(RouteTeam + "/" + url.PathEscape(email) + "/remove" + q),
+		})
+	}
+	for _, inv := range pending {
+		page.Pending = append(page.Pending, views.ConsolePending{Email: inv.Email, Role: t("console.role." + inv.Role), Expires: when(inv.Expires)})
+	}
+	return page, nil
+}
+
+// invite answers POST /console/team/invite: an invitation link valid 72
+// hours, shown once to the inviter to pass on.
+func (c *Console) invite(ec echo.Context) error {
+	m, options, err := c.teamMerchant(ec, ec.FormValue("merchant"))
+	if err != nil {
+		return err
+	}
+	form := views.ConsoleInviteForm{Email: ec.FormValue("email"), Role: ec.FormValue("role")}
+	inv, err := c.Settings.Invite(ec.Request().Context(), actor(ec), m.ID, form.Email, form.Role, c.Now())
+	var fe *merchant.FieldError
+	switch {
+	case errors.As(err, &fe):
+		form.Errors = map[string]string{fe.Field: fe.Reason}
+		page, perr := c.teamPage(ec, m, options, form)
+		if perr != nil {
+			return perr
+		}
+		page.Notice, page.NoticeError = t("console.form.fix"), true
+		return render(ec, http.StatusUnprocessableEntity, views.ConsoleTeamPage(page))
+	case errors.Is(err, settings.ErrManagedByFile):
+		return errManagedByFile
+	case err != nil:
+		return err
+	}
+	c.log(ec).Info("console: invitation made", "merchant", m.ID, "email", maskEmail(inv.Email), "role", inv.Role)
+	page, err := c.teamPage(ec, m, options, views.ConsoleInviteForm{Role: string(merchant.Viewer)})
+	if err != nil {
+		return err
+	}
+	page.Notice = t("console.team.invited", inv.Email, t("console.role."+string(inv.Role)))
+	page.Link = c.BaseURL + strings.Replace(RouteAccept, ":token", inv.Token, 1)
+	page.LinkExpires = when(inv.Expires)
+	return render(ec, http.StatusOK, views.ConsoleTeamPage(page))
+}
+
+// teamChange answers the member's role and remove forms.
+func (c *Console) teamChange(change func(ec echo.Context, merchantID, email string) error, done string) echo.HandlerFunc {
+	return func(ec echo.Context) error {
+		m, options, err := c.teamMerchant(ec, ec.QueryParam("merchant"))
+		if err != nil {
+			return err
+		}
+		email, err := url.PathUnescape(ec.Param("member"))
+		if err != nil {
+			return errNotFound
+		}
+		err = change(ec, m.ID, email)
+		var fe *merchant.FieldError
+		switch {
+		case errors.As(err, &fe):
+			return &consoleError{status: http.StatusUnprocessableEntity, key: "console.error.badRole", err: err, args: []any{merchant.RoleNames()}}
+		case errors.Is(err, settings.ErrLastOwner):
+			return errLastOwner
+		case errors.Is(err, settings.ErrNotOnTeam):
+			return errNotOnTeam
+		case errors.Is(err, settings.ErrManagedByFile):
+			return errManagedByFile
+		case err != nil:
+			return err
+		}
+		q := url.Values{"done": {done}, "who": {strings.ToLower(email)}}
+		if options != nil {
+			q.Set("merchant", m.ID)
+		}
+		return ec.Redirect(http.StatusSeeOther, RouteTeam+"?"+q.Encode())
+	}
+}
+
+func (c *Console) setRole(ec echo.Context, merchantID, email string) error {
+	return c.Settings.SetRole(ec.Request().Context(), actor(ec), merchantID, email, ec.FormValue("role"))
+}
+
+func (c *Console) removeMember(ec echo.Context, merchantID, email string) error {
+	return c.Settings.RemoveMember(ec.Request().Context(), actor(ec), merchantID, email)
+}
+
+// showInvitation answers GET /console/invite/{token}: the form that joins
+// the team, or why the link no longer works.
+func (c *Console) showInvitation(ec echo.Context) error {
+	inv, err := c.Settings.Invitation(ec.Request().Context(), ec.Param("token"), c.Now())
+	if err != nil {
+		return c.invitationGone(ec, err)
+	}
+	return c.invitationForm(ec, http.StatusOK, c.invitationModel(inv))
+}
+
+func (c *Console) invitationModel(inv ledger.Invitation) views.ConsoleInvitation {
+	m := views.ConsoleInvitation{Email: inv.Email, Role: t("console.role." + inv.Role)}
+	if shop, ok := c.Merchants.Get(inv.MerchantID); ok {
+		m.Shop = shop.Name
+	}
+	_, m.Existing = c.Merchants.ConsoleUser(inv.Email)
+	return m
+}
+
+// invitationGone says why an invitation's link no longer works: used,
+// expired or unknown, each with its way forward.
+func (c *Console) invitationGone(ec echo.Context, err error) error {
+	key, status := "console.invite.unknown", http.StatusNotFound
+	switch {
+	case errors.Is(err, settings.ErrInvitationUsed):
+		key, status = "console.invite.used", http.StatusGone
+	case errors.Is(err, settings.ErrInvitationExpired):
+		key, status = "console.invite.expired", http.StatusGone
+	case !errors.Is(err, settings.ErrNoInvitation):
+		return err
+	}
+	return &consoleError{status: status, key: key, err: err}
+}
+
+// invitationForm renders the form under a pre-session holding its CSRF
+// token, as the sign-in form does.
+func (c *Console) invitationForm(ec echo.Context, status int, m views.ConsoleInvitation) error {
+	sess, _ := c.store.New(ec.Request(), cookieName)
+	sess.Values = map[any]any{"csrf": randomToken()}
+	if err := sess.Save(ec.Request(), ec.Response()); err != nil {
+		return err
+	}
+	m.ConsolePage = views.ConsolePage{Title: t("console.invite.title"), Assets: c.Assets, CSRF: sess.Values["csrf"].(string)}
+	m.Action = templ.SafeURL(strings.Replace(RouteAccept, ":token", url.PathEscape(ec.Param("token")), 1))
+	return render(ec, status, views.ConsoleInvitationPage(m))
+}
+
+// acceptInvitation answers POST /console/invite/{token}: a new person sets
+// a password; one who has an account gives theirs. Either way they join the
+// team once, and are signed in.
+func (c *Console) acceptInvitation(ec echo.Context) error {
+	ctx := ec.Request().Context()
+	token := ec.Param("token")
+	inv, err := c.Settings.Invitation(ctx, token, c.Now())
+	if err != nil {
+		return c.invitationGone(ec, err)
+	}
+	m := c.invitationModel(inv)
+	pre, err := c.store.Get(ec.Request(), cookieName)
+	want, _ := pre.Values["csrf"].(string)
+	if err != nil || want == "" || subtle.ConstantTimeCompare([]byte(ec.FormValue("csrf")), []byte(want)) != 1 {
+		m.Error = t("console.login.expired")
+		return c.invitationForm(ec, http.StatusForbidden, m)
+	}
+	pw, again := ec.FormValue("password"), ec.FormValue("password_again")
+	var phc string
+	if m.Existing {
+		// Their own password, counted as sign-in tries are.
+		keys := []string{"addr:" + digest(ec.RealIP()), "mail:" + digest(inv.Email)}
+		n, err := c.Ledger.FailedSignIns(ctx, keys, c.Now().Add(-FailureWindow))
+		if err != nil {
+			return err
+		}
+		if n >= MaxFailures {
+			m.Error = t("console.login.tooMany")
+			ec.Response().Header().Set("Retry-After", "60")
+			return c.invitationForm(ec, http.StatusTooManyRequests, m)
+		}
+		if u, _ := c.Merchants.ConsoleUser(inv.Email); !u.Matches(pw) {
+			if err := c.Ledger.FailedSignIn(ctx, keys, 10*FailureWindow); err != nil {
+				return err
+			}
+			m.Errors = map[string]string{"password": t("console.invite.wrongPassword")}
+			return c.invitationForm(ec, http.StatusUnauthorized, m)
+		}
+	} else {
+		if err := password.CheckNew(pw); err != nil {
+			m.Errors = map[string]string{"password": err.Error()}
+			return c.invitationForm(ec, http.StatusUnprocessableEntity, m)
+		}
+		if pw != again {
+			m.Errors = map[string]string{"password_again": t("console.invite.mismatch")}
+			return c.invitationForm(ec, http.StatusUnprocessableEntity, m)
+		}
+		if phc, err = password.Hash(pw, password.Default); err != nil {
+			return err
+		}
+	}
+	if _, err := c.Settings.Accept(ctx, token, phc, c.Now()); err != nil {
+		return c.invitationGone(ec, err)
+	}
+	u, ok := c.Merchants.ConsoleUser(inv.Email)
+	if !ok {
+		return errors.New("console: an accepted invitation's person is not in the settings")
+	}
+	// They act for the merchant that invited them.
+	if err := c.startSession(ec, u, inv.MerchantID); err != nil {
+		return err
+	}
+	c.log(ec).Info("console: invitation accepted", "merchant", inv.MerchantID, "email", maskEmail(inv.Email), "role", inv.Role)
+	return ec.Redirect(http.StatusSeeOther, RouteOverview)
+}

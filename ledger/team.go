@@ -1,0 +1,120 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"time"
+)
+
+// Invitation is an invitation to a merchant's team: its link's token is
+// known only by its hash.
+type Invitation struct {
+	TokenHash  string
+	MerchantID string
+	Email      string
+	Role       string
+	InvitedBy  string
+	Created    time.Time
+	Expires    time.Time
+	// Used is when the invitation was accepted; zero while it was not.
+	Used time.Time
+}
+
+// ErrInvitationUsed means the invitation was accepted already.
+var ErrInvitationUsed = errors.New("ledger: the invitation was used")
+
+// AddInvitation records an invitation, in a change of the settings.
+func (s *SettingsTx) AddInvitation(ctx context.Context, inv Invitation) error {
+	_, err := s.tx.ExecContext(ctx, `INSERT INTO invitations (token_hash, merchant_id, email, role, invited_by, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, inv.TokenHash, inv.MerchantID, strings.ToLower(inv.Email), inv.Role, inv.InvitedBy,
+		s.at.UnixMilli(), inv.Expires.UnixMilli())
+	return err
+}
+
+// UseInvitation marks an invitation accepted, once: a second use is
+// ErrInvitationUsed.
+func (s *SettingsTx) UseInvitation(ctx context.Context, tokenHash string) error {
+	res, err := s.tx.ExecContext(ctx, `UPDATE invitations SET used_at = $2 WHERE token_hash = $1 AND used_at = 0`, tokenHash, s.at.UnixMilli())
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return cmpErr(err, ErrInvitationUsed)
+	}
+	return nil
+}
+
+func cmpErr(err, otherwise error) error {
+	if err != nil {
+		return err
+	}
+	return otherwise
+}
+
+const invitationColumns = `token_hash, merchant_id, email, role, invited_by, created_at, expires_at, used_at`
+
+func scanInvitation(row interface{ Scan(...any) error }) (Invitation, error) {
+	var inv Invitation
+	var created, expires, used int64
+	err := row.Scan(&inv.TokenHash, &inv.MerchantID, &inv.Email, &inv.Role, &inv.InvitedBy, &created, &expires, &used)
+	inv.Created, inv.Expires, inv.Used = time.UnixMilli(created), time.UnixMilli(expires), unixOrZero(used)
+	return inv, err
+}
+
+// Invitation finds an invitation by its token's hash.
+func (l *Ledger) Invitation(ctx context.Context, tokenHash string) (Invitation, error) {
+	inv, err := scanInvitation(l.db.QueryRowContext(ctx, `SELECT `+invitationColumns+` FROM invitations WHERE token_hash = $1`, tokenHash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return inv, ErrNotFound
+	}
+	return inv, err
+}
+
+// PendingInvitations lists a merchant's invitations not yet used nor
+// expired at now, newest first.
+func (l *Ledger) PendingInvitations(ctx context.Context, merchantID string, now time.Time) ([]Invitation, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT `+invitationColumns+` FROM invitations
+		WHERE merchant_id = $1 AND used_at = 0 AND expires_at > $2 ORDER BY created_at DESC`, merchantID, now.UnixMilli())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var list []Invitation
+	for rows.Next() {
+		inv, err := scanInvitation(rows)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, inv)
+	}
+	return list, rows.Err()
+}
+
+// SignedIn records a person's sign-in, for their team's list. It is not a
+// setting: no version moves.
+func (l *Ledger) SignedIn(ctx context.Context, email string, at time.Time) error {
+	_, err := l.db.ExecContext(ctx, `UPDATE console_people SET last_sign_in = $2 WHERE email = $1`, strings.ToLower(email), at.UnixMilli())
+	return err
+}
+
+// LastSignIns are when each person last signed in, by e-mail (zero for
+// never).
+func (l *Ledger) LastSignIns(ctx context.Context) (map[string]time.Time, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT email, last_sign_in FROM console_people`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]time.Time{}
+	for rows.Next() {
+		var email string
+		var at int64
+		if err := rows.Scan(&email, &at); err != nil {
+			return nil, err
+		}
+		out[email] = unixOrZero(at)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,239 @@
+package settings
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/merchant"
+)
+
+// InvitationValid is how long an invitation's link may be used.
+const InvitationValid = 72 * time.Hour
+
+// Errors of the team's changes.
+var (
+	// ErrLastOwner refuses to remove or demote a merchant's last owner:
+	// someone must be able to manage the team.
+	ErrLastOwner = errors.New("the last owner of a merchant cannot be removed or given another role")
+	// ErrNotOnTeam means the person is not on the merchant's team.
+	ErrNotOnTeam = errors.New("not on this merchant's team")
+	// ErrInvitationExpired and ErrInvitationUsed say why an invitation's
+	// link no longer works.
+	ErrInvitationExpired = errors.New("the invitation has expired")
+	ErrInvitationUsed    = ledger.ErrInvitationUsed
+	// ErrNoInvitation means no invitation has the link's token.
+	ErrNoInvitation = errors.New("no such invitation")
+)
+
+// Invited is an invitation made: its token, for the link shown once to the
+// inviter, and when it ends.
+type Invited struct {
+	Token   string
+	Email   string
+	Role    merchant.Role
+	Expires time.Time
+}
+
+// CheckEmail refuses what is not a plain e-mail address, as a form's field.
+func CheckEmail(field, email string) error {
+	addr, err := mail.ParseAddress(email)
+	if err != nil || addr.Address != email || addr.Name != "" {
+		return &merchant.FieldError{Field: field, Path: field, Reason: fmt.Sprintf("%q is not a plain e-mail address like ann@shop.example", email)}
+	}
+	return nil
+}
+
+// CheckRole reads a role's name from a form's field.
+func CheckRole(field, name string) (merchant.Role, error) {
+	role, ok := merchant.ParseRole(name)
+	if !ok {
+		return "", &merchant.FieldError{Field: field, Path: field, Reason: fmt.Sprintf("%q is not one of %s", name, merchant.RoleNames())}
+	}
+	return role, nil
+}
+
+// hashOf is how the ledger keeps a link's token: its SHA-256, as tokens.
+func hashOf(token string) string { return HashToken(token) }
+
+// Invite makes an invitation to a merchant's team, valid InvitationValid.
+// A bad e-mail or role, or an e-mail already on the team, is a
+// *merchant.FieldError. The invitation is written with its audit line;
+// nothing an instance serves changes until it is accepted.
+func (s *Store) Invite(ctx context.Context, by Actor, merchantID, email, roleName string, now time.Time) (Invited, error) {
+	email = strings.TrimSpace(email)
+	if err := CheckEmail("email", email); err != nil {
+		return Invited{}, err
+	}
+	role, err := CheckRole("role", roleName)
+	if err != nil {
+		return Invited{}, err
+	}
+	email = strings.ToLower(email)
+	b := make([]byte, 32)
+	rand.Read(b)
+	inv := Invited{Token: base64.RawURLEncoding.EncodeToString(b), Email: email, Role: role, Expires: now.Add(InvitationValid)}
+	_, err = s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+		m, exists, err := tx.Merchant(ctx, merchantID)
+		switch {
+		case err != nil:
+			return err
+		case !exists:
+			return ErrNoMerchant
+		case m.Managed == merchant.ManagedByFile:
+			return ErrManagedByFile
+		}
+		members, err := tx.Memberships(ctx)
+		if err != nil {
+			return err
+		}
+		for _, ms := range members {
+			if ms.MerchantID == merchantID && ms.Email == email {
+				return &merchant.FieldError{Field: "email", Path: "email", Reason: email + " is on the team already: change their role below instead"}
+			}
+		}
+		if err := tx.AddInvitation(ctx, ledger.Invitation{TokenHash: hashOf(inv.Token), MerchantID: merchantID, Email: email,
+			Role: string(role), InvitedBy: by.Name, Expires: inv.Expires}); err != nil {
+			return err
+		}
+		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: merchantID,
+			Action: "invitation made: " + email, Fields: "role (" + string(role) + "), valid 72 hours"})
+	})
+	return inv, err
+}
+
+// Invitation finds the invitation of a link's token while it may be used:
+// ErrNoInvitation, ErrInvitationUsed or ErrInvitationExpired otherwise.
+func (s *Store) Invitation(ctx context.Context, token string, now time.Time) (ledger.Invitation, error) {
+	inv, err := s.Ledger.Invitation(ctx, hashOf(token))
+	switch {
+	case errors.Is(err, ledger.ErrNotFound):
+		return inv, ErrNoInvitation
+	case err != nil:
+		return inv, err
+	case !inv.Used.IsZero():
+		return inv, ErrInvitationUsed
+	case !now.Before(inv.Expires):
+		return inv, ErrInvitationExpired
+	}
+	return inv, nil
+}
+
+// Accept puts the invited person on the team, once. A new person's
+// password hash is phc; a person who has an account already keeps theirs
+// (the caller checked it), and phc is empty.
+func (s *Store) Accept(ctx context.Context, token, phc string, now time.Time) (ledger.Invitation, error) {
+	inv, err := s.Invitation(ctx, token, now)
+	if err != nil {
+		return inv, err
+	}
+	_, err = s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+		if err := tx.UseInvitation(ctx, inv.TokenHash); err != nil {
+			return err
+		}
+		if phc != "" {
+			if err := tx.PutPerson(ctx, ledger.PersonRow{Email: inv.Email, PasswordHash: phc, Managed: ledger.ManagedByConsole}); err != nil {
+				return err
+			}
+		}
+		if err := tx.PutMembership(ctx, ledger.MembershipRow{Email: inv.Email, MerchantID: inv.MerchantID, Role: inv.Role, Managed: ledger.ManagedByConsole}); err != nil {
+			return err
+		}
+		fields := "role (" + inv.Role + ")"
+		if phc != "" {
+			fields += ", password (set)"
+		}
+		return tx.Audit(ctx, ledger.AuditEntry{Actor: inv.Email, MerchantID: inv.MerchantID,
+			Action: "invitation accepted: " + inv.Email + " joined the team", Fields: fields})
+	})
+	if err != nil {
+		return inv, err
+	}
+	return inv, s.Load(ctx)
+}
+
+// SetRole gives a member another role. The last owner keeps theirs.
+func (s *Store) SetRole(ctx context.Context, by Actor, merchantID, email, roleName string) error {
+	role, err := CheckRole("role", roleName)
+	if err != nil {
+		return err
+	}
+	return s.changeTeam(ctx, by, merchantID, email, func(tx *ledger.SettingsTx, m ledger.MembershipRow, owners int) error {
+		if m.Role == string(role) {
+			return nil
+		}
+		if m.Role == string(merchant.Owner) && owners == 1 {
+			return ErrLastOwner
+		}
+		m.Role = string(role)
+		m.Managed = ledger.ManagedByConsole
+		if err := tx.PutMembership(ctx, m); err != nil {
+			return err
+		}
+		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: merchantID,
+			Action: "team member's role: " + email, Fields: "role (" + string(role) + ")"})
+	})
+}
+
+// RemoveMember takes a person off the team: their sessions for this
+// merchant end on every instance with the next settings load. The last
+// owner stays.
+func (s *Store) RemoveMember(ctx context.Context, by Actor, merchantID, email string) error {
+	return s.changeTeam(ctx, by, merchantID, email, func(tx *ledger.SettingsTx, m ledger.MembershipRow, owners int) error {
+		if m.Role == string(merchant.Owner) && owners == 1 {
+			return ErrLastOwner
+		}
+		if err := tx.RemoveMembership(ctx, m.Email, merchantID); err != nil {
+			return err
+		}
+		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: merchantID,
+			Action: "team member removed: " + m.Email})
+	})
+}
+
+// changeTeam runs change on a member of a console merchant's team, told
+// how many owners the team has.
+func (s *Store) changeTeam(ctx context.Context, by Actor, merchantID, email string, change func(*ledger.SettingsTx, ledger.MembershipRow, int) error) error {
+	email = strings.ToLower(email)
+	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+		m, exists, err := tx.Merchant(ctx, merchantID)
+		switch {
+		case err != nil:
+			return err
+		case !exists:
+			return ErrNoMerchant
+		case m.Managed == merchant.ManagedByFile:
+			return ErrManagedByFile
+		}
+		members, err := tx.Memberships(ctx)
+		if err != nil {
+			return err
+		}
+		owners, found := 0, -1
+		for i, ms := range members {
+			if ms.MerchantID != merchantID {
+				continue
+			}
+			if ms.Role == string(merchant.Owner) {
+				owners++
+			}
+			if ms.Email == email {
+				found = i
+			}
+		}
+		if found < 0 {
+			return ErrNotOnTeam
+		}
+		return change(tx, members[found], owners)
+	})
+	if err != nil {
+		return err
+	}
+	return s.Load(ctx)
+}
