@@ -325,8 +325,9 @@ var migrations = []string{
 	CREATE INDEX audit_by_merchant ON audit_log (merchant_id, id)`,
 
 	// 10: the team (issue 33): invitations to a merchant's team, kept by
-	// the hash of their link's token and good once, and when each person
-	// last signed in.
+	// the hash of their link's token and good once, when each person last
+	// signed in, and each person's sessions (device, address, last seen)
+	// for their own list, kept until the session's longest end.
 	`CREATE TABLE invitations (
 		token_hash  TEXT PRIMARY KEY,
 		merchant_id TEXT NOT NULL REFERENCES merchants (id),
@@ -338,7 +339,17 @@ var migrations = []string{
 		used_at     BIGINT NOT NULL DEFAULT 0
 	);
 	CREATE INDEX invitations_by_merchant ON invitations (merchant_id, created_at);
-	ALTER TABLE console_people ADD COLUMN last_sign_in BIGINT NOT NULL DEFAULT 0`,
+	ALTER TABLE console_people ADD COLUMN last_sign_in BIGINT NOT NULL DEFAULT 0;
+	CREATE TABLE console_sessions (
+		id         TEXT PRIMARY KEY,
+		email      TEXT NOT NULL,
+		device     TEXT NOT NULL,
+		address    TEXT NOT NULL,
+		created_at BIGINT NOT NULL,
+		seen_at    BIGINT NOT NULL,
+		ends_at    BIGINT NOT NULL
+	);
+	CREATE INDEX console_sessions_by_email ON console_sessions (email, seen_at)`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

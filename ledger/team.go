@@ -118,3 +118,55 @@ func (l *Ledger) LastSignIns(ctx context.Context) (map[string]time.Time, error) 
 	}
 	return out, rows.Err()
 }
+
+// Session is one console session of a person, for their own list.
+type Session struct {
+	ID      string
+	Email   string
+	Device  string
+	Address string
+	Created time.Time
+	Seen    time.Time
+	Ends    time.Time
+}
+
+// StartSession records a session at sign-in, and forgets the person's
+// sessions that ended.
+func (l *Ledger) StartSession(ctx context.Context, s Session) error {
+	email := strings.ToLower(s.Email)
+	if _, err := l.db.ExecContext(ctx, `DELETE FROM console_sessions WHERE email = $1 AND ends_at < $2`, email, s.Created.UnixMilli()); err != nil {
+		return err
+	}
+	_, err := l.db.ExecContext(ctx, `INSERT INTO console_sessions (id, email, device, address, created_at, seen_at, ends_at)
+		VALUES ($1, $2, $3, $4, $5, $5, $6)`, s.ID, email, s.Device, s.Address, s.Created.UnixMilli(), s.Ends.UnixMilli())
+	return err
+}
+
+// SessionSeen records a session's use.
+func (l *Ledger) SessionSeen(ctx context.Context, id, address string, at time.Time) error {
+	_, err := l.db.ExecContext(ctx, `UPDATE console_sessions SET seen_at = $2, address = $3 WHERE id = $1`, id, at.UnixMilli(), address)
+	return err
+}
+
+// Sessions lists a person's sessions not ended at now, the latest used
+// first: neither signed out nor past their end.
+func (l *Ledger) Sessions(ctx context.Context, email string, now time.Time) ([]Session, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT id, email, device, address, created_at, seen_at, ends_at FROM console_sessions s
+		WHERE email = $1 AND ends_at > $2 AND NOT EXISTS (SELECT 1 FROM console_signouts o WHERE o.session_id = s.id)
+		ORDER BY seen_at DESC`, strings.ToLower(email), now.UnixMilli())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var list []Session
+	for rows.Next() {
+		var s Session
+		var created, seen, ends int64
+		if err := rows.Scan(&s.ID, &s.Email, &s.Device, &s.Address, &created, &seen, &ends); err != nil {
+			return nil, err
+		}
+		s.Created, s.Seen, s.Ends = time.UnixMilli(created), time.UnixMilli(seen), time.UnixMilli(ends)
+		list = append(list, s)
+	}
+	return list, rows.Err()
+}

@@ -237,3 +237,35 @@ func (s *Store) changeTeam(ctx context.Context, by Actor, merchantID, email stri
 	}
 	return s.Load(ctx)
 }
+
+// SetPassword gives a person a new password hash: every session of the old
+// password ends, on every instance, with the next settings load. A person
+// the merchants file holds changes theirs there.
+func (s *Store) SetPassword(ctx context.Context, email, phc string) error {
+	email = strings.ToLower(email)
+	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+		people, err := tx.People(ctx)
+		if err != nil {
+			return err
+		}
+		for _, p := range people {
+			if p.Email != email {
+				continue
+			}
+			if p.Managed == merchant.ManagedByFile {
+				return ErrManagedByFile
+			}
+			p.PasswordHash = phc
+			if err := tx.PutPerson(ctx, p); err != nil {
+				return err
+			}
+			return tx.Audit(ctx, ledger.AuditEntry{Actor: email, Action: "password changed: " + email,
+				Fields: "password (set; their other sessions ended)"})
+		}
+		return ErrNotOnTeam
+	})
+	if err != nil {
+		return err
+	}
+	return s.Load(ctx)
+}

@@ -414,3 +414,21 @@ type ConsoleInvitation struct {
 	Error    string
 	Errors   map[string]string
 }
+
+// ConsoleAccount is a person's own account: their password and sessions.
+type ConsoleAccount struct {
+	ConsolePage
+	Email string
+	// FromFile is a person of the merchants file, whose password is
+	// changed there.
+	FromFile bool
+	Errors   map[string]string
+	Sessions []ConsoleSession
+}
+
+// ConsoleSession is one of the person's sessions.
+type ConsoleSession struct {
+	Device, Address, Seen, Since string
+	// Current is the session looking.
+	Current bool
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/views"
 )
@@ -211,6 +212,9 @@ func (c *Console) openSession(ec echo.Context) (*session, bool, error) {
 		if err := sess.Save(r, ec.Response()); err != nil {
 			return nil, false, err
 		}
+		if err := c.Ledger.SessionSeen(r.Context(), id, ec.RealIP(), now); err != nil {
+			return nil, false, err
+		}
 	}
 	act, _ := sess.Values["act"].(string)
 	m, role := acting(u, act)
@@ -317,10 +321,38 @@ func (c *Console) startSession(ec echo.Context, u *merchant.ConsoleUser, act str
 	if act != "" {
 		sess.Values["act"] = act
 	}
+	r := ec.Request()
+	if err := c.Ledger.StartSession(r.Context(), ledger.Session{ID: sess.Values["sid"].(string), Email: u.Email,
+		Device: deviceOf(r.UserAgent()), Address: ec.RealIP(), Created: now, Ends: now.Add(MaxSession)}); err != nil {
+		return err
+	}
 	if err := sess.Save(ec.Request(), ec.Response()); err != nil {
 		return err
 	}
 	return c.Ledger.SignedIn(ec.Request().Context(), u.Email, now)
+}
+
+// deviceOf names a browser as its person would recognise it ("Firefox on
+// Linux"), from its User-Agent, without keeping the rest of it.
+func deviceOf(ua string) string {
+	browser, system := "a browser", "an unknown system"
+	for _, b := range []struct{ token, name string }{
+		{"Edg/", "Edge"}, {"OPR/", "Opera"}, {"Firefox/", "Firefox"}, {"Chrome/", "Chrome"}, {"Safari/", "Safari"},
+	} {
+		if strings.Contains(ua, b.token) {
+			browser = b.name
+			break
+		}
+	}
+	for _, o := range []struct{ token, name string }{
+		{"iPhone", "iPhone"}, {"iPad", "iPad"}, {"Android", "Android"}, {"Windows", "Windows"}, {"Mac OS X", "macOS"}, {"Linux", "Linux"},
+	} {
+		if strings.Contains(ua, o.token) {
+			system = o.name
+			break
+		}
+	}
+	return browser + " on " + system
 }
 
 // signOut ends the session here and, through the ledger, on every

@@ -160,6 +160,9 @@ func (c *Console) Routes(e *echo.Echo) {
 	in(http.MethodPost, RouteMemberOut, merchant.Manage, c.teamChange(c.removeMember, "removed"))
 	e.GET(RouteAccept, c.showInvitation, c.answerErrors)
 	e.POST(RouteAccept, c.acceptInvitation, c.answerErrors)
+	in(http.MethodGet, RouteAccount, merchant.Read, c.showAccount)
+	in(http.MethodPost, RouteAccountPassword, merchant.Read, c.changePassword)
+	in(http.MethodPost, RouteAccountSessions, merchant.Read, c.endOtherSessions)
 	in(http.MethodGet, RouteAudit, merchant.Audit, c.showAudit)
 	in(http.MethodGet, RouteAuditCSV, merchant.Audit, c.exportAudit)
 	// The console's own catch-all, under /console/ only: a page of the

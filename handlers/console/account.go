@@ -1,0 +1,137 @@
+package console
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/password"
+	"github.com/paybybank/checkout/settings"
+	"github.com/paybybank/checkout/views"
+)
+
+// Routes of a person's own account (DESIGN.md section 11).
+const (
+	RouteAccount         = "/console/account"
+	RouteAccountPassword = "/console/account/password"
+	RouteAccountSessions = "/console/account/sessions"
+)
+
+// showAccount answers GET /console/account: the person's password and
+// their sessions.
+func (c *Console) showAccount(ec echo.Context) error {
+	page, err := c.accountPage(ec)
+	if err != nil {
+		return err
+	}
+	switch ec.QueryParam("done") {
+	case "password":
+		page.Notice = t("console.account.passwordChanged")
+	case "others":
+		page.Notice = t("console.account.othersEnded")
+	}
+	return render(ec, http.StatusOK, views.ConsoleAccountPage(page))
+}
+
+func (c *Console) accountPage(ec echo.Context) (views.ConsoleAccount, error) {
+	s := sessionOf(ec)
+	page := views.ConsoleAccount{ConsolePage: c.frame(ec, t("console.account"), "account"), Email: s.user.Email,
+		FromFile: s.user.Managed == merchant.ManagedByFile}
+	list, err := c.Ledger.Sessions(ec.Request().Context(), s.user.Email, c.Now())
+	if err != nil {
+		return page, err
+	}
+	for _, x := range list {
+		page.Sessions = append(page.Sessions, views.ConsoleSession{Device: x.Device, Address: x.Address,
+			Seen: when(x.Seen), Since: when(x.Created), Current: x.ID == s.id})
+	}
+	return page, nil
+}
+
+// changePassword answers POST /console/account/password: the current
+// password first, then the new one twice. Every other session of the
+// person ends, on every instance; this one goes on under the new password.
+func (c *Console) changePassword(ec echo.Context) error {
+	s := sessionOf(ec)
+	ctx := ec.Request().Context()
+	refuse := func(status int, field, reason string) error {
+		page, err := c.accountPage(ec)
+		if err != nil {
+			return err
+		}
+		page.Errors = map[string]string{field: reason}
+		page.Notice, page.NoticeError = t("console.form.fix"), true
+		return render(ec, status, views.ConsoleAccountPage(page))
+	}
+	keys := []string{"addr:" + digest(ec.RealIP()), "mail:" + digest(s.user.Email)}
+	n, err := c.Ledger.FailedSignIns(ctx, keys, c.Now().Add(-FailureWindow))
+	if err != nil {
+		return err
+	}
+	if n >= MaxFailures {
+		ec.Response().Header().Set("Retry-After", "60")
+		return refuse(http.StatusTooManyRequests, "current", t("console.login.tooMany"))
+	}
+	if !s.user.Matches(ec.FormValue("current")) {
+		if err := c.Ledger.FailedSignIn(ctx, keys, 10*FailureWindow); err != nil {
+			return err
+		}
+		return refuse(http.StatusUnauthorized, "current", t("console.invite.wrongPassword"))
+	}
+	pw := ec.FormValue("password")
+	if err := password.CheckNew(pw); err != nil {
+		return refuse(http.StatusUnprocessableEntity, "password", err.Error())
+	}
+	if pw != ec.FormValue("password_again") {
+		return refuse(http.StatusUnprocessableEntity, "password_again", t("console.invite.mismatch"))
+	}
+	phc, err := password.Hash(pw, password.Default)
+	if err != nil {
+		return err
+	}
+	if err := c.Settings.SetPassword(ctx, s.user.Email, phc); errors.Is(err, settings.ErrManagedByFile) {
+		return errManagedByFile
+	} else if err != nil {
+		return err
+	}
+	u, ok := c.Merchants.ConsoleUser(s.user.Email)
+	if !ok {
+		return errors.New("console: a person whose password changed is not in the settings")
+	}
+	// This session ends with the old password; a new one goes on.
+	if err := c.Ledger.SignedOut(ctx, s.id, s.start.Add(MaxSession)); err != nil {
+		return err
+	}
+	act := ""
+	if s.merchant != nil {
+		act = s.merchant.ID
+	}
+	if err := c.startSession(ec, u, act); err != nil {
+		return err
+	}
+	c.log(ec).Info("console: password changed", "email", maskEmail(u.Email))
+	return ec.Redirect(http.StatusSeeOther, RouteAccount+"?done=password")
+}
+
+// endOtherSessions answers POST /console/account/sessions: every session of
+// the person but this one ends, on every instance.
+func (c *Console) endOtherSessions(ec echo.Context) error {
+	s := sessionOf(ec)
+	ctx := ec.Request().Context()
+	list, err := c.Ledger.Sessions(ctx, s.user.Email, c.Now())
+	if err != nil {
+		return err
+	}
+	for _, x := range list {
+		if x.ID == s.id {
+			continue
+		}
+		if err := c.Ledger.SignedOut(ctx, x.ID, x.Ends); err != nil {
+			return err
+		}
+	}
+	c.log(ec).Info("console: other sessions ended", "email", maskEmail(s.user.Email))
+	return ec.Redirect(http.StatusSeeOther, RouteAccount+"?done=others")
+}

@@ -1,0 +1,97 @@
+package console_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paybybank/checkout/ledger/ledgertest"
+)
+
+// endsSoon waits until b's session is over: the console sends it to sign
+// in.
+func endsSoon(t *testing.T, b *browser, why string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		res := b.get("/console")
+		res.Body.Close()
+		if res.StatusCode == http.StatusSeeOther && strings.HasPrefix(res.Header.Get("Location"), "/console/login") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the session still answers %d after a minute", why, res.StatusCode)
+		}
+	}
+}
+
+func TestChangingAPasswordEndsEveryOtherSessionOnEveryInstance(t *testing.T) {
+	db := ledgertest.SQLiteURL(t)
+	e := setupOn(t, db)
+	other := setupOn(t, db)
+	e.shop3()
+	ops := e.browser()
+	ann, _ := e.join(invite(t, ops, ops.signIn(operator), "shop3", "ann@shop3.example", "owner"), newPassword, newPassword)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		if _, ok := other.settings.Dir.ConsoleUser("ann@shop3.example"); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the other instance does not know ann")
+		}
+	}
+	elsewhere := other.browser()
+	elsewhere.signInWith("ann@shop3.example", newPassword)
+
+	doc := page(t, ann.get("/console/account"), http.StatusOK)
+	if n := doc.Find(`[data-testid="session"]`).Length(); n != 2 {
+		t.Errorf("ann's account lists %d sessions, want 2", n)
+	}
+	csrf := csrfOf(doc)
+	change := func(current, pw, again string) *http.Response {
+		return ann.post("/console/account/password", url.Values{"csrf": {csrf}, "current": {current}, "password": {pw}, "password_again": {again}})
+	}
+	const next = "the next long password of ann"
+	if doc := page(t, change("a wrong current password", next, next), http.StatusUnauthorized); !strings.Contains(doc.Find(`#current-error`).Text(), "not your password") {
+		t.Errorf("a wrong current password: %q", doc.Find("main").Text())
+	}
+	if doc := page(t, change(newPassword, next, next+"?"), http.StatusUnprocessableEntity); !strings.Contains(doc.Find(`#password_again-error`).Text(), "differ") {
+		t.Errorf("two different new passwords: %q", doc.Find("main").Text())
+	}
+	res := change(newPassword, next, next)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("changing the password: %d", res.StatusCode)
+	}
+	// This session goes on; the other instance's ends.
+	if doc := page(t, ann.get(res.Header.Get("Location")), http.StatusOK); !strings.Contains(doc.Find(`[data-testid="notice"]`).Text(), "password is changed") {
+		t.Error("ann is not told her password changed")
+	}
+	endsSoon(t, elsewhere, "ann's session on the other instance after her password changed")
+	again := e.browser()
+	form := page(t, again.get("/console/login"), http.StatusOK)
+	if res := again.post("/console/login", url.Values{"email": {"ann@shop3.example"}, "password": {newPassword}, "csrf": {csrfOf(form)}}); res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the old password still signs in: %d", res.StatusCode)
+	}
+	again.signInWith("ann@shop3.example", next)
+}
+
+func TestSignOutEverywhereElse(t *testing.T) {
+	e := setup(t)
+	laptop, phone := e.browser(), e.browser()
+	csrf := laptop.signIn(shop1User)
+	phone.signIn(shop1User)
+	if res := laptop.post("/console/account/sessions", url.Values{"csrf": {csrf}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign out everywhere else: %d", res.StatusCode)
+	}
+	endsSoon(t, phone, "the phone's session after 'sign out everywhere else'")
+	doc := page(t, laptop.get("/console/account"), http.StatusOK)
+	if n := doc.Find(`[data-testid="session"]`).Length(); n != 1 || !strings.Contains(doc.Find(`[data-testid="session"]`).Text(), "this session") {
+		t.Errorf("after signing out elsewhere the list holds %d sessions: %q", n, doc.Find(`[data-testid="sessions"]`).Text())
+	}
+	// A person of the merchants file changes their password there.
+	if doc.Find(`[data-testid="password-form"]`).Length() != 0 || doc.Find(`[data-testid="password-from-file"]`).Length() != 1 {
+		t.Error("a person of the merchants file is offered a password form")
+	}
+	page(t, laptop.post("/console/account/password", url.Values{"csrf": {csrf}, "current": {secret}, "password": {newPassword}, "password_again": {newPassword}}), http.StatusConflict)
+}
