@@ -327,7 +327,11 @@ var migrations = []string{
 	// 10: the team (issue 33): invitations to a merchant's team, kept by
 	// the hash of their link's token and good once, when each person last
 	// signed in, and each person's sessions (device, address, last seen)
-	// for their own list, kept until the session's longest end.
+	// for their own list, kept until the session's longest end. Two-step
+	// sign-in: a person's TOTP secret (sealed like merchants' secrets; the
+	// one being set up apart), the last time step a code was taken at (so
+	// that a code is good once on every instance), and their recovery
+	// codes by hash, each good once.
 	`CREATE TABLE invitations (
 		token_hash  TEXT PRIMARY KEY,
 		merchant_id TEXT NOT NULL REFERENCES merchants (id),
@@ -349,7 +353,16 @@ var migrations = []string{
 		seen_at    BIGINT NOT NULL,
 		ends_at    BIGINT NOT NULL
 	);
-	CREATE INDEX console_sessions_by_email ON console_sessions (email, seen_at)`,
+	CREATE INDEX console_sessions_by_email ON console_sessions (email, seen_at);
+	ALTER TABLE console_people ADD COLUMN totp_secret TEXT NOT NULL DEFAULT '';
+	ALTER TABLE console_people ADD COLUMN totp_pending TEXT NOT NULL DEFAULT '';
+	ALTER TABLE console_people ADD COLUMN totp_step BIGINT NOT NULL DEFAULT 0;
+	CREATE TABLE recovery_codes (
+		email     TEXT NOT NULL,
+		code_hash TEXT NOT NULL,
+		used_at   BIGINT NOT NULL DEFAULT 0,
+		PRIMARY KEY (email, code_hash)
+	)`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

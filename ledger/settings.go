@@ -68,9 +68,12 @@ type PersonRow struct {
 	// Operator sees and changes every merchant.
 	Operator     bool
 	PasswordHash string
-	Managed      string
-	Created      time.Time
-	Updated      time.Time
+	// TOTPSecret is the sealed secret of their two-step sign-in; empty
+	// while it is off.
+	TOTPSecret string
+	Managed    string
+	Created    time.Time
+	Updated    time.Time
 }
 
 // MembershipRow is a person's place at one merchant: their role there.
@@ -211,7 +214,7 @@ func msOrZero(t time.Time) int64 {
 }
 
 func peopleRows(ctx context.Context, q querier) ([]PersonRow, error) {
-	rows, err := q.QueryContext(ctx, `SELECT email, operator, password_hash, managed, created_at, updated_at
+	rows, err := q.QueryContext(ctx, `SELECT email, operator, password_hash, totp_secret, managed, created_at, updated_at
 		FROM console_people ORDER BY created_at, email`)
 	if err != nil {
 		return nil, err
@@ -222,7 +225,7 @@ func peopleRows(ctx context.Context, q querier) ([]PersonRow, error) {
 		var p PersonRow
 		var operator int
 		var created, updated int64
-		if err := rows.Scan(&p.Email, &operator, &p.PasswordHash, &p.Managed, &created, &updated); err != nil {
+		if err := rows.Scan(&p.Email, &operator, &p.PasswordHash, &p.TOTPSecret, &p.Managed, &created, &updated); err != nil {
 			return nil, err
 		}
 		p.Operator = operator == 1
@@ -400,8 +403,10 @@ func (s *SettingsTx) PutPerson(ctx context.Context, p PersonRow) error {
 func (s *SettingsTx) RemovePerson(ctx context.Context, email string) error {
 	s.changed = true
 	email = strings.ToLower(email)
-	if _, err := s.tx.ExecContext(ctx, `DELETE FROM memberships WHERE email = $1`, email); err != nil {
-		return err
+	for _, table := range []string{"memberships", "recovery_codes", "console_sessions"} {
+		if _, err := s.tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE email = $1`, email); err != nil {
+			return err
+		}
 	}
 	_, err := s.tx.ExecContext(ctx, `DELETE FROM console_people WHERE email = $1`, email)
 	return err

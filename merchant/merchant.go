@@ -68,6 +68,9 @@ type Merchant struct {
 	// ConsoleUsers are the people who sign in to the console to see this
 	// merchant's payments (issue 21), and only this merchant's.
 	ConsoleUsers []*ConsoleUser `json:"console_users"`
+	// RequireTwoStep takes every person of the team who signs in without
+	// two-step sign-in to set it up before anything else.
+	RequireTwoStep bool `json:"require_two_step"`
 
 	// State is MerchantActive or MerchantDisabled: a disabled merchant's
 	// links and API calls are refused, while its open payments are still
@@ -112,6 +115,10 @@ type ConsoleUser struct {
 	Merchant *Merchant `json:"-"`
 	// Operator sees and changes every merchant.
 	Operator bool `json:"-"`
+	// TwoStep is on when the person signs in with a code after their
+	// password; TOTPSecret is then the secret of their codes (RFC 6238).
+	TwoStep    bool   `json:"-"`
+	TOTPSecret string `json:"-"`
 	// Memberships are the merchants the person belongs to, with their
 	// role at each.
 	Memberships []Membership `json:"-"`

@@ -120,6 +120,7 @@ type doc struct {
 	WebhookSecret  string               `json:"webhook_secret,omitempty"`
 	PISAPIKey      string               `json:"pis_api_key,omitempty"`
 	LinkKeys       map[string]string    `json:"link_keys,omitempty"`
+	RequireTwoStep bool                 `json:"require_two_step,omitempty"`
 }
 
 // secretFields are the doc's fields whose values are secrets: the audit
@@ -131,6 +132,7 @@ func docOf(m *merchant.Merchant, seal func(value, place string) (string, error))
 	d := doc{
 		ReturnOrigins: m.ReturnOrigins, FrameAncestors: m.FrameAncestors, Customization: m.Customization,
 		IPVerification: m.IPVerification, APIRate: m.APIRate, PopularBanks: m.PopularBanks, WebhookURL: m.WebhookURL,
+		RequireTwoStep: m.RequireTwoStep,
 	}
 	var err error
 	if m.WebhookSecret != "" {
@@ -196,6 +198,7 @@ func (s *Store) merchantOf(row ledger.MerchantRow, file *merchant.Directory) (*m
 		Updated: row.Updated, UpdatedBy: row.UpdatedBy,
 		ReturnOrigins: d.ReturnOrigins, FrameAncestors: d.FrameAncestors, Customization: d.Customization,
 		IPVerification: d.IPVerification, APIRate: d.APIRate, PopularBanks: d.PopularBanks, WebhookURL: d.WebhookURL,
+		RequireTwoStep: d.RequireTwoStep,
 	}
 	var fromFile *merchant.Merchant
 	if file != nil {
@@ -297,7 +300,15 @@ func (s *Store) build(snap ledger.SettingsSnapshot) (*merchant.Directory, error)
 	}
 	byEmail := make(map[string]*merchant.ConsoleUser, len(snap.People))
 	for _, p := range snap.People {
-		byEmail[p.Email] = &merchant.ConsoleUser{Email: p.Email, PasswordHash: p.PasswordHash, Managed: p.Managed, Operator: p.Operator}
+		u := &merchant.ConsoleUser{Email: p.Email, PasswordHash: p.PasswordHash, Managed: p.Managed, Operator: p.Operator}
+		if p.TOTPSecret != "" {
+			secret, err := s.openTOTP(p.Email, p.TOTPSecret)
+			if err != nil {
+				return nil, err
+			}
+			u.TwoStep, u.TOTPSecret = true, secret
+		}
+		byEmail[p.Email] = u
 	}
 	for _, ms := range snap.Memberships {
 		u, m := byEmail[ms.Email], byID[ms.MerchantID]

@@ -373,6 +373,8 @@ type ConsoleTeam struct {
 	ConsolePage
 	Merchants        []ConsoleOption
 	MerchantID, Name string
+	// RequireTwoStep is on when every member must sign in with a code.
+	RequireTwoStep bool
 	// ReadOnly is a team the merchants file manages.
 	ReadOnly bool
 	Members  []ConsoleMember
@@ -419,6 +421,16 @@ type ConsoleInvitation struct {
 type ConsoleAccount struct {
 	ConsolePage
 	Email string
+	// TwoStep is on when the person signs in with a code too;
+	// RecoveryLeft counts their unused recovery codes.
+	TwoStep      bool
+	RecoveryLeft int
+	// MustSetUp says their team requires two-step sign-in.
+	MustSetUp bool
+	// Setup is a secret being set up; RecoveryCodes the codes shown once
+	// when it is turned on.
+	Setup         *ConsoleTwoStepSetup
+	RecoveryCodes []string
 	// FromFile is a person of the merchants file, whose password is
 	// changed there.
 	FromFile bool
@@ -431,4 +443,17 @@ type ConsoleSession struct {
 	Device, Address, Seen, Since string
 	// Current is the session looking.
 	Current bool
+}
+
+// ConsoleTwoStepSetup is a two-step secret shown to be entered in an
+// authenticator, as text and as a QR code (an SVG drawn by the server).
+type ConsoleTwoStepSetup struct {
+	Secret, QR string
+	Error      string
+}
+
+// ConsoleCode is the sign-in's second step.
+type ConsoleCode struct {
+	ConsolePage
+	Error string
 }

@@ -31,6 +31,10 @@ func (c *Console) showAccount(ec echo.Context) error {
 		page.Notice = t("console.account.passwordChanged")
 	case "others":
 		page.Notice = t("console.account.othersEnded")
+	case "off":
+		page.Notice = t("console.twoStep.off")
+	case "recovery":
+		page.Notice = t("console.twoStep.recoveryUsed")
 	}
 	return render(ec, http.StatusOK, views.ConsoleAccountPage(page))
 }
@@ -38,7 +42,14 @@ func (c *Console) showAccount(ec echo.Context) error {
 func (c *Console) accountPage(ec echo.Context) (views.ConsoleAccount, error) {
 	s := sessionOf(ec)
 	page := views.ConsoleAccount{ConsolePage: c.frame(ec, t("console.account"), "account"), Email: s.user.Email,
-		FromFile: s.user.Managed == merchant.ManagedByFile}
+		FromFile: s.user.Managed == merchant.ManagedByFile, TwoStep: s.user.TwoStep, MustSetUp: mustSetUpTwoStep(s.user)}
+	if s.user.TwoStep {
+		left, err := c.Ledger.RecoveryCodesLeft(ec.Request().Context(), s.user.Email)
+		if err != nil {
+			return page, err
+		}
+		page.RecoveryLeft = left
+	}
 	list, err := c.Ledger.Sessions(ec.Request().Context(), s.user.Email, c.Now())
 	if err != nil {
 		return page, err

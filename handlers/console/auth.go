@@ -158,6 +158,10 @@ func (c *Console) signedIn(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 		}
 		ec.Set(ctxSession, s)
+		if mustSetUpTwoStep(s.user) && !whileSettingUp[ec.Path()] {
+			// Their team requires two-step sign-in: nothing else first.
+			return ec.Redirect(http.StatusSeeOther, RouteAccount)
+		}
 		return next(ec)
 	}
 }
@@ -298,6 +302,11 @@ func (c *Console) signIn(ec echo.Context) error {
 		c.log(ec).Warn("console sign-in refused: wrong e-mail or password", "email", maskEmail(email), "address", ec.RealIP())
 		form.Error = t("console.login.wrong")
 		return c.loginForm(ec, http.StatusUnauthorized, form)
+	}
+	if u.TwoStep {
+		// The password was right; the code comes next, within minutes,
+		// from this browser.
+		return c.askForCode(ec, u, next)
 	}
 	if err := c.startSession(ec, u, ""); err != nil {
 		return err

@@ -55,6 +55,10 @@ func (c *Console) showTeam(ec echo.Context) error {
 		page.Notice = t("console.team.roleChanged", ec.QueryParam("who"))
 	case "removed":
 		page.Notice = t("console.team.removed", ec.QueryParam("who"))
+	case "required":
+		page.Notice = t("console.team.required")
+	case "notRequired":
+		page.Notice = t("console.team.notRequired")
 	}
 	return render(ec, http.StatusOK, views.ConsoleTeamPage(page))
 }
@@ -72,7 +76,7 @@ func (c *Console) teamPage(ec echo.Context, m *merchant.Merchant, options []view
 	page := views.ConsoleTeam{
 		ConsolePage: c.frame(ec, t("console.team"), "team"),
 		Merchants:   options, MerchantID: m.ID, Name: m.Name, ReadOnly: m.ReadOnly(),
-		Invite: form,
+		Invite: form, RequireTwoStep: m.RequireTwoStep,
 	}
 	for _, r := range merchant.Roles {
 		page.Roles = append(page.Roles, views.ConsoleOption{Value: string(r), Label: t("console.role." + string(r))})
@@ -94,7 +98,7 @@ func (c *Console) teamPage(ec echo.Context, m *merchant.Merchant, options []view
 		}
 		page.Members = append(page.Members, views.ConsoleMember{
 			Email: email, Role: string(role), RoleLabel: t("console.role." + string(role)),
-			TwoStep: t("console.team.twoStepOff"), LastSignIn: last, You: email == me,
+			TwoStep: twoStepWord(u.TwoStep), LastSignIn: last, You: email == me,
 			RoleURL:   templ.SafeURL(RouteTeam + "/" + url.PathEscape(email) + "/role" + q),
 			RemoveURL: templ.SafeURL(RouteTeam + "/" + url.PathEscape(email) + "/remove" + q),
 		})
@@ -171,6 +175,13 @@ func (c *Console) teamChange(change func(ec echo.Context, merchantID, email stri
 		}
 		return ec.Redirect(http.StatusSeeOther, RouteTeam+"?"+q.Encode())
 	}
+}
+
+func twoStepWord(on bool) string {
+	if on {
+		return t("console.team.twoStepOn")
+	}
+	return t("console.team.twoStepOff")
 }
 
 func (c *Console) setRole(ec echo.Context, merchantID, email string) error {

@@ -3,7 +3,6 @@ package shopper
 import (
 	"crypto/rand"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,8 +10,6 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
-
-	"github.com/skip2/go-qrcode"
 
 	"github.com/paybybank/checkout/handlers/web"
 
@@ -76,7 +73,7 @@ func (h *Steps) showHandoff(c echo.Context) error {
 		return err
 	}
 	phone := h.BaseURL + strings.Replace(RouteHandoffCode, ":code", code, 1)
-	qr, err := qrSVG(phone)
+	qr, err := web.QRSVG(phone)
 	if err != nil {
 		return err
 	}
@@ -91,32 +88,4 @@ func (h *Steps) showHandoff(c echo.Context) error {
 		ResultURL: templ.SafeURL(statusPath(co.token)),
 		HereURL:   countryURL(co.token, true),
 	}))
-}
-
-// qrSVG draws text as a QR code (medium error correction) in an SVG: one
-// path of the dark modules, row by row, with the code's quiet zone.
-func qrSVG(text string) (string, error) {
-	code, err := qrcode.New(text, qrcode.Medium)
-	if err != nil {
-		return "", err
-	}
-	bits := code.Bitmap()
-	var path strings.Builder
-	for y, row := range bits {
-		for x := 0; x < len(row); {
-			if !row[x] {
-				x++
-				continue
-			}
-			run := 0
-			for x+run < len(row) && row[x+run] {
-				run++
-			}
-			fmt.Fprintf(&path, "M%d %dh%dv1h-%dz", x, y, run, run)
-			x += run
-		}
-	}
-	n := len(bits)
-	return fmt.Sprintf(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="224" height="224" shape-rendering="crispEdges" aria-hidden="true"><rect width="%d" height="%d" fill="#fff"/><path fill="#000" d="%s"/></svg>`,
-		n, n, n, n, path.String()), nil
 }
