@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/pquerna/otp/totp"
 
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
@@ -201,4 +202,101 @@ func TestTheSettingsPagesInABrowser(t *testing.T) {
 		t.Errorf("the audit log's newest line is %q", got)
 	}
 	check("audit")
+}
+
+// TestATeamInABrowser is an owner's new colleague: the owner invites a
+// designer, who accepts, sets up two-step sign-in with a code this test
+// computes as an authenticator would, signs out and signs in again with
+// a code. Every new page is checked by axe-core and kept as a screenshot
+// at 390 and 1280 px.
+func TestATeamInABrowser(t *testing.T) {
+	ctx := browser(t)
+	axe := loadAxe(t)
+	s := start(t, nil) // sandbox mode: the demo sign-in is the demo shop's owner
+	do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		step(t, ctx, what, actions...)
+	}
+	visible := func(css string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(css)) }
+	click := func(css string) chromedp.Action[chromedp.Void] { return chromedp.Click(chromedp.CSS(css)) }
+	text := func(what, css string) string {
+		t.Helper()
+		return value(t, ctx, what, chromedp.Text(chromedp.CSS(css)))
+	}
+	check := func(name string) {
+		t.Helper()
+		if found := audit(t, ctx, axe); len(found) > 0 {
+			t.Errorf("%s: axe-core finds %+v", name, found)
+		}
+		for _, width := range []int64{390, 1280} {
+			do("resize", chromedp.EmulateViewport(width, 900))
+			overflow := value(t, ctx, "how far the page scrolls sideways", chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
+			if overflow > 0 {
+				t.Errorf("%s scrolls sideways by %d px at %d px", name, overflow, width)
+			}
+			shot := value(t, ctx, "a screenshot", chromedp.FullScreenshot(100))
+			artifact(t, fmt.Sprintf("console-%s-%d.png", name, width), shot)
+		}
+		do("back to a phone", chromedp.EmulateViewport(390, 844))
+	}
+	signIn := func(email, pw string) {
+		t.Helper()
+		do("sign in as "+email, chromedp.Navigate(s.base+"/console/login"), visible(`[data-testid="sign-in"]`),
+			chromedp.SendKeys(chromedp.ID("email"), email), chromedp.SendKeys(chromedp.ID("password"), pw+"\r"))
+	}
+
+	signIn(s.consoleEmail, s.consolePassword)
+	do("the overview", visible(`[data-testid="funnel"]`))
+	do("open the team", chromedp.Navigate(s.base+"/console/team?merchant=demo"), visible(`[data-testid="invite-form"]`))
+	do("invite a designer", chromedp.SendKeys(chromedp.ID("email"), "dana@demo.example"),
+		chromedp.SetValue(chromedp.ID("role"), "designer"), click(`[data-testid="send-invite"]`), visible(`[data-testid="invite-link"]`))
+	link := text("the invitation link", `[data-testid="invite-link"]`)
+	if !strings.HasPrefix(link, s.base+"/console/invite/") {
+		t.Fatalf("the invitation link is %q", link)
+	}
+	check("team")
+	// The team page has an e-mail field too: wait for the sign-in button.
+	do("the owner signs out", click(`[data-testid="sign-out"]`), visible(`[data-testid="sign-in"]`))
+
+	const pw = "dana's long design password"
+	do("open the invitation", chromedp.Navigate(link), visible(`[data-testid="join"]`))
+	check("invitation")
+	do("join", chromedp.SendKeys(chromedp.ID("password"), pw), chromedp.SendKeys(chromedp.ID("password_again"), pw),
+		click(`[data-testid="join"]`), visible(`[data-testid="funnel"]`))
+	if who := text("who is signed in", `[data-testid="console-user"]`); !strings.Contains(who, "designer") {
+		t.Errorf("after joining the header says %q", who)
+	}
+	if n := value(t, ctx, "the team in the menu", chromedp.Evaluate[int](`document.querySelectorAll('nav a[href="/console/team"]').length`)); n != 0 {
+		t.Error("a designer is shown the Team section")
+	}
+
+	do("set up two-step sign-in", click(`[data-testid="account-link"]`), visible(`[data-testid="begin-two-step"]`),
+		click(`[data-testid="begin-two-step"]`), visible(`[data-testid="totp-secret"]`))
+	check("two-step-setup")
+	secret := text("the secret", `[data-testid="totp-secret"]`)
+	first := time.Now()
+	code, err := totp.GenerateCode(secret, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	do("confirm with a code", chromedp.SendKeys(chromedp.ID("code"), code), click(`[data-testid="confirm-two-step"]`), visible(`[data-testid="recovery-codes"]`))
+	if n := value(t, ctx, "the recovery codes", chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="recovery-codes"] li').length`)); n != 10 {
+		t.Errorf("%d recovery codes shown, want 10", n)
+	}
+	check("recovery-codes")
+	do("sign out", click(`[data-testid="sign-out"]`), visible(`[data-testid="sign-in"]`))
+
+	signIn("dana@demo.example", pw)
+	do("the code step", visible(`[data-testid="check-code"]`))
+	check("code-step")
+	// The code that confirmed was taken: an authenticator shows the next
+	// one when its 30 seconds begin.
+	for time.Now().Unix()/30 <= first.Unix()/30 {
+		time.Sleep(100 * time.Millisecond)
+	}
+	code, err = totp.GenerateCode(secret, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	do("sign in with the code", chromedp.SendKeys(chromedp.ID("code"), code), click(`[data-testid="check-code"]`), visible(`[data-testid="funnel"]`))
 }
