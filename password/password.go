@@ -61,6 +61,8 @@ func CheckNew(pw string) error {
 		return fmt.Errorf("a password needs at least %d characters; this one has %d", MinLength, n)
 	case len(pw) > maxLength:
 		return fmt.Errorf("a password has at most %d bytes", maxLength)
+	case IsCommon(pw):
+		return fmt.Errorf("this password is one of the 100,000 most used, the first ones tried by anyone guessing: choose another")
 	}
 	return nil
 }

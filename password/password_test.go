@@ -72,3 +72,14 @@ func TestParseSaysWhatIsWrong(t *testing.T) {
 		}
 	}
 }
+
+func TestTheMostCommonPasswordsAreRefused(t *testing.T) {
+	for _, pw := range []string{"qwerty123456", "QWERTY123456", "1qaz2wsx3edc", "leavemealone"} {
+		if err := password.CheckNew(pw); err == nil || !strings.Contains(err.Error(), "100,000 most used") {
+			t.Errorf("CheckNew(%q) = %v, want it refused as common", pw, err)
+		}
+	}
+	if err := password.CheckNew("correct horse battery staple"); err != nil {
+		t.Errorf("an uncommon long password is refused: %v", err)
+	}
+}

@@ -68,6 +68,10 @@ func TestAnOperatorsInvitationMakesANewMerchantsFirstOwner(t *testing.T) {
 	if doc := page(t, res, http.StatusUnprocessableEntity); !strings.Contains(doc.Find(`#password-error`).Text(), "12 characters") {
 		t.Errorf("a short password: %q", doc.Find("main").Text())
 	}
+	_, res = e.join(link, "qwerty123456", "qwerty123456")
+	if doc := page(t, res, http.StatusUnprocessableEntity); !strings.Contains(doc.Find(`#password-error`).Text(), "100,000 most used") {
+		t.Errorf("a common password: %q", doc.Find("main").Text())
+	}
 	ann, res := e.join(link, newPassword, newPassword)
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/console" {
 		t.Fatalf("joining: %d to %q", res.StatusCode, res.Header.Get("Location"))
