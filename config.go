@@ -14,6 +14,7 @@ import (
 	"github.com/paybybank/checkout/bankhealth"
 	"github.com/paybybank/checkout/handlers/api"
 	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/mailer"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient/sandbox"
@@ -39,6 +40,8 @@ type config struct {
 	// SettingsKeys seal merchants' secrets in the ledger (SETTINGS_KEYS);
 	// nil when unset.
 	SettingsKeys *settings.Keys
+	// Mailer sends invitations through SMTP_URL's server; nil without it.
+	Mailer *mailer.Mailer
 	// StudioToken opens /studio outside sandbox mode.
 	StudioToken string
 	// TrustedProxies are the networks whose X-Forwarded-For is believed.
@@ -127,6 +130,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return c, err
 		}
 		c.SettingsKeys = keys
+	}
+	if v := getenv("SMTP_URL"); v != "" {
+		m, err := mailer.Parse(v)
+		if err != nil {
+			return c, err
+		}
+		c.Mailer = m
 	}
 	if c.StudioToken != "" && len(c.StudioToken) < minKeyLength {
 		return c, fmt.Errorf("STUDIO_TOKEN: shorter than %d characters", minKeyLength)

@@ -384,6 +384,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	h.Routes(e, static.Handler(), sandboxHandler)
 	con, err := console.New(console.Config{
 		BaseURL: cfg.BaseURL, Ledger: a.ledger, Merchants: a.merchants, Settings: a.settings, Orders: a.orders, Webhooks: a.webhooks,
+		Mail: mailerOf(cfg),
 		Banks: a.banks, Health: a.health, SessionKeys: keys, Assets: static.Assets(), Log: log, Outage: outage,
 	})
 	if err != nil {
@@ -476,6 +477,15 @@ func sealingKeys(cfg config, log *slog.Logger) (*settings.Keys, error) {
 		log.Warn("SETTINGS_KEYS is not set: merchants' secrets are sealed under a key made in a file for this machine (fine for development only; set SETTINGS_KEYS in production)", "file", path)
 	}
 	return keys, nil
+}
+
+// mailerOf is SMTP_URL's mailer, or none: a nil *mailer.Mailer must not
+// become a non-nil interface.
+func mailerOf(cfg config) console.Mail {
+	if cfg.Mailer == nil {
+		return nil
+	}
+	return cfg.Mailer
 }
 
 // logoClient fetches the logos the app serves: from the provider and

@@ -80,6 +80,14 @@ type Config struct {
 	Outage *web.Outage
 	// Now tells the time; time.Now when nil.
 	Now func() time.Time
+	// Mail sends invitations by e-mail too (SMTP_URL); none when nil, and
+	// the inviter passes the link on.
+	Mail Mail
+}
+
+// Mail sends an e-mail.
+type Mail interface {
+	Send(ctx context.Context, to, subject, body string) error
 }
 
 // Console serves the console's pages.

@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -122,6 +123,25 @@ type env struct {
 	// settings are the merchants' settings, provisioned from the tests'
 	// merchants file.
 	settings *settings.Store
+	// mail receives the console's e-mails.
+	mail *fakeMail
+}
+
+// fakeMail keeps the e-mails sent, or fails each when failing is set.
+type fakeMail struct {
+	mu      sync.Mutex
+	sent    []string
+	failing bool
+}
+
+func (m *fakeMail) Send(_ context.Context, to, subject, body string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.failing {
+		return errors.New("the mail server refused: 554 no")
+	}
+	m.sent = append(m.sent, "To: "+to+"\nSubject: "+subject+"\n\n"+body)
+	return nil
 }
 
 func setup(t *testing.T) *env {
@@ -189,7 +209,8 @@ func setupOn(t testing.TB, databaseURL string) *env {
 	e := &env{t: t, ledger: l, provider: p, hook: hook, logs: &logs, logMu: &logMu,
 		health: &bankhealth.Keeper{Source: l, Thresholds: bankhealth.Thresholds{MinFinished: 2, MinSuccess: 0.5}}}
 	e.settings = store
-	c, err := console.New(console.Config{BaseURL: "http://127.0.0.1", Ledger: l, Merchants: dir, Settings: store, Orders: orders, Webhooks: hooks,
+	e.mail = &fakeMail{}
+	c, err := console.New(console.Config{Mail: e.mail,BaseURL: "http://127.0.0.1", Ledger: l, Merchants: dir, Settings: store, Orders: orders, Webhooks: hooks,
 		Banks: fakeBanks{}, Health: e.health, SessionKeys: [][]byte{[]byte("a-session-key-of-32-bytes-or-more!!")}, Assets: views.Assets{CSS: "/static/app.css"}, Log: log,
 		Now: func() time.Time {
 			if ms := e.frozen.Load(); ms != 0 {

@@ -1,11 +1,13 @@
 package console
 
 import (
+	"context"
 	"crypto/subtle"
 	"errors"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -141,6 +143,19 @@ func (c *Console) invite(ec echo.Context) error {
 	page.Notice = t("console.team.invited", inv.Email, t("console.role."+string(inv.Role)))
 	page.Link = c.BaseURL + strings.Replace(RouteAccept, ":token", inv.Token, 1)
 	page.LinkExpires = when(inv.Expires)
+	if c.Mail != nil {
+		sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ec.Request().Context()), 20*time.Second)
+		defer cancel()
+		body := t("console.invite.mailBody", m.Name, t("console.role."+string(inv.Role)), page.LinkExpires, page.Link)
+		if err := c.Mail.Send(sendCtx, inv.Email, t("console.invite.mailSubject", m.Name), body); err != nil {
+			// The link is still shown, to pass on by hand; the log never
+			// holds it.
+			c.log(ec).Warn("console: the invitation could not be e-mailed", "merchant", m.ID, "email", maskEmail(inv.Email), "err", err)
+			page.Notice += " " + t("console.team.mailFailed")
+		} else {
+			page.Notice += " " + t("console.team.mailed")
+		}
+	}
 	return render(ec, http.StatusOK, views.ConsoleTeamPage(page))
 }
 

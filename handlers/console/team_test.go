@@ -220,3 +220,39 @@ func TestSomeoneWithAnAccountJoinsASecondTeamWithTheirOwnPassword(t *testing.T) 
 	}
 
 }
+
+func TestAnInvitationIsEMailedWhenTheAppCanSendMail(t *testing.T) {
+	e := setup(t)
+	e.shop3()
+	ops := e.browser()
+	csrf := ops.signIn(operator)
+	link := invite(t, ops, csrf, "shop3", "ann@shop3.example", "developer")
+	e.mail.mu.Lock()
+	sent := append([]string(nil), e.mail.sent...)
+	e.mail.failing = true
+	e.mail.mu.Unlock()
+	if len(sent) != 1 || !strings.Contains(sent[0], "To: ann@shop3.example") || !strings.Contains(sent[0], link) ||
+		!strings.Contains(sent[0], "Shop 3's team") || !strings.Contains(sent[0], "as developer") {
+		t.Fatalf("the e-mail sent: %q", sent)
+	}
+	// A mail server that refuses: the link is shown all the same, and the
+	// log says why without the link.
+	form := url.Values{"csrf": {csrf}, "email": {"bob@shop3.example"}, "role": {"viewer"}, "merchant": {"shop3"}}
+	doc := page(t, ops.post("/console/team/invite", form), http.StatusOK)
+	token := strings.TrimPrefix(mustPath(t, doc.Find(`[data-testid="invite-link"]`).Text()), "/console/invite/")
+	if !strings.Contains(doc.Find(`[data-testid="notice"]`).Text(), "could not be e-mailed") || token == "" {
+		t.Errorf("a refused e-mail: notice %q, link token %q", doc.Find(`[data-testid="notice"]`).Text(), token)
+	}
+	if log := e.logText(); !strings.Contains(log, "could not be e-mailed") || strings.Contains(log, token) {
+		t.Error("the log does not say the e-mail failed, or holds the invitation's token")
+	}
+}
+
+func mustPath(t *testing.T, raw string) string {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Path
+}
