@@ -384,7 +384,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	h.Routes(e, static.Handler(), sandboxHandler)
 	con, err := console.New(console.Config{
 		BaseURL: cfg.BaseURL, Ledger: a.ledger, Merchants: a.merchants, Settings: a.settings, Orders: a.orders, Webhooks: a.webhooks,
-		Mail: mailerOf(cfg),
+		Mail:  mailerOf(cfg),
 		Banks: a.banks, Health: a.health, SessionKeys: keys, Assets: static.Assets(), Log: log, Outage: outage,
 	})
 	if err != nil {

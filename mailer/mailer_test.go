@@ -112,10 +112,10 @@ func TestAnInvitationIsSentThroughTheSMTPServer(t *testing.T) {
 
 func TestSMTPURLErrorsSayWhy(t *testing.T) {
 	for raw, says := range map[string]string{
-		"smtp://mail.example:587":                            "from=",
-		"ftp://mail.example?from=a@b.example":                "scheme",
-		"smtp+insecure://mail.example:25?from=a@b.example":   "only to this machine",
-		"smtp://mail.example:99999?from=pay@shop.example":    "port",
+		"smtp://mail.example:587":                           "from=",
+		"ftp://mail.example?from=a@b.example":               "scheme",
+		"smtp+insecure://mail.example:25?from=a@b.example":  "only to this machine",
+		"smtp://mail.example:99999?from=pay@shop.example":   "port",
 		"smtp://mail.example?from=Pay%20<pay@shop.example>": "plain e-mail address",
 	} {
 		if _, err := mailer.Parse(raw); err == nil || !strings.Contains(err.Error(), says) || !strings.HasPrefix(err.Error(), "SMTP_URL") {

@@ -210,7 +210,7 @@ func setupOn(t testing.TB, databaseURL string) *env {
 		health: &bankhealth.Keeper{Source: l, Thresholds: bankhealth.Thresholds{MinFinished: 2, MinSuccess: 0.5}}}
 	e.settings = store
 	e.mail = &fakeMail{}
-	c, err := console.New(console.Config{Mail: e.mail,BaseURL: "http://127.0.0.1", Ledger: l, Merchants: dir, Settings: store, Orders: orders, Webhooks: hooks,
+	c, err := console.New(console.Config{Mail: e.mail, BaseURL: "http://127.0.0.1", Ledger: l, Merchants: dir, Settings: store, Orders: orders, Webhooks: hooks,
 		Banks: fakeBanks{}, Health: e.health, SessionKeys: [][]byte{[]byte("a-session-key-of-32-bytes-or-more!!")}, Assets: views.Assets{CSS: "/static/app.css"}, Log: log,
 		Now: func() time.Time {
 			if ms := e.frozen.Load(); ms != 0 {
