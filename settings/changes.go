@@ -153,7 +153,8 @@ func (s *Store) Update(ctx context.Context, by Actor, id string, version int64, 
 // AddOperator writes an operator with the password hash phc (the command
 // line's operator add): a person who exists becomes an operator, keeping
 // their memberships, with the new password, which ends every session of the
-// old one. It reports whether the person existed.
+// old one, and without two-step sign-in (they set it up again). It reports
+// whether the person existed.
 func (s *Store) AddOperator(ctx context.Context, email, phc string) (bool, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	existed := false
@@ -170,7 +171,12 @@ func (s *Store) AddOperator(ctx context.Context, email, phc string) (bool, error
 		}
 		action, fields := "operator added: "+email, "email, password (set)"
 		if existed {
-			action, fields = "operator's password changed: "+email, "operator, password (set; their sessions ended)"
+			// The command line is the way back in for someone locked out:
+			// a lost authenticator goes with the old password.
+			if err := tx.SetTOTP(ctx, email, "", nil); err != nil {
+				return err
+			}
+			action, fields = "operator's password changed: "+email, "operator, password (set; their sessions ended), two-step sign-in (removed)"
 		}
 		return tx.Audit(ctx, ledger.AuditEntry{Actor: ByCommand, Action: action, Fields: fields})
 	})

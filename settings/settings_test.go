@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pquerna/otp/totp"
+
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/ledger/ledgertest"
 	"github.com/paybybank/checkout/merchant"
@@ -383,4 +385,32 @@ func statMode(path string) (os.FileMode, error) {
 		return 0, err
 	}
 	return info.Mode().Perm(), nil
+}
+
+func TestOperatorAddIsTheWayBackInForALockedOutOperator(t *testing.T) {
+	l := ledgertest.Open(t, ledgertest.SQLiteURL(t))
+	s := instance(t, l, key1)
+	weak := password.Params{Memory: 64, Time: 1, Threads: 1}
+	first, _ := password.Hash("the first password", weak)
+	s.AddOperator(ctx, "root@psp.example", first)
+	setup, err := s.BeginTwoStep(ctx, "root@psp.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	code, _ := totp.GenerateCode(setup.Secret, now)
+	if _, err := s.ConfirmTwoStep(ctx, "root@psp.example", code, now); err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := s.Dir.ConsoleUser("root@psp.example"); !u.TwoStep {
+		t.Fatal("two-step sign-in is not on")
+	}
+	second, _ := password.Hash("the second password", weak)
+	if _, err := s.AddOperator(ctx, "root@psp.example", second); err != nil {
+		t.Fatal(err)
+	}
+	s.Load(ctx)
+	if u, _ := s.Dir.ConsoleUser("root@psp.example"); u.TwoStep || !u.Matches("the second password") {
+		t.Errorf("after operator add: two-step %v; want off, with the new password", u.TwoStep)
+	}
 }
