@@ -4,7 +4,7 @@
  * custom properties set once in static/input.css (and by a merchant's theme),
  * so the classes never hard-code a colour. */
 module.exports = {
-  content: ["./views/**/*.templ", "!./views/console*.templ", "./static/*.js"],
+  content: ["./views/**/*.templ", "!./views/console/**", "./static/*.js"],
   theme: {
     extend: {
       colors: {

@@ -9,7 +9,7 @@ import (
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/password"
 	"github.com/paybybank/checkout/settings"
-	"github.com/paybybank/checkout/views"
+	"github.com/paybybank/checkout/views/console/manage"
 )
 
 // Routes of a person's own account (DESIGN.md section 11).
@@ -36,12 +36,12 @@ func (c *Console) showAccount(ec echo.Context) error {
 	case "recovery":
 		page.Notice = t("console.twoStep.recoveryUsed")
 	}
-	return render(ec, http.StatusOK, views.ConsoleAccountPage(page))
+	return render(ec, http.StatusOK, manage.ConsoleAccountPage(page))
 }
 
-func (c *Console) accountPage(ec echo.Context) (views.ConsoleAccount, error) {
+func (c *Console) accountPage(ec echo.Context) (manage.ConsoleAccount, error) {
 	s := sessionOf(ec)
-	page := views.ConsoleAccount{ConsolePage: c.frame(ec, t("console.account"), "account"), Email: s.user.Email,
+	page := manage.ConsoleAccount{ConsolePage: c.frame(ec, t("console.account"), "account"), Email: s.user.Email,
 		FromFile: s.user.Managed == merchant.ManagedByFile, TwoStep: s.user.TwoStep, MustSetUp: mustSetUpTwoStep(s.user)}
 	if s.user.TwoStep {
 		left, err := c.Ledger.RecoveryCodesLeft(ec.Request().Context(), s.user.Email)
@@ -55,7 +55,7 @@ func (c *Console) accountPage(ec echo.Context) (views.ConsoleAccount, error) {
 		return page, err
 	}
 	for _, x := range list {
-		page.Sessions = append(page.Sessions, views.ConsoleSession{Device: x.Device, Address: x.Address,
+		page.Sessions = append(page.Sessions, manage.ConsoleSession{Device: x.Device, Address: x.Address,
 			Seen: when(x.Seen), Since: when(x.Created), Current: x.ID == s.id})
 	}
 	return page, nil
@@ -74,7 +74,7 @@ func (c *Console) changePassword(ec echo.Context) error {
 		}
 		page.Errors = map[string]string{field: reason}
 		page.Notice, page.NoticeError = t("console.form.fix"), true
-		return render(ec, status, views.ConsoleAccountPage(page))
+		return render(ec, status, manage.ConsoleAccountPage(page))
 	}
 	keys := []string{"addr:" + digest(ec.RealIP()), "mail:" + digest(s.user.Email)}
 	n, err := c.Ledger.FailedSignIns(ctx, keys, c.Now().Add(-FailureWindow))

@@ -16,7 +16,7 @@ import (
 
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
-	"github.com/paybybank/checkout/views"
+	pages "github.com/paybybank/checkout/views/console"
 )
 
 // Limits of a console session and of sign-in tries (issue 21).
@@ -230,7 +230,7 @@ func (c *Console) showLogin(ec echo.Context) error {
 	if s, _, err := c.openSession(ec); err == nil && s != nil {
 		return ec.Redirect(http.StatusSeeOther, nextPage(ec.QueryParam("next")))
 	}
-	m := views.ConsoleLogin{Next: ec.QueryParam("next")}
+	m := pages.ConsoleLogin{Next: ec.QueryParam("next")}
 	switch {
 	case ec.QueryParam("out") == "1":
 		m.Notice = t("console.signedOut")
@@ -242,18 +242,18 @@ func (c *Console) showLogin(ec echo.Context) error {
 
 // loginForm renders the sign-in form under a new pre-session holding only
 // its CSRF token: a sign-in must come from this form.
-func (c *Console) loginForm(ec echo.Context, status int, m views.ConsoleLogin) error {
+func (c *Console) loginForm(ec echo.Context, status int, m pages.ConsoleLogin) error {
 	sess, _ := c.store.New(ec.Request(), cookieName)
 	sess.Values = map[any]any{"csrf": randomToken()}
 	if err := sess.Save(ec.Request(), ec.Response()); err != nil {
 		return err
 	}
-	m.ConsolePage = views.ConsolePage{Title: t("console.login.title"), Assets: c.Assets, CSRF: sess.Values["csrf"].(string),
+	m.ConsolePage = pages.ConsolePage{Title: t("console.login.title"), Assets: c.Assets, CSRF: sess.Values["csrf"].(string),
 		Notice: m.Notice}
 	if status == http.StatusTooManyRequests {
 		ec.Response().Header().Set("Retry-After", "60")
 	}
-	return render(ec, status, views.ConsoleLoginPage(m))
+	return render(ec, status, pages.ConsoleLoginPage(m))
 }
 
 // signIn checks an e-mail and password. Every refusal says the same, takes
@@ -264,7 +264,7 @@ func (c *Console) signIn(ec echo.Context) error {
 	email := strings.TrimSpace(ec.FormValue("email"))
 	pw := ec.FormValue("password")
 	next := ec.FormValue("next")
-	form := views.ConsoleLogin{Email: email, Next: next}
+	form := pages.ConsoleLogin{Email: email, Next: next}
 
 	pre, err := c.store.Get(r, cookieName)
 	want, _ := pre.Values["csrf"].(string)

@@ -30,6 +30,7 @@ import (
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/settings"
 	"github.com/paybybank/checkout/views"
+	pages "github.com/paybybank/checkout/views/console"
 	"github.com/paybybank/checkout/webhook"
 )
 
@@ -314,12 +315,12 @@ func (c *Console) answerErrors(next echo.HandlerFunc) echo.HandlerFunc {
 			c.log(ec).Log(ec.Request().Context(), level, "console request failed",
 				"status", ce.status, "method", ec.Request().Method, "route", ec.Path(), "err", err)
 		}
-		page := views.ConsoleError{
+		page := pages.ConsoleError{
 			ConsolePage: c.frame(ec, t(ce.key), ""),
 			Heading:     t(ce.key), Message: t(ce.key+".text", ce.args...),
 			Back: templ.SafeURL(RouteOverview), BackLabel: t("console.error.back"),
 		}
-		return render(ec, ce.status, views.ConsoleErrorPage(page))
+		return render(ec, ce.status, pages.ConsoleErrorPage(page))
 	}
 }
 
@@ -327,8 +328,8 @@ func (c *Console) answerErrors(next echo.HandlerFunc) echo.HandlerFunc {
 func (c *Console) log(ec echo.Context) *slog.Logger { return web.Logger(ec, c.Log) }
 
 // frame is the layout model of a page for the signed-in user, if any.
-func (c *Console) frame(ec echo.Context, title, nav string) views.ConsolePage {
-	p := views.ConsolePage{Title: title, Assets: c.Assets, Nav: nav}
+func (c *Console) frame(ec echo.Context, title, nav string) pages.ConsolePage {
+	p := pages.ConsolePage{Title: title, Assets: c.Assets, Nav: nav}
 	if s := sessionOf(ec); s != nil {
 		p.User, p.CSRF = s.user.Email, s.csrf
 		p.Operator = s.user.Operator
@@ -339,7 +340,7 @@ func (c *Console) frame(ec echo.Context, title, nav string) views.ConsolePage {
 		}
 		if !s.user.Operator && len(s.user.Memberships) > 1 {
 			for _, ms := range s.user.Memberships {
-				p.ActFor = append(p.ActFor, views.ConsoleOption{Value: ms.Merchant.ID,
+				p.ActFor = append(p.ActFor, pages.ConsoleOption{Value: ms.Merchant.ID,
 					Label: ms.Merchant.Name + " (" + t("console.role."+string(ms.Role)) + ")", Selected: ms.Merchant == s.merchant})
 			}
 		}

@@ -18,7 +18,7 @@ import (
 	"github.com/paybybank/checkout/handlers/logos"
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/ledger"
-	"github.com/paybybank/checkout/views"
+	pages "github.com/paybybank/checkout/views/console"
 )
 
 // window is a period the overview sums.
@@ -41,7 +41,7 @@ const topBanks = 10
 // an operator the merchant asked for by ?merchant= ("" for every one).
 // options is the operator's merchant picker (with allLabel first when
 // every merchant may be shown); nil for a merchant's user.
-func (c *Console) scope(ec echo.Context, asked, allLabel string) (merchantID string, options []views.ConsoleOption, err error) {
+func (c *Console) scope(ec echo.Context, asked, allLabel string) (merchantID string, options []pages.ConsoleOption, err error) {
 	s := sessionOf(ec)
 	if s.merchant != nil {
 		return s.merchant.ID, nil, nil
@@ -52,10 +52,10 @@ func (c *Console) scope(ec echo.Context, asked, allLabel string) (merchantID str
 		}
 	}
 	if allLabel != "" {
-		options = append(options, views.ConsoleOption{Value: "", Label: allLabel, Selected: asked == ""})
+		options = append(options, pages.ConsoleOption{Value: "", Label: allLabel, Selected: asked == ""})
 	}
 	for _, m := range c.Merchants.All() {
-		options = append(options, views.ConsoleOption{Value: m.ID, Label: m.Name + " (" + m.ID + ")", Selected: m.ID == asked})
+		options = append(options, pages.ConsoleOption{Value: m.ID, Label: m.Name + " (" + m.ID + ")", Selected: m.ID == asked})
 	}
 	return asked, options, nil
 }
@@ -81,7 +81,7 @@ func (c *Console) showOverview(ec echo.Context) error {
 		return err
 	}
 	l := i18n.Staff("en")
-	m := views.ConsoleOverview{
+	m := pages.ConsoleOverview{
 		ConsolePage: c.frame(ec, t("console.overview"), "overview"),
 		Range:       t("console.range." + w.param + ".long"),
 		RangeValue:  w.param,
@@ -94,7 +94,7 @@ func (c *Console) showOverview(ec echo.Context) error {
 		if merchantID != "" && options != nil {
 			q.Set("merchant", merchantID)
 		}
-		m.Ranges = append(m.Ranges, views.ConsoleLink{Label: t("console.range." + x.param),
+		m.Ranges = append(m.Ranges, pages.ConsoleLink{Label: t("console.range." + x.param),
 			URL: templ.SafeURL(RouteOverview + "?" + q.Encode()), Current: x == w})
 	}
 	f := ov.Funnel
@@ -102,11 +102,11 @@ func (c *Console) showOverview(ec echo.Context) error {
 		key string
 		n   int64
 	}{{"opened", f.Opened}, {"sent", f.Sent}, {"began", f.Began}, {"paid", f.Paid}} {
-		m.Funnel = append(m.Funnel, views.ConsoleStage{Label: t("console.funnel." + s.key), Count: count(l, s.n),
+		m.Funnel = append(m.Funnel, pages.ConsoleStage{Label: t("console.funnel." + s.key), Count: count(l, s.n),
 			Share: t("console.funnel.share", percent(s.n, f.Opened)), Percent: int(math.Round(share(s.n, f.Opened) * 100))})
 	}
 	a := ov.Attempts
-	m.Figures = []views.ConsoleFigure{
+	m.Figures = []pages.ConsoleFigure{
 		{Label: t("console.fig.conversion"), Value: percent(f.Paid, f.Opened), Hint: t("console.fig.conversion.hint"), TestID: "conversion"},
 		{Label: t("console.fig.canceled"), Value: count(l, a.Canceled), Hint: t("console.fig.canceled.hint"), TestID: "canceled"},
 		{Label: t("console.fig.abandoned"), Value: count(l, a.Abandoned), Hint: t("console.fig.abandoned.hint"), TestID: "abandoned"},
@@ -118,7 +118,7 @@ func (c *Console) showOverview(ec echo.Context) error {
 			q.Set("merchant", merchantID)
 		}
 	}, l)
-	return render(ec, 200, views.ConsoleOverviewPage(m))
+	return render(ec, 200, pages.ConsoleOverviewPage(m))
 }
 
 // healthRows is how many of the busiest banks the bank health table
@@ -128,16 +128,16 @@ const healthRows = 20
 // health is the bank health table in the window asked for (?health=,
 // the last hour by default), from the reading kept in memory; keep adds the
 // rest of the overview's query to the window links.
-func (c *Console) health(ctx context.Context, asked string, keep func(url.Values), l *i18n.Localizer) views.ConsoleHealth {
+func (c *Console) health(ctx context.Context, asked string, keep func(url.Values), l *i18n.Localizer) pages.ConsoleHealth {
 	w, ok := bankhealth.WindowNamed(asked)
 	if !ok {
 		w = bankhealth.Windows[0]
 	}
-	var h views.ConsoleHealth
+	var h pages.ConsoleHealth
 	for _, x := range bankhealth.Windows {
 		q := url.Values{"health": {x.Name}}
 		keep(q)
-		h.Windows = append(h.Windows, views.ConsoleLink{Label: t("console.health." + x.Name),
+		h.Windows = append(h.Windows, pages.ConsoleLink{Label: t("console.health." + x.Name),
 			URL: templ.SafeURL(RouteOverview + "?" + q.Encode() + "#health-heading"), Current: x == w})
 	}
 	s := c.Health.Snapshot()
@@ -160,7 +160,7 @@ func (c *Console) health(ctx context.Context, asked string, keep func(url.Values
 		if i >= healthRows && !b.Degraded {
 			continue
 		}
-		row := views.ConsoleHealthRow{Bank: bankOf(list, b.Country, b.BankID), Started: count(l, b.Started),
+		row := pages.ConsoleHealthRow{Bank: bankOf(list, b.Country, b.BankID), Started: count(l, b.Started),
 			Completed: count(l, b.Completed), Canceled: count(l, b.Canceled), Abandoned: count(l, b.Abandoned),
 			Open: count(l, b.Open()), Success: percent(b.Completed, b.Finished()), Median: t("console.fig.none"), Degraded: b.Degraded}
 		if b.Completed > 0 && b.MedianToPaid > 0 {
@@ -229,8 +229,8 @@ const (
 
 // chart lays out the payments per step from since to now as stacked bars,
 // one per step, empty steps included.
-func chart(buckets []ledger.Bucket, since, now time.Time, step time.Duration, l *i18n.Localizer) views.ConsoleChart {
-	c := views.ConsoleChart{Caption: t("console.chart.perHour"), Unit: t("console.chart.hour")}
+func chart(buckets []ledger.Bucket, since, now time.Time, step time.Duration, l *i18n.Localizer) pages.ConsoleChart {
+	c := pages.ConsoleChart{Caption: t("console.chart.perHour"), Unit: t("console.chart.hour")}
 	layout := "15:00"
 	if step >= 24*time.Hour {
 		c.Caption, c.Unit, layout = t("console.chart.perDay"), t("console.chart.day"), "Jan 2"
@@ -253,7 +253,7 @@ func chart(buckets []ledger.Bucket, since, now time.Time, step time.Duration, l 
 	for i, at := range starts {
 		b := byStart[at.UnixMilli()]
 		canceled := b.Canceled + b.Abandoned
-		bar := views.ConsoleBar{
+		bar := pages.ConsoleBar{
 			Label: at.Format("2006-01-02 " + layout), Paid: b.Completed, Canceled: canceled, Open: b.Open(),
 			X: float64(i)*w + w*0.1, W: w * 0.8,
 			PaidN: count(l, b.Completed), CanceledN: count(l, canceled), OpenN: count(l, b.Open()),
@@ -274,7 +274,7 @@ func chart(buckets []ledger.Bucket, since, now time.Time, step time.Duration, l 
 		bar.YOpen = y
 		c.Bars = append(c.Bars, bar)
 		if i%every == 0 {
-			c.Ticks = append(c.Ticks, views.ConsoleTick{X: float64(i)*w + w/2, Label: at.Format(layout)})
+			c.Ticks = append(c.Ticks, pages.ConsoleTick{X: float64(i)*w + w/2, Label: at.Format(layout)})
 		}
 	}
 	return c
@@ -282,12 +282,12 @@ func chart(buckets []ledger.Bucket, since, now time.Time, step time.Duration, l 
 
 // bankChart is conversion per bank (paid ÷ payments made) for the busiest
 // banks, named as the banks list names them.
-func (c *Console) bankChart(ctx context.Context, counts []ledger.BankCounts, l *i18n.Localizer) views.ConsoleBankChart {
-	chart := views.ConsoleBankChart{Caption: t("console.banks.heading")}
+func (c *Console) bankChart(ctx context.Context, counts []ledger.BankCounts, l *i18n.Localizer) pages.ConsoleBankChart {
+	chart := pages.ConsoleBankChart{Caption: t("console.banks.heading")}
 	list := c.bankList(ctx)
 	for i, b := range counts {
 		conv := share(b.Completed, b.Started)
-		chart.Rows = append(chart.Rows, views.ConsoleBankRow{
+		chart.Rows = append(chart.Rows, pages.ConsoleBankRow{
 			Bank: bankOf(list, b.Country, b.BankID), Attempts: count(l, b.Started), Paid: count(l, b.Completed),
 			Canceled: count(l, b.Canceled), Abandoned: count(l, b.Abandoned), Conversion: percent(b.Completed, b.Started),
 			Percent: int(math.Round(conv * 100)), Y: float64(i) * 28,
@@ -310,11 +310,11 @@ func (c *Console) bankList(ctx context.Context) *banks.List {
 }
 
 // bankOf is a bank's name and logo; its id when the list does not know it.
-func bankOf(list *banks.List, country, id string) views.ConsoleBank {
+func bankOf(list *banks.List, country, id string) pages.ConsoleBank {
 	if id == "" {
-		return views.ConsoleBank{}
+		return pages.ConsoleBank{}
 	}
-	b := views.ConsoleBank{Name: id, Country: country}
+	b := pages.ConsoleBank{Name: id, Country: country}
 	if list != nil {
 		if bank, ok := list.Bank(country, id); ok {
 			b.Name = bank.Name

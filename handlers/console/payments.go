@@ -20,7 +20,7 @@ import (
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/rules"
-	"github.com/paybybank/checkout/views"
+	pages "github.com/paybybank/checkout/views/console"
 )
 
 // pageSize is how many payments a page of the list shows.
@@ -120,13 +120,13 @@ func (c *Console) showPayments(ec echo.Context) error {
 	ctx := ec.Request().Context()
 	f, after, errs := q.filter(merchantID)
 	list := c.bankList(ctx)
-	m := views.ConsolePayments{
+	m := pages.ConsolePayments{
 		ConsolePage: c.frame(ec, t("console.payments"), "payments"),
 		Action:      templ.SafeURL(RoutePayments), Query: q.q, From: q.from, To: q.to, Merchants: options,
 		Operator: options != nil, Errors: errs, Searched: len(q.values()) > 0,
 	}
 	for _, s := range statuses {
-		m.Statuses = append(m.Statuses, views.ConsoleOption{Value: string(s), Label: statusOf(string(s)).Word, Selected: q.status == string(s)})
+		m.Statuses = append(m.Statuses, pages.ConsoleOption{Value: string(s), Label: statusOf(string(s)).Word, Selected: q.status == string(s)})
 	}
 	seen, err := c.Ledger.BanksSeen(ctx, merchantID, c.Now().Add(-90*24*time.Hour))
 	if err != nil {
@@ -135,20 +135,20 @@ func (c *Console) showPayments(ec echo.Context) error {
 	countries := map[string]bool{}
 	for _, b := range seen {
 		bank := bankOf(list, b.Country, b.BankID)
-		m.Banks = append(m.Banks, views.ConsoleOption{Value: b.BankID, Label: bank.Name + " (" + b.Country + ")", Selected: q.bank == b.BankID})
+		m.Banks = append(m.Banks, pages.ConsoleOption{Value: b.BankID, Label: bank.Name + " (" + b.Country + ")", Selected: q.bank == b.BankID})
 		countries[b.Country] = true
 	}
-	if q.bank != "" && !slices.ContainsFunc(m.Banks, func(o views.ConsoleOption) bool { return o.Value == q.bank }) {
-		m.Banks = append(m.Banks, views.ConsoleOption{Value: q.bank, Label: q.bank, Selected: true})
+	if q.bank != "" && !slices.ContainsFunc(m.Banks, func(o pages.ConsoleOption) bool { return o.Value == q.bank }) {
+		m.Banks = append(m.Banks, pages.ConsoleOption{Value: q.bank, Label: q.bank, Selected: true})
 	}
 	if q.country != "" {
 		countries[q.country] = true
 	}
 	for _, code := range slices.Sorted(maps.Keys(countries)) {
-		m.Countries = append(m.Countries, views.ConsoleOption{Value: code, Label: code, Selected: q.country == code})
+		m.Countries = append(m.Countries, pages.ConsoleOption{Value: code, Label: code, Selected: q.country == code})
 	}
 	if len(errs) > 0 {
-		return render(ec, http.StatusUnprocessableEntity, views.ConsolePaymentsPage(m))
+		return render(ec, http.StatusUnprocessableEntity, pages.ConsolePaymentsPage(m))
 	}
 	orders, err := c.Ledger.ListOrders(ctx, f, after, pageSize+1)
 	if err != nil {
@@ -167,7 +167,7 @@ func (c *Console) showPayments(ec echo.Context) error {
 	}
 	m.CSV = templ.SafeURL(RouteCSV + "?" + base.Encode())
 	for _, o := range orders {
-		row := views.ConsolePaymentRow{
+		row := pages.ConsolePaymentRow{
 			OrderID: o.OrderID, URL: c.orderURL(o.MerchantID, o.OrderID, options != nil), Amount: o.Amount + " " + o.Currency,
 			Status: statusOf(o.Status), Paid: yesNo(!o.Paid.IsZero()), Bank: bankOf(list, o.Country, o.BankID), Country: o.Country,
 			Created: when(o.Created), Updated: when(o.Updated),
@@ -177,7 +177,7 @@ func (c *Console) showPayments(ec echo.Context) error {
 		}
 		m.Rows = append(m.Rows, row)
 	}
-	return render(ec, http.StatusOK, views.ConsolePaymentsPage(m))
+	return render(ec, http.StatusOK, pages.ConsolePaymentsPage(m))
 }
 
 // orderURL is an order's console page; an operator's names the merchant.
@@ -197,8 +197,8 @@ func yesNo(b bool) string {
 }
 
 // statusOf is a status as a badge: its word and colour.
-func statusOf(status string) views.ConsoleStatus {
-	s := views.ConsoleStatus{Code: status, Word: t("console.status." + status)}
+func statusOf(status string) pages.ConsoleStatus {
+	s := pages.ConsoleStatus{Code: status, Word: t("console.status." + status)}
 	switch pisclient.Status(status) {
 	case "":
 		s.Word, s.Tone, s.Code = t("console.status.none"), "processing", "–"
@@ -367,7 +367,7 @@ func (c *Console) showOrder(ec echo.Context) error {
 	}
 	operator := sessionOf(ec).user.Operator
 	v := payment.Describe(o, attempts)
-	page := views.ConsoleOrder{
+	page := pages.ConsoleOrder{
 		ConsolePage: c.frame(ec, t("console.order.heading", id), "payments"),
 		OrderID:     id, Amount: o.Amount + " " + o.Currency, Status: statusOf(string(v.Status)),
 		Paid: yesNo(v.Paid), Final: yesNo(v.Final()), Created: when(o.Created), Updated: when(o.Updated),
@@ -377,23 +377,23 @@ func (c *Console) showOrder(ec echo.Context) error {
 		page.Status = statusOf("")
 	}
 	if !v.Known {
-		page.Status = views.ConsoleStatus{Word: t("console.status.unknown"), Tone: "processing", Code: string(v.Status)}
+		page.Status = pages.ConsoleStatus{Word: t("console.status.unknown"), Tone: "processing", Code: string(v.Status)}
 	}
 	if operator {
 		page.Merchant, page.MerchantID = m.Name+" ("+m.ID+")", m.ID
 	}
 	list := c.bankList(ctx)
 	for _, a := range attempts {
-		ca := views.ConsoleAttempt{Seq: strconv.Itoa(a.Seq), Bank: bankOf(list, a.Country, a.BankID), UpstreamID: a.UpstreamID,
+		ca := pages.ConsoleAttempt{Seq: strconv.Itoa(a.Seq), Bank: bankOf(list, a.Country, a.BankID), UpstreamID: a.UpstreamID,
 			Amount: a.Amount + " " + a.Currency, Status: statusOf(a.Status)}
 		for _, s := range history[a.UpstreamID] {
-			ca.History = append(ca.History, views.ConsoleStep{At: when(s.At), State: string(s.State), Status: s.Status})
+			ca.History = append(ca.History, pages.ConsoleStep{At: when(s.At), State: string(s.State), Status: s.Status})
 		}
 		page.Attempts = append(page.Attempts, ca)
 	}
 	redelivered := ec.QueryParam("redelivered")
 	for _, e := range events {
-		ce := views.ConsoleEvent{ID: e.ID, Type: e.Type, Created: when(e.Created), Delivery: t("console.delivery." + e.Delivery),
+		ce := pages.ConsoleEvent{ID: e.ID, Type: e.Type, Created: when(e.Created), Delivery: t("console.delivery." + e.Delivery),
 			Redeliver: templ.SafeURL("/console/events/" + url.PathEscape(e.ID) + "/redeliver"), Highlight: e.ID == redelivered}
 		var body struct {
 			Data struct {
@@ -424,12 +424,12 @@ func (c *Console) showOrder(ec echo.Context) error {
 	if ec.QueryParam("busy") == "1" {
 		page.Notice = t("console.order.busy")
 	}
-	return render(ec, http.StatusOK, views.ConsoleOrderPage(page))
+	return render(ec, http.StatusOK, pages.ConsoleOrderPage(page))
 }
 
 // tryOf is a delivery try as the page shows it.
-func tryOf(d ledger.Delivery) views.ConsoleTry {
-	tr := views.ConsoleTry{N: strconv.Itoa(d.Try), At: when(d.At), Duration: duration(d.Duration), Error: d.Error,
+func tryOf(d ledger.Delivery) pages.ConsoleTry {
+	tr := pages.ConsoleTry{N: strconv.Itoa(d.Try), At: when(d.At), Duration: duration(d.Duration), Error: d.Error,
 		OK: d.Code >= 200 && d.Code <= 299, Code: strconv.Itoa(d.Code)}
 	if d.Code == 0 {
 		tr.Code = "–"

@@ -16,7 +16,8 @@ import (
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/settings"
-	"github.com/paybybank/checkout/views"
+	pages "github.com/paybybank/checkout/views/console"
+	"github.com/paybybank/checkout/views/console/manage"
 )
 
 // Routes of the settings pages (DESIGN.md section 11).
@@ -66,20 +67,20 @@ func (c *Console) showMerchants(ec echo.Context) error {
 	if err := operatorOnly(ec); err != nil {
 		return err
 	}
-	page := c.merchantsPage(ec, views.ConsoleNewMerchant{})
+	page := c.merchantsPage(ec, manage.ConsoleNewMerchant{})
 	switch ec.QueryParam("done") {
 	case "disabled":
 		page.Notice = t("console.merchants.disabled", ec.QueryParam("id"))
 	case "enabled":
 		page.Notice = t("console.merchants.enabled", ec.QueryParam("id"))
 	}
-	return render(ec, http.StatusOK, views.ConsoleMerchantsPage(page))
+	return render(ec, http.StatusOK, manage.ConsoleMerchantsPage(page))
 }
 
-func (c *Console) merchantsPage(ec echo.Context, form views.ConsoleNewMerchant) views.ConsoleMerchants {
-	page := views.ConsoleMerchants{ConsolePage: c.frame(ec, t("console.merchants"), "merchants"), New: form}
+func (c *Console) merchantsPage(ec echo.Context, form manage.ConsoleNewMerchant) manage.ConsoleMerchants {
+	page := manage.ConsoleMerchants{ConsolePage: c.frame(ec, t("console.merchants"), "merchants"), New: form}
 	for _, m := range c.Merchants.All() {
-		row := views.ConsoleMerchantRow{
+		row := manage.ConsoleMerchantRow{
 			ID: m.ID, Name: m.Name, Managed: managedLabel(m), ReadOnly: m.ReadOnly(), Disabled: m.Disabled(),
 			State:    t("console.state." + m.State),
 			Settings: templ.SafeURL(RouteSettings + "?merchant=" + url.QueryEscape(m.ID)),
@@ -100,7 +101,7 @@ func (c *Console) createMerchant(ec echo.Context) error {
 	if err := operatorOnly(ec); err != nil {
 		return err
 	}
-	form := views.ConsoleNewMerchant{ID: ec.FormValue("id"), Name: ec.FormValue("name"), ReturnOrigins: ec.FormValue("return_origins")}
+	form := manage.ConsoleNewMerchant{ID: ec.FormValue("id"), Name: ec.FormValue("name"), ReturnOrigins: ec.FormValue("return_origins")}
 	created, err := c.Settings.CreateMerchant(ec.Request().Context(), actor(ec), form.ID, form.Name, lines(form.ReturnOrigins))
 	var fe *merchant.FieldError
 	switch {
@@ -108,17 +109,17 @@ func (c *Console) createMerchant(ec echo.Context) error {
 		form.Errors = map[string]string{fe.Field: fieldReason(fe)}
 		page := c.merchantsPage(ec, form)
 		page.Notice, page.NoticeError = t("console.form.fix"), true
-		return render(ec, http.StatusUnprocessableEntity, views.ConsoleMerchantsPage(page))
+		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleMerchantsPage(page))
 	case errors.Is(err, settings.ErrNoKeys):
 		return errNoKeys
 	case err != nil:
 		return err
 	}
 	c.log(ec).Info("console: merchant added", "merchant", created.Merchant.ID)
-	page := c.merchantsPage(ec, views.ConsoleNewMerchant{})
+	page := c.merchantsPage(ec, manage.ConsoleNewMerchant{})
 	page.Notice = t("console.merchants.created", created.Merchant.Name)
-	page.Created = &views.ConsoleCreated{ID: created.Merchant.ID, Token: created.Token, KID: created.KID, LinkSecret: created.LinkSecret}
-	return render(ec, http.StatusOK, views.ConsoleMerchantsPage(page))
+	page.Created = &manage.ConsoleCreated{ID: created.Merchant.ID, Token: created.Token, KID: created.KID, LinkSecret: created.LinkSecret}
+	return render(ec, http.StatusOK, manage.ConsoleMerchantsPage(page))
 }
 
 // setMerchantState answers POST /console/merchants/{id}/disable and
@@ -146,7 +147,7 @@ func (c *Console) setMerchantState(state string) echo.HandlerFunc {
 // settingsMerchant is the merchant whose settings a page is about: the
 // person's own, or the one an operator asks for with ?merchant= (the
 // first when none is).
-func (c *Console) settingsMerchant(ec echo.Context, asked string) (*merchant.Merchant, []views.ConsoleOption, error) {
+func (c *Console) settingsMerchant(ec echo.Context, asked string) (*merchant.Merchant, []pages.ConsoleOption, error) {
 	if own := sessionOf(ec).merchant; own != nil {
 		return own, nil, nil
 	}
@@ -177,12 +178,12 @@ func (c *Console) showSettings(ec echo.Context) error {
 	if ec.QueryParam("saved") == "1" {
 		page.Notice = t("console.settings.saved")
 	}
-	return render(ec, http.StatusOK, views.ConsoleSettingsPage(page))
+	return render(ec, http.StatusOK, manage.ConsoleSettingsPage(page))
 }
 
-func (c *Console) settingsPage(ec echo.Context, m *merchant.Merchant, options []views.ConsoleOption, form views.ConsoleShopForm) views.ConsoleSettings {
+func (c *Console) settingsPage(ec echo.Context, m *merchant.Merchant, options []pages.ConsoleOption, form manage.ConsoleShopForm) manage.ConsoleSettings {
 	form.MerchantID = m.ID
-	return views.ConsoleSettings{
+	return manage.ConsoleSettings{
 		ConsolePage: c.frame(ec, t("console.settings"), "settings"),
 		Merchants:   options, MerchantID: m.ID, Name: m.Name,
 		State: t("console.state." + m.State), Disabled: m.Disabled(),
@@ -192,12 +193,12 @@ func (c *Console) settingsPage(ec echo.Context, m *merchant.Merchant, options []
 }
 
 // shopFormOf is the settings form filled with m's values.
-func shopFormOf(m *merchant.Merchant) views.ConsoleShopForm {
+func shopFormOf(m *merchant.Merchant) manage.ConsoleShopForm {
 	var pins []string
 	for _, country := range slices.Sorted(mapsKeys(m.PopularBanks)) {
 		pins = append(pins, country+": "+strings.Join(m.PopularBanks[country], ", "))
 	}
-	return views.ConsoleShopForm{
+	return manage.ConsoleShopForm{
 		Version: strconv.FormatInt(m.Version, 10), Name: m.Name,
 		ReturnOrigins:  strings.Join(m.ReturnOrigins, "\n"),
 		FrameAncestors: strings.Join(m.FrameAncestors, "\n"),
@@ -225,7 +226,7 @@ func (c *Console) saveSettings(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	form := views.ConsoleShopForm{
+	form := manage.ConsoleShopForm{
 		Version: ec.FormValue("version"), Name: ec.FormValue("name"),
 		ReturnOrigins: ec.FormValue("return_origins"), FrameAncestors: ec.FormValue("frame_ancestors"),
 		PopularBanks: ec.FormValue("popular_banks"), IPVerification: ec.FormValue("ip_verification") == "on",
@@ -272,13 +273,13 @@ func (c *Console) saveSettings(ec echo.Context) error {
 	return ec.Redirect(http.StatusSeeOther, RouteSettings+"?"+q.Encode())
 }
 
-func (c *Console) settingsRefused(ec echo.Context, m *merchant.Merchant, options []views.ConsoleOption, form views.ConsoleShopForm, status int) error {
+func (c *Console) settingsRefused(ec echo.Context, m *merchant.Merchant, options []pages.ConsoleOption, form manage.ConsoleShopForm, status int) error {
 	page := c.settingsPage(ec, m, options, form)
 	page.Notice, page.NoticeError = t("console.form.fix"), true
 	if form.Newer != nil {
 		page.Notice = form.NewerBy
 	}
-	return render(ec, status, views.ConsoleSettingsPage(page))
+	return render(ec, status, manage.ConsoleSettingsPage(page))
 }
 
 // fieldReason is a refused setting's reason as the form shows it beside
@@ -328,7 +329,7 @@ func parsePins(s string) (map[string][]string, string) {
 
 // auditScope is whose audit log a person reads: an operator every
 // merchant's (or one, with ?merchant=), anyone else their merchant's.
-func (c *Console) auditScope(ec echo.Context) (string, []views.ConsoleOption, error) {
+func (c *Console) auditScope(ec echo.Context) (string, []pages.ConsoleOption, error) {
 	return c.scope(ec, ec.QueryParam("merchant"), t("console.allMerchants"))
 }
 
@@ -344,7 +345,7 @@ func (c *Console) showAudit(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	page := views.ConsoleAudit{ConsolePage: c.frame(ec, t("console.audit"), "audit"), Merchants: options, MerchantID: merchantID}
+	page := manage.ConsoleAudit{ConsolePage: c.frame(ec, t("console.audit"), "audit"), Merchants: options, MerchantID: merchantID}
 	q := url.Values{}
 	if options != nil && merchantID != "" {
 		q.Set("merchant", merchantID)
@@ -360,11 +361,11 @@ func (c *Console) showAudit(ec echo.Context) error {
 		page.Newest = templ.SafeURL(RouteAudit + "?" + q.Encode())
 	}
 	for _, e := range list {
-		page.Rows = append(page.Rows, views.ConsoleAuditRow{
+		page.Rows = append(page.Rows, manage.ConsoleAuditRow{
 			At: when(e.At), Actor: e.Actor, Merchant: e.MerchantID, Action: e.Action, Fields: e.Fields, RequestID: e.RequestID,
 		})
 	}
-	return render(ec, http.StatusOK, views.ConsoleAuditPage(page))
+	return render(ec, http.StatusOK, manage.ConsoleAuditPage(page))
 }
 
 // exportAudit answers GET /console/audit.csv: the whole log the person may

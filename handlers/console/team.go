@@ -16,7 +16,8 @@ import (
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/password"
 	"github.com/paybybank/checkout/settings"
-	"github.com/paybybank/checkout/views"
+	pages "github.com/paybybank/checkout/views/console"
+	"github.com/paybybank/checkout/views/console/manage"
 )
 
 // Routes of the team (DESIGN.md section 11). Members are named by their
@@ -36,7 +37,7 @@ var (
 
 // teamMerchant is the merchant whose team a page is about: the one the
 // person acts for, or the one an operator asks for.
-func (c *Console) teamMerchant(ec echo.Context, asked string) (*merchant.Merchant, []views.ConsoleOption, error) {
+func (c *Console) teamMerchant(ec echo.Context, asked string) (*merchant.Merchant, []pages.ConsoleOption, error) {
 	return c.settingsMerchant(ec, asked)
 }
 
@@ -48,7 +49,7 @@ func (c *Console) showTeam(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	page, err := c.teamPage(ec, m, options, views.ConsoleInviteForm{Role: string(merchant.Viewer)})
+	page, err := c.teamPage(ec, m, options, manage.ConsoleInviteForm{Role: string(merchant.Viewer)})
 	if err != nil {
 		return err
 	}
@@ -62,26 +63,26 @@ func (c *Console) showTeam(ec echo.Context) error {
 	case "notRequired":
 		page.Notice = t("console.team.notRequired")
 	}
-	return render(ec, http.StatusOK, views.ConsoleTeamPage(page))
+	return render(ec, http.StatusOK, manage.ConsoleTeamPage(page))
 }
 
-func (c *Console) teamPage(ec echo.Context, m *merchant.Merchant, options []views.ConsoleOption, form views.ConsoleInviteForm) (views.ConsoleTeam, error) {
+func (c *Console) teamPage(ec echo.Context, m *merchant.Merchant, options []pages.ConsoleOption, form manage.ConsoleInviteForm) (manage.ConsoleTeam, error) {
 	ctx := ec.Request().Context()
 	seen, err := c.Ledger.LastSignIns(ctx)
 	if err != nil {
-		return views.ConsoleTeam{}, err
+		return manage.ConsoleTeam{}, err
 	}
 	pending, err := c.Ledger.PendingInvitations(ctx, m.ID, c.Now())
 	if err != nil {
-		return views.ConsoleTeam{}, err
+		return manage.ConsoleTeam{}, err
 	}
-	page := views.ConsoleTeam{
+	page := manage.ConsoleTeam{
 		ConsolePage: c.frame(ec, t("console.team"), "team"),
 		Merchants:   options, MerchantID: m.ID, Name: m.Name, ReadOnly: m.ReadOnly(),
 		Invite: form, RequireTwoStep: m.RequireTwoStep,
 	}
 	for _, r := range merchant.Roles {
-		page.Roles = append(page.Roles, views.ConsoleOption{Value: string(r), Label: t("console.role." + string(r))})
+		page.Roles = append(page.Roles, pages.ConsoleOption{Value: string(r), Label: t("console.role." + string(r))})
 	}
 	me := strings.ToLower(sessionOf(ec).user.Email)
 	for _, u := range c.Merchants.ConsoleUsers() {
@@ -98,7 +99,7 @@ func (c *Console) teamPage(ec echo.Context, m *merchant.Merchant, options []view
 		if options != nil {
 			q = "?merchant=" + url.QueryEscape(m.ID)
 		}
-		page.Members = append(page.Members, views.ConsoleMember{
+		page.Members = append(page.Members, manage.ConsoleMember{
 			Email: email, Role: string(role), RoleLabel: t("console.role." + string(role)),
 			TwoStep: twoStepWord(u.TwoStep), LastSignIn: last, You: email == me,
 			RoleURL:   templ.SafeURL(RouteTeam + "/" + url.PathEscape(email) + "/role" + q),
@@ -106,7 +107,7 @@ func (c *Console) teamPage(ec echo.Context, m *merchant.Merchant, options []view
 		})
 	}
 	for _, inv := range pending {
-		page.Pending = append(page.Pending, views.ConsolePending{Email: inv.Email, Role: t("console.role." + inv.Role), Expires: when(inv.Expires)})
+		page.Pending = append(page.Pending, manage.ConsolePending{Email: inv.Email, Role: t("console.role." + inv.Role), Expires: when(inv.Expires)})
 	}
 	return page, nil
 }
@@ -118,7 +119,7 @@ func (c *Console) invite(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	form := views.ConsoleInviteForm{Email: ec.FormValue("email"), Role: ec.FormValue("role")}
+	form := manage.ConsoleInviteForm{Email: ec.FormValue("email"), Role: ec.FormValue("role")}
 	inv, err := c.Settings.Invite(ec.Request().Context(), actor(ec), m.ID, form.Email, form.Role, c.Now())
 	var fe *merchant.FieldError
 	switch {
@@ -129,14 +130,14 @@ func (c *Console) invite(ec echo.Context) error {
 			return perr
 		}
 		page.Notice, page.NoticeError = t("console.form.fix"), true
-		return render(ec, http.StatusUnprocessableEntity, views.ConsoleTeamPage(page))
+		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleTeamPage(page))
 	case errors.Is(err, settings.ErrManagedByFile):
 		return errManagedByFile
 	case err != nil:
 		return err
 	}
 	c.log(ec).Info("console: invitation made", "merchant", m.ID, "email", maskEmail(inv.Email), "role", inv.Role)
-	page, err := c.teamPage(ec, m, options, views.ConsoleInviteForm{Role: string(merchant.Viewer)})
+	page, err := c.teamPage(ec, m, options, manage.ConsoleInviteForm{Role: string(merchant.Viewer)})
 	if err != nil {
 		return err
 	}
@@ -156,7 +157,7 @@ func (c *Console) invite(ec echo.Context) error {
 			page.Notice += " " + t("console.team.mailed")
 		}
 	}
-	return render(ec, http.StatusOK, views.ConsoleTeamPage(page))
+	return render(ec, http.StatusOK, manage.ConsoleTeamPage(page))
 }
 
 // teamChange answers the member's role and remove forms.
@@ -217,8 +218,8 @@ func (c *Console) showInvitation(ec echo.Context) error {
 	return c.invitationForm(ec, http.StatusOK, c.invitationModel(inv))
 }
 
-func (c *Console) invitationModel(inv ledger.Invitation) views.ConsoleInvitation {
-	m := views.ConsoleInvitation{Email: inv.Email, Role: t("console.role." + inv.Role)}
+func (c *Console) invitationModel(inv ledger.Invitation) manage.ConsoleInvitation {
+	m := manage.ConsoleInvitation{Email: inv.Email, Role: t("console.role." + inv.Role)}
 	if shop, ok := c.Merchants.Get(inv.MerchantID); ok {
 		m.Shop = shop.Name
 	}
@@ -243,15 +244,15 @@ func (c *Console) invitationGone(ec echo.Context, err error) error {
 
 // invitationForm renders the form under a pre-session holding its CSRF
 // token, as the sign-in form does.
-func (c *Console) invitationForm(ec echo.Context, status int, m views.ConsoleInvitation) error {
+func (c *Console) invitationForm(ec echo.Context, status int, m manage.ConsoleInvitation) error {
 	sess, _ := c.store.New(ec.Request(), cookieName)
 	sess.Values = map[any]any{"csrf": randomToken()}
 	if err := sess.Save(ec.Request(), ec.Response()); err != nil {
 		return err
 	}
-	m.ConsolePage = views.ConsolePage{Title: t("console.invite.title"), Assets: c.Assets, CSRF: sess.Values["csrf"].(string)}
+	m.ConsolePage = pages.ConsolePage{Title: t("console.invite.title"), Assets: c.Assets, CSRF: sess.Values["csrf"].(string)}
 	m.Action = templ.SafeURL(strings.Replace(RouteAccept, ":token", url.PathEscape(ec.Param("token")), 1))
-	return render(ec, status, views.ConsoleInvitationPage(m))
+	return render(ec, status, manage.ConsoleInvitationPage(m))
 }
 
 // acceptInvitation answers POST /console/invite/{token}: a new person sets

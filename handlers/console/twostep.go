@@ -14,7 +14,8 @@ import (
 	"github.com/paybybank/checkout/handlers/web"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/settings"
-	"github.com/paybybank/checkout/views"
+	pages "github.com/paybybank/checkout/views/console"
+	"github.com/paybybank/checkout/views/console/manage"
 )
 
 // Routes of two-step sign-in (DESIGN.md section 11).
@@ -67,14 +68,14 @@ func (c *Console) pendingCode(ec echo.Context) (*merchant.ConsoleUser, map[any]a
 // showCodeStep answers GET /console/login/code.
 func (c *Console) showCodeStep(ec echo.Context) error {
 	if _, values, ok := c.pendingCode(ec); ok {
-		return render(ec, http.StatusOK, views.ConsoleCodePage(c.codeModel(values, "")))
+		return render(ec, http.StatusOK, manage.ConsoleCodePage(c.codeModel(values, "")))
 	}
 	return ec.Redirect(http.StatusSeeOther, RouteLogin+"?ended=1")
 }
 
-func (c *Console) codeModel(values map[any]any, problem string) views.ConsoleCode {
+func (c *Console) codeModel(values map[any]any, problem string) manage.ConsoleCode {
 	csrf, _ := values["csrf"].(string)
-	return views.ConsoleCode{ConsolePage: views.ConsolePage{Title: t("console.code.title"), Assets: c.Assets, CSRF: csrf}, Error: problem}
+	return manage.ConsoleCode{ConsolePage: pages.ConsolePage{Title: t("console.code.title"), Assets: c.Assets, CSRF: csrf}, Error: problem}
 }
 
 // checkCodeStep answers POST /console/login/code: a code of the person's
@@ -98,7 +99,7 @@ func (c *Console) checkCodeStep(ec echo.Context) error {
 	if n >= MaxWrongCodes {
 		c.log(ec).Warn("console code refused: too many tries", "email", maskEmail(u.Email))
 		ec.Response().Header().Set("Retry-After", "60")
-		return render(ec, http.StatusTooManyRequests, views.ConsoleCodePage(c.codeModel(values, t("console.login.tooMany"))))
+		return render(ec, http.StatusTooManyRequests, manage.ConsoleCodePage(c.codeModel(values, t("console.login.tooMany"))))
 	}
 	recovery, err := c.Settings.CheckCode(ctx, u, ec.FormValue("code"), c.Now())
 	switch {
@@ -111,7 +112,7 @@ func (c *Console) checkCodeStep(ec echo.Context) error {
 		if errors.Is(err, settings.ErrCodeUsed) {
 			problem = t("console.code.used")
 		}
-		return render(ec, http.StatusUnauthorized, views.ConsoleCodePage(c.codeModel(values, problem)))
+		return render(ec, http.StatusUnauthorized, manage.ConsoleCodePage(c.codeModel(values, problem)))
 	case err != nil:
 		return err
 	}
@@ -158,8 +159,8 @@ func (c *Console) beginTwoStep(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	page.Setup = &views.ConsoleTwoStepSetup{Secret: setup.Secret, QR: qr}
-	return render(ec, http.StatusOK, views.ConsoleAccountPage(page))
+	page.Setup = &manage.ConsoleTwoStepSetup{Secret: setup.Secret, QR: qr}
+	return render(ec, http.StatusOK, manage.ConsoleAccountPage(page))
 }
 
 // confirmTwoStep answers POST /console/account/totp/confirm: a right code
@@ -177,12 +178,12 @@ func (c *Console) confirmTwoStep(ec echo.Context) error {
 		if perr != nil {
 			return perr
 		}
-		page.Setup = &views.ConsoleTwoStepSetup{Error: t("console.code.wrongSetup")}
+		page.Setup = &manage.ConsoleTwoStepSetup{Error: t("console.code.wrongSetup")}
 		if again, serr := settings.SetupFor(s.user.Email, ec.FormValue("secret")); serr == nil {
 			page.Setup.Secret = again.Secret
 			page.Setup.QR, _ = web.QRSVG(again.URL)
 		}
-		return render(ec, http.StatusUnprocessableEntity, views.ConsoleAccountPage(page))
+		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleAccountPage(page))
 	case err != nil:
 		return err
 	}
@@ -194,7 +195,7 @@ func (c *Console) confirmTwoStep(ec echo.Context) error {
 	}
 	page.TwoStep, page.RecoveryCodes = true, codes
 	page.Notice = t("console.twoStep.on")
-	return render(ec, http.StatusOK, views.ConsoleAccountPage(page))
+	return render(ec, http.StatusOK, manage.ConsoleAccountPage(page))
 }
 
 // endTwoStep answers POST /console/account/totp/off: a right code turns
@@ -208,7 +209,7 @@ func (c *Console) endTwoStep(ec echo.Context) error {
 			return perr
 		}
 		page.Errors = map[string]string{"code": t("console.code.wrong")}
-		return render(ec, http.StatusUnprocessableEntity, views.ConsoleAccountPage(page))
+		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleAccountPage(page))
 	}
 	if err != nil {
 		return err

@@ -8,13 +8,13 @@ import (
 
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/merchant"
-	"github.com/paybybank/checkout/views"
+	pages "github.com/paybybank/checkout/views/console"
 )
 
 // webhookMerchant is the merchant whose endpoint the page is about: the
 // user's own, or for an operator the one asked for (the first with an
 // endpoint when none is).
-func (c *Console) webhookMerchant(ec echo.Context, asked string) (*merchant.Merchant, []views.ConsoleOption, error) {
+func (c *Console) webhookMerchant(ec echo.Context, asked string) (*merchant.Merchant, []pages.ConsoleOption, error) {
 	if own := sessionOf(ec).merchant; own != nil {
 		return own, nil, nil
 	}
@@ -48,22 +48,22 @@ func (c *Console) showWebhooks(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(ec, http.StatusOK, views.ConsoleWebhooksPage(page))
+	return render(ec, http.StatusOK, pages.ConsoleWebhooksPage(page))
 }
 
 // webhooksPage reads the endpoint's health over the last 24 hours.
-func (c *Console) webhooksPage(ec echo.Context, m *merchant.Merchant, options []views.ConsoleOption) (views.ConsoleWebhooks, error) {
+func (c *Console) webhooksPage(ec echo.Context, m *merchant.Merchant, options []pages.ConsoleOption) (pages.ConsoleWebhooks, error) {
 	now := c.Now()
 	h, err := c.Ledger.WebhookHealth(ec.Request().Context(), m.ID, now.Add(-24*time.Hour))
 	if err != nil {
-		return views.ConsoleWebhooks{}, err
+		return pages.ConsoleWebhooks{}, err
 	}
 	l := i18n.Staff("en")
-	page := views.ConsoleWebhooks{
+	page := pages.ConsoleWebhooks{
 		ConsolePage: c.frame(ec, t("console.webhooks"), "webhooks"),
 		Merchants:   options, MerchantID: m.ID, Endpoint: m.WebhookURL,
 	}
-	success := views.ConsoleFigure{Label: t("console.webhooks.success"), Value: percent(h.Delivered, h.Tries),
+	success := pages.ConsoleFigure{Label: t("console.webhooks.success"), Value: percent(h.Delivered, h.Tries),
 		Hint: t("console.webhooks.success.hint", count(l, h.Delivered), count(l, h.Tries)), TestID: "success"}
 	if h.Tries == 0 {
 		success.Hint = t("console.webhooks.noTries")
@@ -72,7 +72,7 @@ func (c *Console) webhooksPage(ec echo.Context, m *merchant.Merchant, options []
 	if !h.OldestPending.IsZero() {
 		oldest = duration(now.Sub(h.OldestPending))
 	}
-	page.Figures = []views.ConsoleFigure{
+	page.Figures = []pages.ConsoleFigure{
 		success,
 		{Label: t("console.webhooks.pending"), Value: count(l, h.Pending), Hint: t("console.webhooks.pending.hint"), TestID: "pending"},
 		{Label: t("console.webhooks.failed"), Value: count(l, h.Failed), Hint: t("console.webhooks.failed.hint"), TestID: "failed"},
@@ -98,7 +98,7 @@ func (c *Console) sendTest(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var test *views.ConsoleTry
+	var test *pages.ConsoleTry
 	if m.WebhookURL != "" {
 		d := c.Webhooks.Ping(ec.Request().Context(), m)
 		tr := tryOf(d)
@@ -110,5 +110,5 @@ func (c *Console) sendTest(ec echo.Context) error {
 		return err
 	}
 	page.Test = test
-	return render(ec, http.StatusOK, views.ConsoleWebhooksPage(page))
+	return render(ec, http.StatusOK, pages.ConsoleWebhooksPage(page))
 }

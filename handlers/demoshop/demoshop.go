@@ -19,6 +19,7 @@ import (
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/views"
+	"github.com/paybybank/checkout/views/demo"
 	"github.com/paybybank/checkout/webhook"
 )
 
@@ -54,7 +55,7 @@ func (h *Shop) ShowShop(c echo.Context) error {
 	}
 	secret, known := m.LinkKey(q.Get(order.ParamKID))
 	orderID := q.Get(order.ParamMerchantOrderID)
-	return web.Render(c, http.StatusOK, views.DemoShop(views.DemoShopPage{
+	return web.Render(c, http.StatusOK, demo.DemoShop(demo.DemoShopPage{
 		Page:     h.Frame.MerchantPage(c, m, func(l *i18n.Localizer) string { return l.T("demo.title") }),
 		OrderID:  orderID,
 		Status:   q.Get(order.ParamStatus),
@@ -72,13 +73,13 @@ type demoHooks struct {
 
 type receivedHook struct {
 	orderID string
-	hook    views.DemoHook
+	hook    demo.DemoHook
 }
 
 // maxDemoHooks bounds what the demo shop remembers.
 const maxDemoHooks = 200
 
-func (d *demoHooks) add(orderID string, hook views.DemoHook) {
+func (d *demoHooks) add(orderID string, hook demo.DemoHook) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if len(d.list) == maxDemoHooks {
@@ -88,10 +89,10 @@ func (d *demoHooks) add(orderID string, hook views.DemoHook) {
 }
 
 // of returns the webhooks received for an order, oldest first.
-func (d *demoHooks) of(orderID string) []views.DemoHook {
+func (d *demoHooks) of(orderID string) []demo.DemoHook {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var out []views.DemoHook
+	var out []demo.DemoHook
 	for _, r := range d.list {
 		if r.orderID == orderID {
 			out = append(out, r.hook)
@@ -122,7 +123,7 @@ func (h *Shop) ReceiveWebhook(c echo.Context) error {
 			return c.NoContent(http.StatusNoContent) // delivered again: already handled
 		}
 	}
-	h.hooks.add(event.Data.MerchantOrderID, views.DemoHook{EventID: event.ID, Status: event.Data.Status, Verified: verified})
+	h.hooks.add(event.Data.MerchantOrderID, demo.DemoHook{EventID: event.ID, Status: event.Data.Status, Verified: verified})
 	if !verified {
 		return c.NoContent(http.StatusUnauthorized)
 	}

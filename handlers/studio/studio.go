@@ -26,6 +26,7 @@ import (
 	"github.com/paybybank/checkout/rules"
 	"github.com/paybybank/checkout/theme"
 	"github.com/paybybank/checkout/views"
+	"github.com/paybybank/checkout/views/checkout"
 )
 
 // Studio routes.
@@ -255,7 +256,7 @@ func (h *Studio) renderStudio(c echo.Context, status int, d draft) error {
 	if len(errs) > 0 {
 		s.Page.Title = "Error: " + s.Page.Title
 	}
-	return web.Render(c, status, views.Studio(s))
+	return web.Render(c, status, checkout.Studio(s))
 }
 
 func labelOf(name string) string {
@@ -269,28 +270,28 @@ func labelOf(name string) string {
 
 // studio builds what the page and the live check share: the contrast
 // checks, the JSON, the preview link and the sample content.
-func (h *Studio) studio(d draft) views.StudioPage {
+func (h *Studio) studio(d draft) checkout.StudioPage {
 	th := theme.New(&d.Custom, "")
-	ratio := func(id, label, fg, bg string) views.Ratio {
+	ratio := func(id, label, fg, bg string) checkout.Ratio {
 		r := theme.Contrast(fg, bg)
-		return views.Ratio{ID: id, Label: label, Text: fmt.Sprintf("%.2f:1", r), Warn: r < theme.MinContrast}
+		return checkout.Ratio{ID: id, Label: label, Text: fmt.Sprintf("%.2f:1", r), Warn: r < theme.MinContrast}
 	}
 	// sample is a bank row of the preview, with its initials as a bank
 	// without a logo shows them.
-	sample := func(id, name string, lastUsed bool) views.BankRow {
-		return views.BankRow{ID: id, Name: name, URL: "#", LastUsed: lastUsed, Initials: views.Initials(name), Tone: logos.Tone(name)}
+	sample := func(id, name string, lastUsed bool) checkout.BankRow {
+		return checkout.BankRow{ID: id, Name: name, URL: "#", LastUsed: lastUsed, Initials: views.Initials(name), Tone: logos.Tone(name)}
 	}
-	s := views.StudioPage{
+	s := checkout.StudioPage{
 		Action: templ.SafeURL(RouteStudio),
-		Ratios: []views.Ratio{
+		Ratios: []checkout.Ratio{
 			ratio("text-on-bg", "Text on the background", th.Ink, th.Bg),
 			ratio("text-on-primary", "Text on the primary colour", th.OnPrimary, th.Primary),
 			ratio("primary-on-card", "Primary colour on the white card (below 4.5:1, links and outlines turn near-black)", th.Primary, theme.White),
 		},
-		Summary:    views.Summary{Merchant: "Your shop", Amount: "€49.90", OrderID: "A-1001"},
+		Summary:    checkout.Summary{Merchant: "Your shop", Amount: "€49.90", OrderID: "A-1001"},
 		StatusHead: "Paid",
 		StatusText: "Your payment is complete.",
-		Banks:      []views.BankRow{sample("a", "Crédit Agricole", true), sample("b", "Deutsche Bank", false), sample("c", "ING", false)},
+		Banks:      []checkout.BankRow{sample("a", "Crédit Agricole", true), sample("b", "Deutsche Bank", false), sample("c", "ING", false)},
 		Form: []views.Field{
 			{Kind: views.KindText, Name: "preview-name", ID: "preview-name", Label: "Account holder's name", Value: "Erika Mustermann"},
 			{Kind: views.KindText, Name: "preview-iban", ID: "preview-iban", Label: "IBAN", Value: "DE89 3704 0044 0532 0130 01",

@@ -1,4 +1,4 @@
-package views_test
+package checkout_test
 
 import (
 	"context"
@@ -8,13 +8,13 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/paybybank/checkout/views"
+	"github.com/paybybank/checkout/views/checkout"
 )
 
-func banksPage(n int) views.BanksPage {
-	p := views.BanksPage{Country: "FR", CountryName: "France", Total: n, Matches: n, Action: "banks", Top: templ.NopComponent, LastUsed: templ.NopComponent}
+func banksPage(n int) checkout.BanksPage {
+	p := checkout.BanksPage{Country: "FR", CountryName: "France", Total: n, Matches: n, Action: "banks", Top: templ.NopComponent, LastUsed: templ.NopComponent}
 	for i := range n {
-		p.Banks = append(p.Banks, views.BankRow{
+		p.Banks = append(p.Banks, checkout.BankRow{
 			ID: fmt.Sprintf("bank-%d", i), Name: fmt.Sprintf("Banque Numéro %d", i),
 			LogoURL: fmt.Sprintf("/logos/%016x", i),
 			URL:     templ.SafeURL(fmt.Sprintf("pay?bank=bank-%d&country=FR", i)),
@@ -25,7 +25,7 @@ func banksPage(n int) views.BanksPage {
 }
 
 func benchmarkBanks(b *testing.B, n int) {
-	page := views.Banks(banksPage(n))
+	page := checkout.Banks(banksPage(n))
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {

@@ -1,14 +1,22 @@
-package views
+package console
 
-import "github.com/a-h/templ"
+import (
+	"github.com/a-h/templ"
 
+	"github.com/paybybank/checkout/views"
+)
+
+// Package console is the console's pages (issue 21 on): their view models
+// and templ components, over the views kit. The console's handlers fill the
+// models with text ready to show; the components only lay it out.
+//
 // The console's view models (issue 21). The console's handlers fill them
 // with text ready to show; the components only lay it out.
 
 // ConsolePage is the frame of every console page.
 type ConsolePage struct {
 	Title  string
-	Assets Assets
+	Assets views.Assets
 	// User is the e-mail signed in; empty on the sign-in page.
 	User string
 	// Whose names the merchant the user belongs to, or says an operator
@@ -292,168 +300,4 @@ type ConsoleWebhooks struct {
 	LastFailureURL  templ.SafeURL
 	// Test is the answer to a test event just sent; nil otherwise.
 	Test *ConsoleTry
-}
-
-// ConsoleMerchants is the operators' list of merchants and the form that
-// makes one.
-type ConsoleMerchants struct {
-	ConsolePage
-	Rows []ConsoleMerchantRow
-	New  ConsoleNewMerchant
-	// Created is the merchant just made, with its secrets shown once.
-	Created *ConsoleCreated
-}
-
-// ConsoleMerchantRow is one merchant in the list.
-type ConsoleMerchantRow struct {
-	ID, Name, State, Managed string
-	ReadOnly, Disabled       bool
-	Settings                 templ.SafeURL
-	// Toggle disables an active merchant, enables a disabled one.
-	Toggle templ.SafeURL
-}
-
-// ConsoleNewMerchant is the form that makes a merchant, as typed.
-type ConsoleNewMerchant struct {
-	ID, Name, ReturnOrigins string
-	// Errors are the fields' reasons, by field name.
-	Errors map[string]string
-}
-
-// ConsoleCreated is a new merchant's first secrets, shown once.
-type ConsoleCreated struct {
-	ID, Token, KID, LinkSecret string
-}
-
-// ConsoleSettings is a merchant's shop settings.
-type ConsoleSettings struct {
-	ConsolePage
-	Merchants          []ConsoleOption
-	MerchantID, Name   string
-	State, Managed     string
-	Disabled, ReadOnly bool
-	Updated, UpdatedBy string
-	Form               ConsoleShopForm
-}
-
-// ConsoleShopForm is the shop settings form, as typed or as saved.
-type ConsoleShopForm struct {
-	MerchantID     string
-	Version        string
-	Name           string
-	ReturnOrigins  string
-	FrameAncestors string
-	PopularBanks   string
-	IPVerification bool
-	Errors         map[string]string
-	// Newer are the values someone saved meanwhile, NewerBy who and when.
-	Newer   *ConsoleShopForm
-	NewerBy string
-}
-
-// ConsoleAudit is a page of the audit log.
-type ConsoleAudit struct {
-	ConsolePage
-	Merchants  []ConsoleOption
-	MerchantID string
-	Rows       []ConsoleAuditRow
-	// Older and Newest page through the log; empty at its ends.
-	Older, Newest templ.SafeURL
-	CSV           templ.SafeURL
-}
-
-// ConsoleAuditRow is one change.
-type ConsoleAuditRow struct {
-	At, Actor, Merchant, Action, Fields, RequestID string
-}
-
-// ConsoleTeam is a merchant's team: its members, the invitations not yet
-// used, and the form that invites someone.
-type ConsoleTeam struct {
-	ConsolePage
-	Merchants        []ConsoleOption
-	MerchantID, Name string
-	// RequireTwoStep is on when every member must sign in with a code.
-	RequireTwoStep bool
-	// ReadOnly is a team the merchants file manages.
-	ReadOnly bool
-	Members  []ConsoleMember
-	Roles    []ConsoleOption
-	Pending  []ConsolePending
-	Invite   ConsoleInviteForm
-	// Link is a new invitation's link, shown once; LinkExpires when it
-	// ends.
-	Link, LinkExpires string
-}
-
-// ConsoleMember is one person on the team.
-type ConsoleMember struct {
-	Email, Role, RoleLabel, TwoStep, LastSignIn string
-	// You is the person looking.
-	You                bool
-	RoleURL, RemoveURL templ.SafeURL
-}
-
-// ConsolePending is an invitation not yet used.
-type ConsolePending struct {
-	Email, Role, Expires string
-}
-
-// ConsoleInviteForm is the invitation form, as typed.
-type ConsoleInviteForm struct {
-	Email, Role string
-	Errors      map[string]string
-}
-
-// ConsoleInvitation is the page an invitation's link opens.
-type ConsoleInvitation struct {
-	ConsolePage
-	Email, Shop, Role string
-	// Existing is a person with an account already: they give their
-	// password instead of choosing one.
-	Existing bool
-	Action   templ.SafeURL
-	Error    string
-	Errors   map[string]string
-}
-
-// ConsoleAccount is a person's own account: their password and sessions.
-type ConsoleAccount struct {
-	ConsolePage
-	Email string
-	// TwoStep is on when the person signs in with a code too;
-	// RecoveryLeft counts their unused recovery codes.
-	TwoStep      bool
-	RecoveryLeft int
-	// MustSetUp says their team requires two-step sign-in.
-	MustSetUp bool
-	// Setup is a secret being set up; RecoveryCodes the codes shown once
-	// when it is turned on.
-	Setup         *ConsoleTwoStepSetup
-	RecoveryCodes []string
-	// FromFile is a person of the merchants file, whose password is
-	// changed there.
-	FromFile bool
-	Errors   map[string]string
-	Sessions []ConsoleSession
-}
-
-// ConsoleSession is one of the person's sessions.
-type ConsoleSession struct {
-	Device, Address, Seen, Since string
-	// Current is the session looking.
-	Current bool
-}
-
-// ConsoleTwoStepSetup is a two-step secret shown to be entered in an
-// authenticator, as text and as a QR code (an SVG drawn by the server).
-type ConsoleTwoStepSetup struct {
-	Secret, QR string
-	Error      string
-}
-
-// ConsoleCode is the sign-in's second step.
-type ConsoleCode struct {
-	ConsolePage
-	Error string
 }

@@ -1,4 +1,4 @@
-package views_test
+package checkout_test
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/views"
+	"github.com/paybybank/checkout/views/checkout"
+	"github.com/paybybank/checkout/views/demo"
 )
 
 // evil is upstream or shopper text that must stay text.
@@ -34,7 +36,7 @@ func render(t *testing.T, c templ.Component) *goquery.Document {
 }
 
 func TestBankItemShowsTheBankAsText(t *testing.T) {
-	doc := render(t, views.BankItem(views.BankRow{ID: "b1", Name: "Bank " + evil, URL: "/c/t/pay?bank=b1", LastUsed: true, LogoURL: "https://logo.example/b1.svg"}))
+	doc := render(t, checkout.BankItem(checkout.BankRow{ID: "b1", Name: "Bank " + evil, URL: "/c/t/pay?bank=b1", LastUsed: true, LogoURL: "https://logo.example/b1.svg"}))
 	a := doc.Find(`[data-testid="bank"]`)
 	if a.AttrOr("href", "") != "/c/t/pay?bank=b1" || a.AttrOr("data-id", "") != "b1" {
 		t.Errorf("bank link %v", a.Nodes)
@@ -47,14 +49,14 @@ func TestBankItemShowsTheBankAsText(t *testing.T) {
 	}
 	// Without a logo, the bank's initials stand in its place, hidden from
 	// screen readers (the name follows).
-	doc = render(t, views.BankItem(views.BankRow{ID: "b2", Name: "Sparkasse Hagen", Initials: "SH", Tone: 3, URL: "pay?bank=b2"}))
+	doc = render(t, checkout.BankItem(checkout.BankRow{ID: "b2", Name: "Sparkasse Hagen", Initials: "SH", Tone: 3, URL: "pay?bank=b2"}))
 	if ph := doc.Find(`[data-testid="initials"]`); ph.Text() != "SH" || ph.AttrOr("aria-hidden", "") != "true" || !ph.HasClass("logo") || doc.Find("img").Length() != 0 {
 		t.Errorf("no initials in the logo's place: %v", ph.Nodes)
 	}
 }
 
 func TestOrderSummaryShowsMerchantAmountAndOrder(t *testing.T) {
-	doc := render(t, views.OrderSummary(views.Summary{Merchant: "Shop " + evil, Amount: "€49.90", OrderID: "A-1 " + evil}))
+	doc := render(t, checkout.OrderSummary(checkout.Summary{Merchant: "Shop " + evil, Amount: "€49.90", OrderID: "A-1 " + evil}))
 	summary := doc.Find(`[data-testid="summary"]`)
 	if summary.Length() != 1 || doc.Find(`[data-testid="amount"]`).Text() != "€49.90" {
 		t.Fatal("no summary with the amount")
@@ -110,10 +112,10 @@ func TestFieldInputRadioAndSelect(t *testing.T) {
 }
 
 func TestStatusShowsItsKindAndTheWaysOn(t *testing.T) {
-	doc := render(t, views.Status(views.StatusPage{Kind: views.StatusCanceled, Heading: "Payment cancelled", Message: evil,
-		WayBackURL: "https://shop.example/done?sig=x", TryAgainURL: "/c/t/banks?country=DE", Summary: views.Summary{Merchant: "Shop"}}))
+	doc := render(t, checkout.Status(checkout.StatusPage{Kind: checkout.StatusCanceled, Heading: "Payment cancelled", Message: evil,
+		WayBackURL: "https://shop.example/done?sig=x", TryAgainURL: "/c/t/banks?country=DE", Summary: checkout.Summary{Merchant: "Shop"}}))
 	status := doc.Find(`[data-testid="status"]`)
-	if status.AttrOr("data-kind", "") != views.StatusCanceled || status.AttrOr("data-refresh", "") != "" {
+	if status.AttrOr("data-kind", "") != checkout.StatusCanceled || status.AttrOr("data-refresh", "") != "" {
 		t.Errorf("status %v", status.Nodes[0].Attr)
 	}
 	if doc.Find(`[data-testid="status-message"]`).Text() != evil {
@@ -128,19 +130,19 @@ func TestStatusShowsItsKindAndTheWaysOn(t *testing.T) {
 	if doc.Find(`[data-testid="try-again"]`).AttrOr("data-emphasis", "") != "primary" || doc.Find(`[data-testid="way-back"]`).AttrOr("data-emphasis", "") != "secondary" {
 		t.Error("after a cancellation the retry is not the primary action and the way back the secondary one")
 	}
-	pending := render(t, views.Status(views.StatusPage{Kind: views.StatusPending, Heading: "Waiting", Refresh: 5, RefreshURL: "/c/t/return?n=1"}))
+	pending := render(t, checkout.Status(checkout.StatusPage{Kind: checkout.StatusPending, Heading: "Waiting", Refresh: 5, RefreshURL: "/c/t/return?n=1"}))
 	if pending.Find(`[data-testid="status"]`).AttrOr("data-next", "") != "/c/t/return?n=1" || pending.Find(`[data-testid="try-again"]`).Length() != 0 {
 		t.Error("a pending status checks again and offers no retry")
 	}
 	// While the bank has not answered, approving there comes first.
-	for _, kind := range []string{views.StatusPending, views.StatusProcessing, views.StatusChecking} {
-		d := render(t, views.Status(views.StatusPage{Kind: kind, Refresh: 5}))
+	for _, kind := range []string{checkout.StatusPending, checkout.StatusProcessing, checkout.StatusChecking} {
+		d := render(t, checkout.Status(checkout.StatusPage{Kind: kind, Refresh: 5}))
 		if d.Find(`[data-testid="way-back"]`).AttrOr("data-emphasis", "") != "secondary" {
 			t.Errorf("%s: the way back to the shop is the primary button", kind)
 		}
 	}
-	for _, kind := range []string{views.StatusPaid, views.StatusAccepted} {
-		d := render(t, views.Status(views.StatusPage{Kind: kind}))
+	for _, kind := range []string{checkout.StatusPaid, checkout.StatusAccepted} {
+		d := render(t, checkout.Status(checkout.StatusPage{Kind: kind}))
 		if d.Find(`[data-testid="way-back"]`).AttrOr("data-emphasis", "") != "primary" {
 			t.Errorf("%s: the way back to the shop is not the primary button", kind)
 		}
@@ -148,8 +150,8 @@ func TestStatusShowsItsKindAndTheWaysOn(t *testing.T) {
 }
 
 func TestDemoShopListsItsWebhooks(t *testing.T) {
-	doc := render(t, views.DemoShop(views.DemoShopPage{OrderID: evil, Status: "COMPLETED", Verified: true,
-		Hooks: []views.DemoHook{{EventID: "evt_1", Status: "COMPLETED", Verified: true}, {EventID: evil, Status: "X", Verified: false}}}))
+	doc := render(t, demo.DemoShop(demo.DemoShopPage{OrderID: evil, Status: "COMPLETED", Verified: true,
+		Hooks: []demo.DemoHook{{EventID: "evt_1", Status: "COMPLETED", Verified: true}, {EventID: evil, Status: "X", Verified: false}}}))
 	if doc.Find(`[data-testid="shop-order"]`).Text() != evil || doc.Find(`[data-testid="shop-signature"]`).Text() != "verified" {
 		t.Error("the way back's summary")
 	}
@@ -157,7 +159,7 @@ func TestDemoShopListsItsWebhooks(t *testing.T) {
 	if rows.Length() != 2 || rows.Eq(1).Find(`[data-testid="shop-webhook-signature"]`).Text() != "NOT valid: do not trust this status" {
 		t.Errorf("%d webhook rows", rows.Length())
 	}
-	if render(t, views.DemoShop(views.DemoShopPage{})).Find(`[data-testid="shop-no-webhooks"]`).Length() != 1 {
+	if render(t, demo.DemoShop(demo.DemoShopPage{})).Find(`[data-testid="shop-no-webhooks"]`).Length() != 1 {
 		t.Error("no word when nothing arrived")
 	}
 }
@@ -167,12 +169,12 @@ func TestDemoShopListsItsWebhooks(t *testing.T) {
 // shop, with a way to stay, and only a pending one shows progress.
 func TestEveryStatusLooksItsOwn(t *testing.T) {
 	drawings := map[string]string{}
-	for _, kind := range []string{views.StatusPaid, views.StatusAccepted, views.StatusPending, views.StatusCanceled, views.StatusProcessing} {
-		p := views.StatusPage{Kind: kind, Heading: kind, Summary: views.Summary{Merchant: "Shop"}}
-		if kind == views.StatusPending {
+	for _, kind := range []string{checkout.StatusPaid, checkout.StatusAccepted, checkout.StatusPending, checkout.StatusCanceled, checkout.StatusProcessing} {
+		p := checkout.StatusPage{Kind: kind, Heading: kind, Summary: checkout.Summary{Merchant: "Shop"}}
+		if kind == checkout.StatusPending {
 			p.Refresh, p.RefreshURL = 3, "/c/t/return?n=1"
 		}
-		doc := render(t, views.Status(p))
+		doc := render(t, checkout.Status(p))
 		icon := doc.Find(`[data-testid="status-icon"]`)
 		if icon.AttrOr("data-icon", "") != kind || icon.AttrOr("aria-hidden", "") != "true" || !icon.HasClass("status-"+kind) {
 			t.Errorf("%s: icon %v", kind, icon.Nodes)
@@ -185,13 +187,13 @@ func TestEveryStatusLooksItsOwn(t *testing.T) {
 		}
 		drawings[kind] = drawing
 		countdown := doc.Find(`[data-testid="countdown"]`)
-		if (countdown.Length() == 1) != (kind == views.StatusPaid) {
+		if (countdown.Length() == 1) != (kind == checkout.StatusPaid) {
 			t.Errorf("%s: %d countdowns", kind, countdown.Length())
 		}
-		if kind == views.StatusPaid && (countdown.Find(`[data-testid="stay"]`).Length() != 1 || doc.Find(`[data-testid="status"] [data-testid="countdown"]`).Length() != 0) {
+		if kind == checkout.StatusPaid && (countdown.Find(`[data-testid="stay"]`).Length() != 1 || doc.Find(`[data-testid="status"] [data-testid="countdown"]`).Length() != 0) {
 			t.Error("the countdown has no way to stay, or sits in the live region")
 		}
-		if (doc.Find(".progress").Length() == 1) != (kind == views.StatusPending) {
+		if (doc.Find(".progress").Length() == 1) != (kind == checkout.StatusPending) {
 			t.Errorf("%s: progress shown wrongly", kind)
 		}
 	}
@@ -199,19 +201,19 @@ func TestEveryStatusLooksItsOwn(t *testing.T) {
 
 // The step indicator says the step in words and draws as many bars done.
 func TestStepSaysWhereTheShopperIs(t *testing.T) {
-	doc := render(t, views.Step(2))
+	doc := render(t, checkout.Step(2))
 	if got := doc.Find(`[data-testid="step"]`).Text(); !strings.Contains(got, "Step 2 of 4") {
 		t.Errorf("step says %q", got)
 	}
-	if done, all := doc.Find(".step-done").Length(), doc.Find(".step-bar > span").Length(); done != 2 || all != views.Steps {
-		t.Errorf("%d of %d bars done, want 2 of %d", done, all, views.Steps)
+	if done, all := doc.Find(".step-done").Length(), doc.Find(".step-bar > span").Length(); done != 2 || all != checkout.Steps {
+		t.Errorf("%d of %d bars done, want 2 of %d", done, all, checkout.Steps)
 	}
 }
 
 // The header names the merchant beside its logo, or beside its initials in
 // its own colour when the theme has no logo: never a bare line of text.
 func TestHeaderShowsTheMerchantsMark(t *testing.T) {
-	plain := render(t, views.Error(views.ErrorPage{Page: views.Page{Theme: views.Theme{Title: "Shop One"}}, Heading: "h"}))
+	plain := render(t, checkout.Error(checkout.ErrorPage{Page: views.Page{Theme: views.Theme{Title: "Shop One"}}, Heading: "h"}))
 	mark := plain.Find(`[data-testid="header"] [data-testid="monogram"]`)
 	if mark.Text() != "SO" || mark.AttrOr("aria-hidden", "") != "true" || !mark.HasClass("monogram") {
 		t.Errorf("without a logo the header shows %q (aria-hidden %q)", mark.Text(), mark.AttrOr("aria-hidden", ""))
@@ -219,7 +221,7 @@ func TestHeaderShowsTheMerchantsMark(t *testing.T) {
 	if got := plain.Find(`[data-testid="merchant"]`).Text(); got != "Shop One" {
 		t.Errorf("merchant %q", got)
 	}
-	logo := render(t, views.Error(views.ErrorPage{Page: views.Page{Theme: views.Theme{Title: "Shop One", LogoURL: "/logos/0123456789abcdef"}}, Heading: "h"}))
+	logo := render(t, checkout.Error(checkout.ErrorPage{Page: views.Page{Theme: views.Theme{Title: "Shop One", LogoURL: "/logos/0123456789abcdef"}}, Heading: "h"}))
 	if logo.Find(`[data-testid="monogram"]`).Length() != 0 || logo.Find(`[data-testid="header"] img[data-testid="logo"]`).Length() != 1 {
 		t.Error("with a logo the header shows initials too, or no logo")
 	}

@@ -1,0 +1,233 @@
+// Package checkout is the shopper's pages: the countries, the banks, the
+// details form, the way to the bank, the phone handoff, the status and error
+// pages, and the studio's preview of them. Components take the plain view
+// models of this file, over the views kit (the layout and the form fields);
+// they never see provider types and call nothing but the translations of
+// package i18n, which the context carries.
+package checkout
+
+import (
+	"github.com/a-h/templ"
+
+	"github.com/paybybank/checkout/views"
+)
+
+// Summary is the order beside every step: who is paid and how much.
+type Summary struct {
+	Merchant string
+	Amount   string
+	OrderID  string
+}
+
+// CountryOption is one country to choose.
+type CountryOption struct {
+	Code      string
+	Name      string
+	URL       templ.SafeURL
+	Suggested bool
+}
+
+// CountryPage lists the countries that have banks.
+type CountryPage struct {
+	views.Page
+	Summary   templ.Component
+	Countries []CountryOption
+}
+
+// BankRow is one bank in the list.
+type BankRow struct {
+	ID   string
+	Name string
+	// LogoURL is the app's own address of the bank's logo; "" when the
+	// bank has none, and its initials stand in (Initials on Tone, 0 to 5).
+	LogoURL  string
+	Initials string
+	Tone     int
+	URL      templ.SafeURL
+	LastUsed bool
+	// Degraded: the bank's payments are failing more often than usual
+	// right now (bank health).
+	Degraded bool
+	// KnownAs lists the bank's other names (former names, short forms),
+	// shown under its name so that a shopper who knows it by one of them
+	// recognises it; "" for most banks.
+	KnownAs string
+	// Search is the folded text the filter script matches against: the
+	// name, the other names and the BIC.
+	Search string
+}
+
+// BanksPage lists a country's banks with a search box. It is the same for
+// every shopper but for Top and LastUsed, so that it can be kept rendered:
+// its links are relative to the checkout's address.
+type BanksPage struct {
+	views.Page
+	// Top is the shopper's order and the country line.
+	Top templ.Component
+	// LastUsed is the shopper's own bank row, or nothing.
+	LastUsed    templ.Component
+	Country     string
+	CountryName string
+	Query       string
+	Action      templ.SafeURL
+	// Popular are the banks most paid with in the country (or the
+	// merchant's choice), shown first.
+	Popular []BankRow
+	// Banks are the banks shown: every match, or one range of them.
+	Banks []BankRow
+	// Matches is the number of banks matching the search; Total is the
+	// number in the country.
+	Matches int
+	Total   int
+	// Ranges split a long list into pages by name, each a plain link.
+	Ranges []BankRange
+	// Elsewhere are other countries whose banks match the search.
+	Elsewhere []Elsewhere
+	// ChangeCountryURL leads back to the countries.
+	ChangeCountryURL templ.SafeURL
+	// Stale is set when the provider is failing and the list may be old.
+	Stale bool
+}
+
+// Elsewhere is another country where banks match the search.
+type Elsewhere struct {
+	Country     string
+	CountryName string
+	Count       int
+	URL         templ.SafeURL
+}
+
+// BankRange is one page of a long bank list: the names it runs between.
+type BankRange struct {
+	Label   string
+	URL     templ.SafeURL
+	Current bool
+}
+
+// BanksTop is the shopper's part of the bank page's head.
+type BanksTop struct {
+	Summary          Summary
+	CountryName      string
+	ChangeCountryURL templ.SafeURL
+}
+
+// PayPage is the details form, or the one-click summary when the bank needs
+// no details.
+type PayPage struct {
+	views.Page
+	Summary  Summary
+	BankName string
+	// BankLogo is the app's address of the bank's logo; without one its
+	// initials (BankInitials on BankTone) stand in.
+	BankLogo     string
+	BankInitials string
+	BankTone     int
+	Action       templ.SafeURL
+	Hidden       []views.Hidden
+	Fields       []views.Field
+	Errors       []views.FieldError
+	// Problem is an error that belongs to no field: the provider failed.
+	Problem       string
+	ChangeBankURL templ.SafeURL
+	// Degraded: the bank's payments are failing more often than usual
+	// right now; the shopper may still go on, or change bank.
+	Degraded bool
+	// WayBackURL, when set, leads back to the shop below the form: when
+	// the form cannot be taken for a moment on our side.
+	WayBackURL templ.SafeURL
+}
+
+// Status kinds a shopper tells apart.
+const (
+	StatusPending    = "pending"
+	StatusAccepted   = "accepted"
+	StatusPaid       = "paid"
+	StatusCanceled   = "canceled"
+	StatusProcessing = "processing"
+	StatusChecking   = "checking"
+)
+
+// StatusPage shows where the payment stands.
+type StatusPage struct {
+	// Begun is set once the order has a payment at the provider (the
+	// computer's page of a checkout paid on a phone watches for it).
+	Begun bool
+	views.Page
+	Summary Summary
+	Kind    string
+	Heading string
+	Message string
+	// Refresh is the seconds until the page reloads itself; 0 when final.
+	Refresh    int
+	RefreshURL string
+	WayBackURL templ.SafeURL
+	// TryAgainURL leads back to the banks after a cancelled payment; empty
+	// otherwise.
+	TryAgainURL templ.SafeURL
+}
+
+// ErrorPage tells a shopper what went wrong and what to do.
+type ErrorPage struct {
+	views.Page
+	Status   int
+	Heading  string
+	Message  string
+	RetryURL templ.SafeURL
+	// WayBackURL leads back to the shop (ShopName), signed with the order's
+	// status; empty outside a checkout.
+	WayBackURL templ.SafeURL
+	ShopName   string
+}
+
+// Ratio is one WCAG contrast check of the studio.
+type Ratio struct {
+	ID    string
+	Label string
+	Text  string
+	// Warn is set below 4.5:1.
+	Warn bool
+}
+
+// StudioPage is the designers' studio: a form for every field of the
+// customization, a preview of three shopper pages in the draft's look, the
+// contrast checks and the JSON to paste into MERCHANTS_FILE.
+type StudioPage struct {
+	views.Page
+	Action    templ.SafeURL
+	Merchants []views.Option
+	Fields    []views.Field
+	Errors    []views.FieldError
+	Ratios    []Ratio
+	JSON      string
+	// PreviewLink is a signed checkout link in the draft's look (sandbox
+	// mode only).
+	PreviewLink templ.SafeURL
+	// Sample content of the preview.
+	Summary    Summary
+	Banks      []BankRow
+	Form       []views.Field
+	StatusHead string
+	StatusText string
+}
+
+// ToBankPage leads from a merchant's frame to the bank's page.
+type ToBankPage struct {
+	views.Page
+	Summary  Summary
+	BankName string
+	Link     templ.SafeURL
+}
+
+// HandoffPage moves a checkout to the shopper's phone.
+type HandoffPage struct {
+	views.Page
+	Summary Summary
+	// QR is the SVG of PhoneURL's QR code, drawn by the handler.
+	QR string
+	// PhoneURL opens the same checkout, for a few minutes.
+	PhoneURL templ.SafeURL
+	// ResultURL is the order's status page here.
+	ResultURL templ.SafeURL
+	// HereURL goes on with the checkout on this computer.
+	HereURL templ.SafeURL
+}
