@@ -144,6 +144,11 @@ var whileSettingUp = map[string]bool{RouteAccount: true, RouteTOTP: true, RouteT
 // text and as a QR code, and the form that confirms it with a code.
 func (c *Console) beginTwoStep(ec echo.Context) error {
 	s := sessionOf(ec)
+	if s.user.TwoStep {
+		// A new secret replaces the old only after turning it off, which
+		// takes a code: a session alone cannot swap the authenticator.
+		return ec.Redirect(http.StatusSeeOther, RouteAccount)
+	}
 	setup, err := c.Settings.BeginTwoStep(ec.Request().Context(), s.user.Email)
 	if errors.Is(err, settings.ErrNoKeys) {
 		return errNoKeys

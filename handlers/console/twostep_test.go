@@ -160,6 +160,10 @@ func TestAnOwnerRequiresTwoStepSignInAndItIsTurnedOffWithACode(t *testing.T) {
 
 	// Ann turns hers off: a wrong code changes nothing, a right one does.
 	csrf = csrfOf(page(t, ann.get("/console/account"), http.StatusOK))
+	// A new secret cannot replace hers without a code first.
+	if res := ann.post("/console/account/totp", url.Values{"csrf": {csrf}}); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("setting up two-step sign-in again while it is on: %d, want 303 back to the account", res.StatusCode)
+	}
 	page(t, ann.post("/console/account/totp/off", url.Values{"csrf": {csrf}, "code": {"111111"}}), http.StatusUnprocessableEntity)
 	next := e.at(step.Add(30 * time.Second))
 	if res := ann.post("/console/account/totp/off", url.Values{"csrf": {csrf}, "code": {codeAt(t, secret, next)}}); res.StatusCode != http.StatusSeeOther {
