@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,27 @@ import (
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/password"
 )
+
+// checkConsolePage holds the console page shown to what every page keeps:
+// axe-core finds nothing, nothing scrolls sideways at 390 and 1280 px; and
+// keeps a screenshot at each width, named after the page.
+func checkConsolePage(t *testing.T, ctx context.Context, axe, name string) {
+	t.Helper()
+	if found := audit(t, ctx, axe); len(found) > 0 {
+		t.Errorf("%s: axe-core finds %+v", name, found)
+	}
+	for _, width := range []int64{390, 1280} {
+		step(t, ctx, "resize", chromedp.EmulateViewport(width, 900))
+		overflow := value(t, ctx, "how far the page scrolls sideways", chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
+		if overflow > 0 {
+			wide, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > window.innerWidth + 1).slice(-3).map(e => e.tagName + '.' + e.className).join(' | ')`))
+			t.Errorf("%s scrolls sideways by %d px at %d px: %s", name, overflow, width, wide)
+		}
+		shot := value(t, ctx, "a screenshot", chromedp.FullScreenshot(100))
+		artifact(t, fmt.Sprintf("console-%s-%d.png", name, width), shot)
+	}
+	step(t, ctx, "back to a phone", chromedp.EmulateViewport(390, 844))
+}
 
 // TestTheConsoleInABrowser is a support agent's morning: a shopper paid;
 // the agent signs in, finds the order by its id, redelivers its event and
@@ -64,20 +86,7 @@ func TestTheConsoleInABrowser(t *testing.T) {
 
 	check := func(name string) {
 		t.Helper()
-		if found := audit(t, ctx, axe); len(found) > 0 {
-			t.Errorf("%s: axe-core finds %+v", name, found)
-		}
-		for _, width := range []int64{390, 1280} {
-			do("resize", chromedp.EmulateViewport(width, 900))
-			overflow := value(t, ctx, "how far the page scrolls sideways", chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
-			if overflow > 0 {
-				wide, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > window.innerWidth + 1).slice(-3).map(e => e.tagName + '.' + e.className).join(' | ')`))
-				t.Errorf("%s scrolls sideways by %d px at %d px: %s", name, overflow, width, wide)
-			}
-			shot := value(t, ctx, "a screenshot", chromedp.FullScreenshot(100))
-			artifact(t, fmt.Sprintf("console-%s-%d.png", name, width), shot)
-		}
-		do("back to a phone", chromedp.EmulateViewport(390, 844))
+		checkConsolePage(t, ctx, axe, name)
 	}
 
 	// Sign in, with a wrong password first.
@@ -160,19 +169,7 @@ func TestTheSettingsPagesInABrowser(t *testing.T) {
 	}
 	check := func(name string) {
 		t.Helper()
-		if found := audit(t, ctx, axe); len(found) > 0 {
-			t.Errorf("%s: axe-core finds %+v", name, found)
-		}
-		for _, width := range []int64{390, 1280} {
-			do("resize", chromedp.EmulateViewport(width, 900))
-			overflow := value(t, ctx, "how far the page scrolls sideways", chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
-			if overflow > 0 {
-				t.Errorf("%s scrolls sideways by %d px at %d px", name, overflow, width)
-			}
-			shot := value(t, ctx, "a screenshot", chromedp.FullScreenshot(100))
-			artifact(t, fmt.Sprintf("console-%s-%d.png", name, width), shot)
-		}
-		do("back to a phone", chromedp.EmulateViewport(390, 844))
+		checkConsolePage(t, ctx, axe, name)
 	}
 
 	do("sign in", chromedp.Navigate(s.base+"/console/login"), chromedp.WaitVisible(chromedp.ID("email")),
@@ -225,19 +222,7 @@ func TestATeamInABrowser(t *testing.T) {
 	}
 	check := func(name string) {
 		t.Helper()
-		if found := audit(t, ctx, axe); len(found) > 0 {
-			t.Errorf("%s: axe-core finds %+v", name, found)
-		}
-		for _, width := range []int64{390, 1280} {
-			do("resize", chromedp.EmulateViewport(width, 900))
-			overflow := value(t, ctx, "how far the page scrolls sideways", chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
-			if overflow > 0 {
-				t.Errorf("%s scrolls sideways by %d px at %d px", name, overflow, width)
-			}
-			shot := value(t, ctx, "a screenshot", chromedp.FullScreenshot(100))
-			artifact(t, fmt.Sprintf("console-%s-%d.png", name, width), shot)
-		}
-		do("back to a phone", chromedp.EmulateViewport(390, 844))
+		checkConsolePage(t, ctx, axe, name)
 	}
 	signIn := func(email, pw string) {
 		t.Helper()

@@ -67,19 +67,30 @@ func (s *Store) CreateMerchant(ctx context.Context, by Actor, id, name string, r
 	return c, nil
 }
 
+// consoleMerchant reads a merchant the console may change: ErrNoMerchant
+// when there is none, ErrManagedByFile when the merchants file manages it.
+func consoleMerchant(ctx context.Context, tx *ledger.SettingsTx, id string) (ledger.MerchantRow, error) {
+	row, exists, err := tx.Merchant(ctx, id)
+	switch {
+	case err != nil:
+		return row, err
+	case !exists:
+		return row, ErrNoMerchant
+	case row.Managed == merchant.ManagedByFile:
+		return row, ErrManagedByFile
+	}
+	return row, nil
+}
+
 // SetState disables or enables a merchant managed in the console. A
 // disabled merchant's links and API calls are refused; its people still
 // sign in and read, and its open payments are still followed and told.
 func (s *Store) SetState(ctx context.Context, by Actor, id, state string) error {
 	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
-		row, exists, err := tx.Merchant(ctx, id)
+		row, err := consoleMerchant(ctx, tx, id)
 		switch {
 		case err != nil:
 			return err
-		case !exists:
-			return ErrNoMerchant
-		case row.Managed == merchant.ManagedByFile:
-			return ErrManagedByFile
 		case row.State == state:
 			return nil
 		}
@@ -106,14 +117,9 @@ func (s *Store) SetState(ctx context.Context, by Actor, id, state string) error 
 // nothing.
 func (s *Store) Update(ctx context.Context, by Actor, id string, version int64, edit func(*merchant.Merchant)) error {
 	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
-		row, exists, err := tx.Merchant(ctx, id)
-		switch {
-		case err != nil:
+		row, err := consoleMerchant(ctx, tx, id)
+		if err != nil {
 			return err
-		case !exists:
-			return ErrNoMerchant
-		case row.Managed == merchant.ManagedByFile:
-			return ErrManagedByFile
 		}
 		current, err := s.merchantOf(row, nil)
 		if err != nil {

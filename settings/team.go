@@ -80,14 +80,8 @@ func (s *Store) Invite(ctx context.Context, by Actor, merchantID, email, roleNam
 	rand.Read(b)
 	inv := Invited{Token: base64.RawURLEncoding.EncodeToString(b), Email: email, Role: role, Expires: now.Add(InvitationValid)}
 	_, err = s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
-		m, exists, err := tx.Merchant(ctx, merchantID)
-		switch {
-		case err != nil:
+		if _, err := consoleMerchant(ctx, tx, merchantID); err != nil {
 			return err
-		case !exists:
-			return ErrNoMerchant
-		case m.Managed == merchant.ManagedByFile:
-			return ErrManagedByFile
 		}
 		members, err := tx.Memberships(ctx)
 		if err != nil {
@@ -202,14 +196,8 @@ func (s *Store) RemoveMember(ctx context.Context, by Actor, merchantID, email st
 func (s *Store) changeTeam(ctx context.Context, by Actor, merchantID, email string, change func(*ledger.SettingsTx, ledger.MembershipRow, int) error) error {
 	email = strings.ToLower(email)
 	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
-		m, exists, err := tx.Merchant(ctx, merchantID)
-		switch {
-		case err != nil:
+		if _, err := consoleMerchant(ctx, tx, merchantID); err != nil {
 			return err
-		case !exists:
-			return ErrNoMerchant
-		case m.Managed == merchant.ManagedByFile:
-			return ErrManagedByFile
 		}
 		members, err := tx.Memberships(ctx)
 		if err != nil {
