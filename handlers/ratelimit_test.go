@@ -1,6 +1,9 @@
 package handlers_test
 
 import (
+	"context"
+
+	"github.com/paybybank/checkout/settings"
 	"net/http"
 	"strconv"
 	"strings"
@@ -107,5 +110,38 @@ func TestAMerchantsOwnAPIRateOverridesTheDeployments(t *testing.T) {
 	}
 	if got := refused.Get("RateLimit-Policy"); got != `"api";q=400;w=2` {
 		t.Errorf("shop2's policy %q, want \"api\";q=400;w=2", got)
+	}
+}
+
+func TestEachTokenOfAMerchantHasItsOwnBudgetAndItsLastUse(t *testing.T) {
+	clk := &clock{t: time.Now()}
+	a := setup(t, options{now: clk.now, apiRate: 5})
+	by := settings.Actor{Name: "dev@shop4.example"}
+	if _, err := a.settings.CreateMerchant(context.Background(), by, "shop4", "Shop Four", []string{"https://four.example"}); err != nil {
+		t.Fatal(err)
+	}
+	first, err := a.settings.MakeToken(context.Background(), by, "shop4", "server one", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := a.settings.MakeToken(context.Background(), by, "shop4", "server two", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	made, _, _ := a.linksUntilRefused(first.Token, "https://four.example", 100)
+	if made != 10 {
+		t.Errorf("the first token made %d links before its budget ran out, want its burst of 10", made)
+	}
+	if status, _, _ := a.apiCall(http.MethodGet, "/api/v1/payments", second.Token, ""); status != http.StatusOK {
+		t.Errorf("the merchant's second token after the first ran out: %d, want its own budget", status)
+	}
+	tokens, err := a.ledger.MerchantTokens(context.Background(), "shop4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range tokens {
+		if used := !tk.Used.IsZero(); used != strings.HasPrefix(tk.Name, "server") {
+			t.Errorf("token %q: used %v", tk.Name, used)
+		}
 	}
 }

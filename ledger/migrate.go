@@ -363,6 +363,11 @@ var migrations = []string{
 		used_at   BIGINT NOT NULL DEFAULT 0,
 		PRIMARY KEY (email, code_hash)
 	)`,
+
+	// 11: developers' settings (issue 34): when each API token was last
+	// used, to the hour, so that a developer sees which token is idle
+	// before revoking it.
+	`ALTER TABLE api_tokens ADD COLUMN last_used_at BIGINT NOT NULL DEFAULT 0`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

@@ -56,9 +56,10 @@ type TokenRow struct {
 	Managed string
 	Created time.Time
 	// Expires and Revoked are zero when the token does not expire or was
-	// not revoked.
+	// not revoked; Used when it was never used (to the hour).
 	Expires time.Time
 	Revoked time.Time
+	Used    time.Time
 }
 
 // PersonRow is one person who signs in to the console.
@@ -189,13 +190,13 @@ func merchantRows(ctx context.Context, q querier, where string, args ...any) ([]
 	return list, rows.Err()
 }
 
-const tokenColumns = `id, merchant_id, name, hash, prefix, managed, created_at, expires_at, revoked_at`
+const tokenColumns = `id, merchant_id, name, hash, prefix, managed, created_at, expires_at, revoked_at, last_used_at`
 
 func scanToken(row interface{ Scan(...any) error }) (TokenRow, error) {
 	var t TokenRow
-	var created, expires, revoked int64
-	err := row.Scan(&t.ID, &t.MerchantID, &t.Name, &t.Hash, &t.Prefix, &t.Managed, &created, &expires, &revoked)
-	t.Created, t.Expires, t.Revoked = time.UnixMilli(created), unixOrZero(expires), unixOrZero(revoked)
+	var created, expires, revoked, used int64
+	err := row.Scan(&t.ID, &t.MerchantID, &t.Name, &t.Hash, &t.Prefix, &t.Managed, &created, &expires, &revoked, &used)
+	t.Created, t.Expires, t.Revoked, t.Used = time.UnixMilli(created), unixOrZero(expires), unixOrZero(revoked), unixOrZero(used)
 	return t, err
 }
 
@@ -359,7 +360,7 @@ func (s *SettingsTx) Tokens(ctx context.Context, merchantID string) ([]TokenRow,
 // AddToken stores a token's hash.
 func (s *SettingsTx) AddToken(ctx context.Context, t TokenRow) error {
 	s.changed = true
-	_, err := s.tx.ExecContext(ctx, `INSERT INTO api_tokens (`+tokenColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0)`,
+	_, err := s.tx.ExecContext(ctx, `INSERT INTO api_tokens (`+tokenColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, 0)`,
 		t.ID, t.MerchantID, t.Name, t.Hash, t.Prefix, t.Managed, s.at.UnixMilli(), msOrZero(t.Expires))
 	return err
 }
@@ -495,6 +496,31 @@ func (l *Ledger) Audit(ctx context.Context, q AuditQuery) ([]AuditEntry, error) 
 		}
 		e.At = time.UnixMilli(at)
 		list = append(list, e)
+	}
+	return list, rows.Err()
+}
+
+// TokenUsed records that a token was used at; it is not a setting, and no
+// version moves.
+func (l *Ledger) TokenUsed(ctx context.Context, id string, at time.Time) error {
+	_, err := l.db.ExecContext(ctx, `UPDATE api_tokens SET last_used_at = $2 WHERE id = $1 AND last_used_at < $2`, id, at.UnixMilli())
+	return err
+}
+
+// MerchantTokens lists a merchant's tokens not revoked, oldest first.
+func (l *Ledger) MerchantTokens(ctx context.Context, merchantID string) ([]TokenRow, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens WHERE merchant_id = $1 AND revoked_at = 0 ORDER BY created_at, id`, merchantID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var list []TokenRow
+	for rows.Next() {
+		t, err := scanToken(rows)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, t)
 	}
 	return list, rows.Err()
 }

@@ -328,18 +328,30 @@ func (d *Directory) Get(id string) (*Merchant, bool) {
 // the token has not expired. Tokens are found by their SHA-256 hash, as the
 // ledger keeps them: a lookup tells nothing of the tokens held.
 func (d *Directory) ByAPIToken(token string, now time.Time) (*Merchant, bool) {
+	m, _, ok := d.APIToken(token, now)
+	return m, ok
+}
+
+// APIToken is ByAPIToken that also names the token: its id in the ledger,
+// or for a merchants file read without the ledger the merchant's id.
+func (d *Directory) APIToken(token string, now time.Time) (*Merchant, string, bool) {
 	if token == "" {
-		return nil, false
+		return nil, "", false
 	}
 	t, ok := d.cur.Load().byToken[sha256.Sum256([]byte(token))]
 	if !ok || !t.expires.IsZero() && !now.Before(t.expires) {
-		return nil, false
+		return nil, "", false
 	}
-	return t.merchant, true
+	if t.id == "" {
+		return t.merchant, "merchant " + t.merchant.ID, true
+	}
+	return t.merchant, t.id, true
 }
 
 // Token is an API token as the directory knows it: its hash only.
 type Token struct {
+	// ID names the token in the ledger (its budget, its last use).
+	ID string
 	// Hash is the SHA-256 of the token.
 	Hash     [32]byte
 	Merchant *Merchant
@@ -348,6 +360,7 @@ type Token struct {
 }
 
 type token struct {
+	id       string
 	merchant *Merchant
 	expires  time.Time
 }
@@ -363,7 +376,7 @@ func Build(list []*Merchant, tokens []Token, people []*ConsoleUser) (*Directory,
 		d.byID[m.ID] = m
 	}
 	for _, t := range tokens {
-		d.byToken[t.Hash] = token{merchant: t.Merchant, expires: t.Expires}
+		d.byToken[t.Hash] = token{id: t.ID, merchant: t.Merchant, expires: t.Expires}
 	}
 	for _, u := range people {
 		var err error

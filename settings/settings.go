@@ -296,7 +296,7 @@ func (s *Store) build(snap ledger.SettingsSnapshot) (*merchant.Directory, error)
 		if !ok || err != nil || len(raw) != sha256.Size {
 			continue
 		}
-		tokens = append(tokens, merchant.Token{Hash: [32]byte(raw), Merchant: m, Expires: t.Expires})
+		tokens = append(tokens, merchant.Token{ID: t.ID, Hash: [32]byte(raw), Merchant: m, Expires: t.Expires})
 	}
 	byEmail := make(map[string]*merchant.ConsoleUser, len(snap.People))
 	for _, p := range snap.People {

@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -74,6 +75,8 @@ const DefaultRate = rate.Limit(50)
 type API struct {
 	Config
 	budgets web.Budgets
+	// used remembers when each token's use was last written.
+	used sync.Map
 }
 
 // New returns the API.
@@ -96,13 +99,16 @@ func New(cfg Config) *API {
 func (h *API) merchant(c echo.Context) (*merchant.Merchant, error) {
 	scheme, token, ok := strings.Cut(strings.TrimSpace(c.Request().Header.Get(echo.HeaderAuthorization)), " ")
 	var m *merchant.Merchant
+	var tokenID string
 	if ok && strings.EqualFold(scheme, "Bearer") {
-		m, ok = h.Merchants.ByAPIToken(strings.TrimSpace(token), h.Now())
+		m, tokenID, ok = h.Merchants.APIToken(strings.TrimSpace(token), h.Now())
 	}
 	r, burst := h.rate(m)
 	key := "address " + c.RealIP()
 	if ok {
-		key = "merchant " + m.ID
+		// Each token its own budget: a merchant's servers may hold several.
+		key = "token " + tokenID
+		h.tokenUsed(c, tokenID)
 	}
 	spend := h.budgets.Spend(key, r, burst, h.Now())
 	spend.Tell(c, budgetName)
@@ -116,6 +122,23 @@ func (h *API) merchant(c echo.Context) (*merchant.Merchant, error) {
 		return nil, errDisabled
 	}
 	return m, nil
+}
+
+// usedEvery is how often a token's last use is written to the ledger: the
+// console shows it to the hour.
+const usedEvery = time.Hour
+
+// tokenUsed writes a token's use, at most once per usedEvery on this
+// instance; a failure only leaves the date older.
+func (h *API) tokenUsed(c echo.Context, id string) {
+	now := h.Now()
+	if last, ok := h.used.Load(id); ok && now.Sub(last.(time.Time)) < usedEvery {
+		return
+	}
+	h.used.Store(id, now)
+	if h.Orders != nil && h.Orders.Ledger != nil {
+		h.Orders.Ledger.TokenUsed(c.Request().Context(), id, now)
+	}
 }
 
 // budgetName names the API's policy in the RateLimit headers.

@@ -178,6 +178,9 @@ func (c *Console) Routes(e *echo.Echo) {
 	in(http.MethodGet, RouteAccount, merchant.Read, c.showAccount)
 	in(http.MethodPost, RouteAccountPassword, merchant.Read, c.changePassword)
 	in(http.MethodPost, RouteAccountSessions, merchant.Read, c.endOtherSessions)
+	in(http.MethodGet, RouteDevelopers, merchant.Develop, c.showDevelopers)
+	in(http.MethodPost, RouteTokens, merchant.Develop, c.makeToken)
+	in(http.MethodPost, RouteTokenRevoke, merchant.Develop, c.revokeToken)
 	in(http.MethodGet, RouteAudit, merchant.Audit, c.showAudit)
 	in(http.MethodGet, RouteAuditCSV, merchant.Audit, c.exportAudit)
 	// The console's own catch-all, under /console/ only: a page of the
@@ -333,7 +336,7 @@ func (c *Console) frame(ec echo.Context, title, nav string) pages.ConsolePage {
 	if s := sessionOf(ec); s != nil {
 		p.User, p.CSRF = s.user.Email, s.csrf
 		p.Operator = s.user.Operator
-		p.MayManage, p.MayAudit = s.may(merchant.Manage), s.may(merchant.Audit)
+		p.MayManage, p.MayAudit, p.MayDevelop = s.may(merchant.Manage), s.may(merchant.Audit), s.may(merchant.Develop)
 		p.Whose = t("console.operator")
 		if m := s.merchant; m != nil {
 			p.Whose = t("console.whose", m.Name, t("console.role."+string(s.role)))

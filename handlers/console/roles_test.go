@@ -53,6 +53,8 @@ func TestEachRoleMayDoWhatTheTableSays(t *testing.T) {
 		{"send test event", merchant.Operate, post("/console/webhooks/test", url.Values{})},
 		{"shop settings", merchant.Manage, get("/console/settings")},
 		{"save shop settings", merchant.Manage, post("/console/settings", url.Values{"version": {"0"}, "name": {"x"}})},
+		{"developers", merchant.Develop, get("/console/developers")},
+		{"make a token", merchant.Develop, post("/console/developers/tokens", url.Values{"name": {""}})},
 		{"audit log", merchant.Audit, get("/console/audit")},
 		{"audit CSV", merchant.Audit, get("/console/audit.csv")},
 	}
@@ -61,6 +63,7 @@ func TestEachRoleMayDoWhatTheTableSays(t *testing.T) {
 	table := map[merchant.Action][]merchant.Role{
 		merchant.Read:    {merchant.Owner, merchant.Developer, merchant.Designer, merchant.Support, merchant.Viewer},
 		merchant.Operate: {merchant.Owner, merchant.Developer, merchant.Support},
+		merchant.Develop: {merchant.Owner, merchant.Developer},
 		merchant.Manage:  {merchant.Owner},
 		merchant.Audit:   {merchant.Owner, merchant.Developer},
 	}
@@ -83,7 +86,8 @@ func TestEachRoleMayDoWhatTheTableSays(t *testing.T) {
 		}
 		// The menu shows only what the role may use.
 		doc := page(t, b.get("/console"), http.StatusOK)
-		for path, action := range map[string]merchant.Action{"/console/settings": merchant.Manage, "/console/audit": merchant.Audit} {
+		for path, action := range map[string]merchant.Action{"/console/settings": merchant.Manage, "/console/audit": merchant.Audit,
+			"/console/developers": merchant.Develop} {
 			if shown := doc.Find(`nav a[href="`+path+`"]`).Length() > 0; shown != may(role, action) {
 				t.Errorf("%s: the menu shows %s: %v", role, path, shown)
 			}

@@ -29,7 +29,7 @@ type ConsolePage struct {
 	Nav string
 	// Operator shows the sections only operators use; MayManage and
 	// MayAudit those the person's role allows.
-	Operator, MayManage, MayAudit bool
+	Operator, MayManage, MayAudit, MayDevelop bool
 	// ActFor lets a person who belongs to several merchants choose the
 	// one they act for; nil otherwise.
 	ActFor []ConsoleOption

@@ -173,3 +173,34 @@ type ConsoleCode struct {
 	console.ConsolePage
 	Error string
 }
+
+// ConsoleDevelopers is the Developers page: what a merchant's developer
+// needs to call the API, and its tokens.
+type ConsoleDevelopers struct {
+	console.ConsolePage
+	Merchants  []console.ConsoleOption
+	MerchantID string
+	// Query keeps an operator's merchant in the forms' addresses.
+	Query    string
+	ReadOnly bool
+	// APIBase, Contract and Curl: the API's address, its OpenAPI
+	// document's and a first call to copy.
+	APIBase, Contract, Curl string
+	Tokens                  []ConsoleToken
+	Form                    ConsoleTokenForm
+	// NewToken is a token just made, shown once.
+	NewToken string
+}
+
+// ConsoleToken is one API token, never its value.
+type ConsoleToken struct {
+	ID, Name, Prefix, Created, LastUsed, Expires string
+	Expired, FromFile                            bool
+	Revoke                                       templ.SafeURL
+}
+
+// ConsoleTokenForm is the form that makes a token, as typed.
+type ConsoleTokenForm struct {
+	Name, Expires string
+	Errors        map[string]string
+}

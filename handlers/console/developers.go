@@ -1,0 +1,157 @@
+package console
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/settings"
+	pages "github.com/paybybank/checkout/views/console"
+	"github.com/paybybank/checkout/views/console/manage"
+)
+
+// Routes of the Developers page (issue 34).
+const (
+	RouteDevelopers  = "/console/developers"
+	RouteTokens      = "/console/developers/tokens"
+	RouteTokenRevoke = "/console/developers/tokens/:id/revoke"
+)
+
+// The API's addresses a developer needs, under BaseURL.
+const (
+	apiBase     = "/api/v1"
+	apiContract = "/api/v1/openapi.json"
+)
+
+var errNoToken = &consoleError{status: http.StatusNotFound, key: "console.error.noToken", err: settings.ErrNoToken}
+
+// showDevelopers answers GET /console/developers: the merchant's id, the
+// API's addresses, a first call to copy, and the API tokens.
+func (c *Console) showDevelopers(ec echo.Context) error {
+	m, options, err := c.settingsMerchant(ec, ec.QueryParam("merchant"))
+	if err != nil {
+		return err
+	}
+	page, err := c.developersPage(ec, m, options, manage.ConsoleTokenForm{})
+	if err != nil {
+		return err
+	}
+	if ec.QueryParam("done") == "revoked" {
+		page.Notice = t("console.developers.revoked", ec.QueryParam("name"))
+	}
+	return render(ec, http.StatusOK, manage.ConsoleDevelopersPage(page))
+}
+
+func (c *Console) developersPage(ec echo.Context, m *merchant.Merchant, options []pages.ConsoleOption, form manage.ConsoleTokenForm) (manage.ConsoleDevelopers, error) {
+	base := strings.TrimRight(c.BaseURL, "/")
+	page := manage.ConsoleDevelopers{
+		ConsolePage: c.frame(ec, t("console.developers"), "developers"),
+		Merchants:   options, MerchantID: m.ID, ReadOnly: m.ReadOnly(), Form: form,
+		APIBase: base + apiBase, Contract: base + apiContract,
+		Curl: "curl -s " + base + apiBase + "/links \\\n  -H \"Authorization: Bearer $CHECKOUT_API_TOKEN\" \\\n  -d '{\"order\":\"A-1\",\"amount\":\"49.90\",\"return_url\":\"" +
+			firstOrigin(m) + "/done\"}'",
+	}
+	if options != nil {
+		page.Query = "?merchant=" + url.QueryEscape(m.ID)
+	}
+	tokens, err := c.Ledger.MerchantTokens(ec.Request().Context(), m.ID)
+	if err != nil {
+		return page, err
+	}
+	for _, tk := range tokens {
+		row := manage.ConsoleToken{ID: tk.ID, Name: tk.Name, Prefix: tk.Prefix + "…", Created: when(tk.Created),
+			LastUsed: t("console.developers.never"), Expires: t("console.developers.noExpiry"), FromFile: tk.Managed == merchant.ManagedByFile,
+			Revoke: templ.SafeURL(RouteTokens + "/" + url.PathEscape(tk.ID) + "/revoke" + page.Query)}
+		if !tk.Used.IsZero() {
+			row.LastUsed = tk.Used.UTC().Format("2006-01-02 15:00")
+		}
+		if !tk.Expires.IsZero() {
+			row.Expires = when(tk.Expires)
+			row.Expired = !c.Now().Before(tk.Expires)
+		}
+		page.Tokens = append(page.Tokens, row)
+	}
+	return page, nil
+}
+
+func firstOrigin(m *merchant.Merchant) string {
+	if len(m.ReturnOrigins) > 0 {
+		return m.ReturnOrigins[0]
+	}
+	return "https://shop.example"
+}
+
+// makeToken answers POST /console/developers/tokens: a token named, with
+// an optional expiry, shown once.
+func (c *Console) makeToken(ec echo.Context) error {
+	m, options, err := c.settingsMerchant(ec, ec.FormValue("merchant"))
+	if err != nil {
+		return err
+	}
+	form := manage.ConsoleTokenForm{Name: ec.FormValue("name"), Expires: ec.FormValue("expires")}
+	var made settings.MadeToken
+	expires, err := settings.ParseExpiry("expires", form.Expires, c.Now())
+	if err == nil {
+		made, err = c.Settings.MakeToken(ec.Request().Context(), actor(ec), m.ID, form.Name, expires)
+	}
+	var fe *merchant.FieldError
+	switch {
+	case errors.As(err, &fe):
+		form.Errors = map[string]string{fe.Field: fe.Reason}
+		page, perr := c.developersPage(ec, m, options, form)
+		if perr != nil {
+			return perr
+		}
+		page.Notice, page.NoticeError = t("console.form.fix"), true
+		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleDevelopersPage(page))
+	case errors.Is(err, settings.ErrManagedByFile):
+		return errManagedByFile
+	case err != nil:
+		return err
+	}
+	c.log(ec).Info("console: API token made", "merchant", m.ID, "token", made.ID)
+	page, err := c.developersPage(ec, m, options, manage.ConsoleTokenForm{})
+	if err != nil {
+		return err
+	}
+	page.Notice = t("console.developers.madeNotice", made.Name)
+	page.NewToken = made.Token
+	return render(ec, http.StatusOK, manage.ConsoleDevelopersPage(page))
+}
+
+// revokeToken answers POST /console/developers/tokens/{id}/revoke.
+func (c *Console) revokeToken(ec echo.Context) error {
+	m, options, err := c.settingsMerchant(ec, ec.QueryParam("merchant"))
+	if err != nil {
+		return err
+	}
+	id, _ := url.PathUnescape(ec.Param("id"))
+	var name string
+	if tokens, err := c.Ledger.MerchantTokens(ec.Request().Context(), m.ID); err == nil {
+		for _, tk := range tokens {
+			if tk.ID == id {
+				name = tk.Name
+			}
+		}
+	}
+	err = c.Settings.RevokeToken(ec.Request().Context(), actor(ec), m.ID, id)
+	switch {
+	case errors.Is(err, settings.ErrNoToken):
+		return errNoToken
+	case errors.Is(err, settings.ErrManagedByFile):
+		return errManagedByFile
+	case err != nil:
+		return err
+	}
+	c.log(ec).Info("console: API token revoked", "merchant", m.ID, "token", id)
+	q := url.Values{"done": {"revoked"}, "name": {name}}
+	if options != nil {
+		q.Set("merchant", m.ID)
+	}
+	return ec.Redirect(http.StatusSeeOther, RouteDevelopers+"?"+q.Encode())
+}

@@ -1,0 +1,116 @@
+package console_test
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paybybank/checkout/ledger/ledgertest"
+)
+
+func TestTokensAreMadeAndRevokedOnEveryInstance(t *testing.T) {
+	db := ledgertest.SQLiteURL(t)
+	e := setupOn(t, db)
+	other := setupOn(t, db)
+	e.shop3()
+	ops := e.browser()
+	ann, _ := e.join(invite(t, ops, ops.signIn(operator), "shop3", "ann@shop3.example", "developer"), newPassword, newPassword)
+	doc := page(t, ann.get("/console/developers"), http.StatusOK)
+	if got := doc.Find(`[data-testid="merchant-id"]`).Text(); got != "shop3" {
+		t.Errorf("the page names merchant %q", got)
+	}
+	if !strings.Contains(doc.Find(`[data-testid="curl"]`).Text(), "/api/v1/links") {
+		t.Error("the page has no first call to copy")
+	}
+	csrf := csrfOf(doc)
+	make := func(name, expires string) *http.Response {
+		return ann.post("/console/developers/tokens", url.Values{"csrf": {csrf}, "name": {name}, "expires": {expires}})
+	}
+	// Bad input: explained beside its field, nothing lost, nothing made.
+	long := strings.Repeat("n", 101)
+	for _, c := range []struct{ name, expires, field, says string }{
+		{long, "", "name", "at most 100 characters"},
+		{"", "", "name", "required"},
+		{"shop server", "2001-01-01", "expires", "the date is past"},
+		{"shop server", "next week", "expires", "not a date"},
+	} {
+		doc := page(t, make(c.name, c.expires), http.StatusUnprocessableEntity)
+		if got := doc.Find("#" + c.field + "-error").Text(); !strings.Contains(got, c.says) {
+			t.Errorf("name %.10q expires %q: %s says %q", c.name, c.expires, c.field, got)
+		}
+		if got, _ := doc.Find(`#name`).Attr("value"); got != c.name {
+			t.Errorf("the name typed came back as %.10q", got)
+		}
+	}
+	doc = page(t, make("shop server", ""), http.StatusOK)
+	token := doc.Find(`[data-testid="new-token"]`).Text()
+	if !regexp.MustCompile(`^pbb_test_[A-Za-z0-9_-]{43}$`).MatchString(token) {
+		t.Fatalf("the new token is %q", token)
+	}
+	if strings.Contains(e.logText(), token) {
+		t.Error("the log holds the new token")
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); !ok(); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not after a minute", what)
+			}
+		}
+	}
+	waitFor("the other instance takes the new token", func() bool {
+		m, ok := other.settings.Dir.ByAPIToken(token, time.Now())
+		return ok && m.ID == "shop3"
+	})
+	// Its last use shows, to the hour.
+	id, _ := doc.Find(`[data-testid="token"]`).Last().Attr("data-token")
+	used := time.Date(2026, 11, 25, 9, 41, 0, 0, time.UTC)
+	if err := e.ledger.TokenUsed(ctx, id, used); err != nil {
+		t.Fatal(err)
+	}
+	if doc := page(t, ann.get("/console/developers"), http.StatusOK); !strings.Contains(doc.Find(`[data-token="`+id+`"]`).Text(), "last used 2026-11-25 09:00") {
+		t.Errorf("the token's last use reads %q", doc.Find(`[data-token="`+id+`"]`).Text())
+	}
+	res := ann.post("/console/developers/tokens/"+url.PathEscape(id)+"/revoke", url.Values{"csrf": {csrf}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("revoke: %d", res.StatusCode)
+	}
+	waitFor("the other instance refuses the revoked token", func() bool {
+		_, ok := other.settings.Dir.ByAPIToken(token, time.Now())
+		return !ok
+	})
+	page(t, ann.post("/console/developers/tokens/"+url.PathEscape(id)+"/revoke", url.Values{"csrf": {csrf}}), http.StatusNotFound)
+
+	// A token with an expiry works through its day, not after.
+	today := time.Now().UTC().Format("2006-01-02")
+	doc = page(t, make("until tonight", today), http.StatusOK)
+	short := doc.Find(`[data-testid="new-token"]`).Text()
+	midnight := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
+	if _, ok := e.settings.Dir.ByAPIToken(short, midnight.Add(-time.Second)); !ok {
+		t.Error("a token refused on its last day")
+	}
+	if _, ok := e.settings.Dir.ByAPIToken(short, midnight); ok {
+		t.Error("a token taken after its expiry")
+	}
+	lines := auditActions(t, e, "shop3")
+	if len(lines) < 3 || !strings.HasPrefix(lines[0], "API token made: until tonight") || !strings.HasPrefix(lines[1], "API token revoked: shop server") {
+		t.Errorf("shop3's audit: %v", lines)
+	}
+}
+
+func TestAFilesMerchantsTokensAreShownNotChanged(t *testing.T) {
+	e := setup(t)
+	b := e.browser()
+	b.signIn(shop1User)
+	doc := page(t, b.get("/console/developers"), http.StatusOK)
+	if !strings.Contains(doc.Find(`[data-testid="tokens"]`).Text(), "from the merchants file") {
+		t.Errorf("shop1's token: %q", doc.Find(`[data-testid="tokens"]`).Text())
+	}
+	if doc.Find(`[data-testid="revoke"]`).Length() != 0 || doc.Find(`[data-testid="token-form"]`).Length() != 0 {
+		t.Error("a file's merchant's tokens can be changed in the console")
+	}
+	page(t, b.post("/console/developers/tokens", url.Values{"csrf": {csrfOf(doc)}, "name": {"x"}}), http.StatusConflict)
+}

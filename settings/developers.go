@@ -1,0 +1,111 @@
+package settings
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/merchant"
+)
+
+// Developers' settings (issue 34): a merchant's API tokens, made and
+// revoked in the console.
+
+// MaxTokenName bounds a token's name.
+const MaxTokenName = 100
+
+// ErrNoToken means the merchant has no live token of that id.
+var ErrNoToken = errors.New("no such token")
+
+// MadeToken is a new API token, in the clear this once.
+type MadeToken struct {
+	ID, Token, Name string
+	Expires         time.Time
+}
+
+// ParseExpiry reads a token's expiry as a form gives it: empty for never,
+// or a date (YYYY-MM-DD); the token works through that day (UTC). A date
+// that is not after today is a *merchant.FieldError.
+func ParseExpiry(field, value string, now time.Time) (time.Time, error) {
+	value = strings.TrimSpace(value)
+	if value == "" {
+		return time.Time{}, nil
+	}
+	day, err := time.Parse("2006-01-02", value)
+	if err != nil {
+		return time.Time{}, &merchant.FieldError{Field: field, Path: field, Reason: fmt.Sprintf("%q is not a date like 2027-01-31", value)}
+	}
+	expires := day.AddDate(0, 0, 1)
+	if !expires.After(now) {
+		return time.Time{}, &merchant.FieldError{Field: field, Path: field, Reason: "the date is past: choose today or a later day, or leave it empty for a token that does not expire"}
+	}
+	return expires, nil
+}
+
+// MakeToken makes an API token for a merchant managed in the console:
+// pbb_live_… (pbb_test_… in sandbox mode) and 43 base64url characters,
+// kept as its SHA-256 only, and shown once. A bad name is a
+// *merchant.FieldError on "name".
+func (s *Store) MakeToken(ctx context.Context, by Actor, merchantID, name string, expires time.Time) (MadeToken, error) {
+	name = strings.TrimSpace(name)
+	switch n := utf8.RuneCountInString(name); {
+	case n == 0:
+		return MadeToken{}, &merchant.FieldError{Field: "name", Path: "name", Reason: "required: a name says where the token is used, like \"shop server\""}
+	case n > MaxTokenName:
+		return MadeToken{}, &merchant.FieldError{Field: "name", Path: "name", Reason: fmt.Sprintf("at most %d characters; this one has %d", MaxTokenName, n)}
+	}
+	made := MadeToken{ID: newID("tok"), Token: s.NewToken(), Name: name, Expires: expires}
+	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+		if _, err := consoleMerchant(ctx, tx, merchantID); err != nil {
+			return err
+		}
+		t := ledger.TokenRow{ID: made.ID, MerchantID: merchantID, Name: name, Hash: HashToken(made.Token),
+			Prefix: tokenPrefix(made.Token), Managed: merchant.ManagedByConsole, Expires: expires}
+		if err := tx.AddToken(ctx, t); err != nil {
+			return err
+		}
+		fields := "api_token " + t.Prefix + "… (set), name"
+		if !expires.IsZero() {
+			fields += ", expires " + expires.UTC().Format("2006-01-02 15:04")
+		}
+		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: merchantID,
+			Action: "API token made: " + name, Fields: fields})
+	})
+	if err != nil {
+		return MadeToken{}, err
+	}
+	return made, s.Load(ctx)
+}
+
+// RevokeToken revokes one of a merchant's tokens: every instance refuses
+// it with its next settings load.
+func (s *Store) RevokeToken(ctx context.Context, by Actor, merchantID, id string) error {
+	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+		if _, err := consoleMerchant(ctx, tx, merchantID); err != nil {
+			return err
+		}
+		tokens, err := tx.Tokens(ctx, merchantID)
+		if err != nil {
+			return err
+		}
+		for _, t := range tokens {
+			if t.ID != id || !t.Revoked.IsZero() {
+				continue
+			}
+			if _, err := tx.RevokeToken(ctx, merchantID, id); err != nil {
+				return err
+			}
+			return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: merchantID,
+				Action: "API token revoked: " + t.Name, Fields: "api_token " + t.Prefix + "… (revoked)"})
+		}
+		return ErrNoToken
+	})
+	if err != nil {
+		return err
+	}
+	return s.Load(ctx)
+}
