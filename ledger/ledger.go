@@ -78,6 +78,8 @@ type Order struct {
 	// Paid is when the order was paid in full; zero while it is not (filled
 	// by the console's listing).
 	Paid time.Time
+	// KID is the link key the order was first opened with (OpenOrder).
+	KID string
 }
 
 // Attempt is one payment at the provider for an order.
@@ -223,11 +225,11 @@ func (l *Ledger) OpenOrder(ctx context.Context, o Order) (Order, error) {
 	defer tx.Rollback()
 	// A row comes back only when this call inserted the order or opened it.
 	var opened int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO orders (merchant_id, order_id, amount, currency, return_url, created_at, updated_at, opened_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $6, $6) ON CONFLICT (merchant_id, order_id)
-		DO UPDATE SET opened_at = excluded.opened_at WHERE orders.opened_at = 0
+	err = tx.QueryRowContext(ctx, `INSERT INTO orders (merchant_id, order_id, amount, currency, return_url, created_at, updated_at, opened_at, kid)
+		VALUES ($1, $2, $3, $4, $5, $6, $6, $6, $7) ON CONFLICT (merchant_id, order_id)
+		DO UPDATE SET opened_at = excluded.opened_at, kid = excluded.kid WHERE orders.opened_at = 0
 		RETURNING opened_at`,
-		o.MerchantID, o.OrderID, o.Amount, o.Currency, o.ReturnURL, now).Scan(&opened)
+		o.MerchantID, o.OrderID, o.Amount, o.Currency, o.ReturnURL, now, o.KID).Scan(&opened)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:

@@ -366,8 +366,11 @@ var migrations = []string{
 
 	// 11: developers' settings (issue 34): when each API token was last
 	// used, to the hour, so that a developer sees which token is idle
-	// before revoking it.
-	`ALTER TABLE api_tokens ADD COLUMN last_used_at BIGINT NOT NULL DEFAULT 0`,
+	// before revoking it; and the link key each order was first opened
+	// with, so that a developer sees when an old key is no longer used.
+	`ALTER TABLE api_tokens ADD COLUMN last_used_at BIGINT NOT NULL DEFAULT 0;
+	ALTER TABLE orders ADD COLUMN kid TEXT NOT NULL DEFAULT '';
+	CREATE INDEX orders_opened ON orders (merchant_id, opened_at)`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

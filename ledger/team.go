@@ -170,3 +170,24 @@ func (l *Ledger) Sessions(ctx context.Context, email string, now time.Time) ([]S
 	}
 	return list, rows.Err()
 }
+
+// LinksOpenedByKey counts a merchant's orders first opened since since, by
+// the link key their link was signed with.
+func (l *Ledger) LinksOpenedByKey(ctx context.Context, merchantID string, since time.Time) (map[string]int64, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT kid, COUNT(*) FROM orders WHERE merchant_id = $1 AND opened_at >= $2 GROUP BY kid`,
+		merchantID, since.UnixMilli())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var kid string
+		var n int64
+		if err := rows.Scan(&kid, &n); err != nil {
+			return nil, err
+		}
+		out[kid] = n
+	}
+	return out, rows.Err()
+}

@@ -42,6 +42,9 @@ type Merchant struct {
 	// LinkKeys maps a key id (kid) to its secret. Several keys live side by
 	// side so that a merchant can rotate without downtime.
 	LinkKeys map[string]string `json:"link_keys"`
+	// Retiring are the link keys retired in the console, with the time
+	// until which links signed with each still work.
+	Retiring map[string]time.Time `json:"-"`
 	// APIToken is the bearer token of the merchant's server-to-server calls.
 	APIToken string `json:"api_token"`
 	// APIRate is how many API requests a second the merchant's token may
@@ -264,12 +267,22 @@ func (m *Merchant) LinkKey(kid string) (string, bool) {
 	return s, ok
 }
 
-// NewestKID is the key id new links are signed with: the greatest one, so
-// that ids like "2026-11" pick the latest key.
+// LinkKeyAt returns the secret of kid while links signed with it are
+// taken at now: always, or until the time a retired key was given.
+func (m *Merchant) LinkKeyAt(kid string, now time.Time) (string, bool) {
+	s, ok := m.LinkKeys[kid]
+	if until, retiring := m.Retiring[kid]; ok && retiring && !now.Before(until) {
+		return "", false
+	}
+	return s, ok
+}
+
+// NewestKID is the key id new links are signed with: the greatest one not
+// retiring, so that ids like "2026-11" pick the latest key.
 func (m *Merchant) NewestKID() string {
 	var newest string
 	for kid := range m.LinkKeys {
-		if kid > newest {
+		if _, retiring := m.Retiring[kid]; kid > newest && !retiring {
 			newest = kid
 		}
 	}

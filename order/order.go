@@ -83,7 +83,7 @@ func FromLink(q url.Values, merchants *merchant.Directory, now time.Time) (Order
 	if !ok {
 		return Order{}, nil, ErrLinkInvalid
 	}
-	secret, ok := m.LinkKey(q.Get(ParamKID))
+	secret, ok := m.LinkKeyAt(q.Get(ParamKID), now)
 	if !ok || !Verify(secret, q) {
 		return Order{}, nil, ErrLinkInvalid
 	}

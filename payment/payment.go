@@ -94,6 +94,9 @@ type Order struct {
 	Amount    string
 	Currency  string
 	ReturnURL string
+	// KID is the link key the order's link was signed with, when it came
+	// by a link.
+	KID string
 }
 
 // Record records an order the first time it is seen. The same order id with
@@ -122,7 +125,7 @@ func (o Order) ledger() (ledger.Order, error) {
 	if err != nil {
 		return ledger.Order{}, err
 	}
-	return ledger.Order{MerchantID: o.Merchant.ID, OrderID: o.ID, Amount: amount, Currency: o.Currency, ReturnURL: o.ReturnURL}, nil
+	return ledger.Order{MerchantID: o.Merchant.ID, OrderID: o.ID, Amount: amount, Currency: o.Currency, ReturnURL: o.ReturnURL, KID: o.KID}, nil
 }
 
 // canonicalAmount is the order's amount as it is recorded and sent: two

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -103,6 +104,108 @@ func (s *Store) RevokeToken(ctx context.Context, by Actor, merchantID, id string
 				Action: "API token revoked: " + t.Name, Fields: "api_token " + t.Prefix + "… (revoked)"})
 		}
 		return ErrNoToken
+	})
+	if err != nil {
+		return err
+	}
+	return s.Load(ctx)
+}
+
+// Errors of link keys.
+var (
+	// ErrNoLinkKey means the merchant has no such link key.
+	ErrNoLinkKey = errors.New("no such link key")
+	// ErrLastLinkKey refuses to retire the only key new links are signed
+	// with: make a new one first.
+	ErrLastLinkKey = errors.New("the only link key not retiring: make a new one first")
+)
+
+// LinkKeyRetire is how long a retired key's links work by default.
+const LinkKeyRetire = 24 * time.Hour
+
+// MadeLinkKey is a new link key: its id and its secret (32 random bytes),
+// in the clear this once.
+type MadeLinkKey struct {
+	KID, Secret string
+}
+
+// MakeLinkKey adds a link key to a merchant managed in the console; new
+// links are signed with it from then on (its id, the day's date, sorts
+// after the others').
+func (s *Store) MakeLinkKey(ctx context.Context, by Actor, merchantID string, now time.Time) (MadeLinkKey, error) {
+	var made MadeLinkKey
+	err := s.editSecrets(ctx, by, merchantID, func(m *merchant.Merchant) (string, error) {
+		kid := now.UTC().Format("2006-01-02")
+		for n := 2; ; n++ {
+			if _, taken := m.LinkKeys[kid]; !taken {
+				break
+			}
+			kid = fmt.Sprintf("%s-%d", now.UTC().Format("2006-01-02"), n)
+		}
+		made = MadeLinkKey{KID: kid, Secret: newSecret()}
+		m.LinkKeys[kid] = made.Secret
+		return "link key made: " + kid, nil
+	})
+	return made, err
+}
+
+// RetireLinkKey keeps links signed with kid working until until, and
+// refuses them after, as the links of an unknown key. The key signs no new
+// link; the last key that is not retiring stays.
+func (s *Store) RetireLinkKey(ctx context.Context, by Actor, merchantID, kid string, until time.Time) error {
+	return s.editSecrets(ctx, by, merchantID, func(m *merchant.Merchant) (string, error) {
+		if _, ok := m.LinkKeys[kid]; !ok {
+			return "", ErrNoLinkKey
+		}
+		live := 0
+		for k := range m.LinkKeys {
+			if _, retiring := m.Retiring[k]; !retiring && k != kid {
+				live++
+			}
+		}
+		if live == 0 {
+			return "", ErrLastLinkKey
+		}
+		if m.Retiring == nil {
+			m.Retiring = map[string]time.Time{}
+		}
+		m.Retiring[kid] = until
+		return "link key retired: " + kid + ", its links work until " + until.UTC().Format("2006-01-02 15:04") + " UTC", nil
+	})
+}
+
+// editSecrets changes a console merchant's link keys with edit, which says
+// the audit line's action; the merchant's version moves as any change's.
+func (s *Store) editSecrets(ctx context.Context, by Actor, merchantID string, edit func(*merchant.Merchant) (string, error)) error {
+	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+		row, err := consoleMerchant(ctx, tx, merchantID)
+		if err != nil {
+			return err
+		}
+		current, err := s.merchantOf(row, nil)
+		if err != nil {
+			return err
+		}
+		next := *current
+		next.LinkKeys = maps.Clone(current.LinkKeys)
+		if next.LinkKeys == nil {
+			next.LinkKeys = map[string]string{}
+		}
+		next.Retiring = maps.Clone(current.Retiring)
+		action, err := edit(&next)
+		if err != nil {
+			return err
+		}
+		nextRow, err := s.rowOf(&next, row.State, row.Managed)
+		if err != nil {
+			return err
+		}
+		nextRow.Version = row.Version
+		if _, err := tx.PutMerchant(ctx, nextRow, by.Name); err != nil {
+			return err
+		}
+		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: merchantID, Action: action,
+			Fields: strings.Join(changed(current, &next), ", ")})
 	})
 	if err != nil {
 		return err

@@ -121,6 +121,9 @@ type doc struct {
 	PISAPIKey      string               `json:"pis_api_key,omitempty"`
 	LinkKeys       map[string]string    `json:"link_keys,omitempty"`
 	RequireTwoStep bool                 `json:"require_two_step,omitempty"`
+	// LinkKeysUntil are the retiring link keys: unix milliseconds until
+	// which links signed with each still work.
+	LinkKeysUntil map[string]int64 `json:"link_keys_until,omitempty"`
 }
 
 // secretFields are the doc's fields whose values are secrets: the audit
@@ -133,6 +136,12 @@ func docOf(m *merchant.Merchant, seal func(value, place string) (string, error))
 		ReturnOrigins: m.ReturnOrigins, FrameAncestors: m.FrameAncestors, Customization: m.Customization,
 		IPVerification: m.IPVerification, APIRate: m.APIRate, PopularBanks: m.PopularBanks, WebhookURL: m.WebhookURL,
 		RequireTwoStep: m.RequireTwoStep,
+	}
+	for kid, until := range m.Retiring {
+		if d.LinkKeysUntil == nil {
+			d.LinkKeysUntil = map[string]int64{}
+		}
+		d.LinkKeysUntil[kid] = until.UnixMilli()
 	}
 	var err error
 	if m.WebhookSecret != "" {
@@ -199,6 +208,12 @@ func (s *Store) merchantOf(row ledger.MerchantRow, file *merchant.Directory) (*m
 		ReturnOrigins: d.ReturnOrigins, FrameAncestors: d.FrameAncestors, Customization: d.Customization,
 		IPVerification: d.IPVerification, APIRate: d.APIRate, PopularBanks: d.PopularBanks, WebhookURL: d.WebhookURL,
 		RequireTwoStep: d.RequireTwoStep,
+	}
+	for kid, until := range d.LinkKeysUntil {
+		if m.Retiring == nil {
+			m.Retiring = map[string]time.Time{}
+		}
+		m.Retiring[kid] = time.UnixMilli(until)
 	}
 	var fromFile *merchant.Merchant
 	if file != nil {

@@ -181,6 +181,8 @@ func (c *Console) Routes(e *echo.Echo) {
 	in(http.MethodGet, RouteDevelopers, merchant.Develop, c.showDevelopers)
 	in(http.MethodPost, RouteTokens, merchant.Develop, c.makeToken)
 	in(http.MethodPost, RouteTokenRevoke, merchant.Develop, c.revokeToken)
+	in(http.MethodPost, RouteLinkKeys, merchant.Develop, c.makeLinkKey)
+	in(http.MethodPost, RouteKeyRetire, merchant.Develop, c.retireLinkKey)
 	in(http.MethodGet, RouteAudit, merchant.Audit, c.showAudit)
 	in(http.MethodGet, RouteAuditCSV, merchant.Audit, c.exportAudit)
 	// The console's own catch-all, under /console/ only: a page of the

@@ -2,9 +2,12 @@ package console
 
 import (
 	"errors"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -20,7 +23,12 @@ const (
 	RouteDevelopers  = "/console/developers"
 	RouteTokens      = "/console/developers/tokens"
 	RouteTokenRevoke = "/console/developers/tokens/:id/revoke"
+	RouteLinkKeys    = "/console/developers/link-keys"
+	RouteKeyRetire   = "/console/developers/link-keys/:kid/retire"
 )
+
+// untilLayout is a datetime-local field's value, read as UTC.
+const untilLayout = "2006-01-02T15:04"
 
 // The API's addresses a developer needs, under BaseURL.
 const (
@@ -41,8 +49,11 @@ func (c *Console) showDevelopers(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if ec.QueryParam("done") == "revoked" {
+	switch ec.QueryParam("done") {
+	case "revoked":
 		page.Notice = t("console.developers.revoked", ec.QueryParam("name"))
+	case "retired":
+		page.Notice = t("console.developers.keyRetiredNotice", ec.QueryParam("name"))
 	}
 	return render(ec, http.StatusOK, manage.ConsoleDevelopersPage(page))
 }
@@ -62,6 +73,27 @@ func (c *Console) developersPage(ec echo.Context, m *merchant.Merchant, options 
 	tokens, err := c.Ledger.MerchantTokens(ec.Request().Context(), m.ID)
 	if err != nil {
 		return page, err
+	}
+	now := c.Now()
+	opened, err := c.Ledger.LinksOpenedByKey(ec.Request().Context(), m.ID, now.Add(-24*time.Hour))
+	if err != nil {
+		return page, err
+	}
+	page.RetireUntil = now.Add(settings.LinkKeyRetire).UTC().Format(untilLayout)
+	for _, kid := range slices.Sorted(maps.Keys(m.LinkKeys)) {
+		key := manage.ConsoleLinkKey{KID: kid, Opened: opened[kid], State: t("console.developers.keyLive"),
+			Retire: templ.SafeURL(RouteLinkKeys + "/" + url.PathEscape(kid) + "/retire" + page.Query)}
+		if kid == m.NewestKID() {
+			key.State = t("console.developers.keyNewest")
+		}
+		if until, ok := m.Retiring[kid]; ok {
+			key.Retiring = true
+			key.State = t("console.developers.keyRetiring", when(until))
+			if !now.Before(until) {
+				key.State = t("console.developers.keyRetired", when(until))
+			}
+		}
+		page.LinkKeys = append(page.LinkKeys, key)
 	}
 	for _, tk := range tokens {
 		row := manage.ConsoleToken{ID: tk.ID, Name: tk.Name, Prefix: tk.Prefix + "…", Created: when(tk.Created),
@@ -150,6 +182,77 @@ func (c *Console) revokeToken(ec echo.Context) error {
 	}
 	c.log(ec).Info("console: API token revoked", "merchant", m.ID, "token", id)
 	q := url.Values{"done": {"revoked"}, "name": {name}}
+	if options != nil {
+		q.Set("merchant", m.ID)
+	}
+	return ec.Redirect(http.StatusSeeOther, RouteDevelopers+"?"+q.Encode())
+}
+
+var (
+	errNoLinkKey   = &consoleError{status: http.StatusNotFound, key: "console.error.noLinkKey", err: settings.ErrNoLinkKey}
+	errLastLinkKey = &consoleError{status: http.StatusConflict, key: "console.error.lastLinkKey", err: settings.ErrLastLinkKey}
+)
+
+// makeLinkKey answers POST /console/developers/link-keys: a new key, which
+// signs new links from now on, its secret shown once.
+func (c *Console) makeLinkKey(ec echo.Context) error {
+	m, options, err := c.settingsMerchant(ec, ec.FormValue("merchant"))
+	if err != nil {
+		return err
+	}
+	made, err := c.Settings.MakeLinkKey(ec.Request().Context(), actor(ec), m.ID, c.Now())
+	switch {
+	case errors.Is(err, settings.ErrManagedByFile):
+		return errManagedByFile
+	case err != nil:
+		return err
+	}
+	c.log(ec).Info("console: link key made", "merchant", m.ID, "kid", made.KID)
+	m, _ = c.Merchants.Get(m.ID)
+	page, err := c.developersPage(ec, m, options, manage.ConsoleTokenForm{})
+	if err != nil {
+		return err
+	}
+	page.Notice = t("console.developers.keyMade", made.KID)
+	page.NewKID, page.NewSecret = made.KID, made.Secret
+	return render(ec, http.StatusOK, manage.ConsoleDevelopersPage(page))
+}
+
+// retireLinkKey answers POST /console/developers/link-keys/{kid}/retire:
+// links signed with the key work until until (24 hours on by default),
+// then are refused.
+func (c *Console) retireLinkKey(ec echo.Context) error {
+	m, options, err := c.settingsMerchant(ec, ec.QueryParam("merchant"))
+	if err != nil {
+		return err
+	}
+	kid, _ := url.PathUnescape(ec.Param("kid"))
+	until := c.Now().Add(settings.LinkKeyRetire)
+	if v := strings.TrimSpace(ec.FormValue("until")); v != "" {
+		parsed, err := time.Parse(untilLayout, v)
+		if err != nil || !parsed.After(c.Now()) {
+			page, perr := c.developersPage(ec, m, options, manage.ConsoleTokenForm{})
+			if perr != nil {
+				return perr
+			}
+			page.Notice, page.NoticeError = t("console.developers.badUntil", v), true
+			return render(ec, http.StatusUnprocessableEntity, manage.ConsoleDevelopersPage(page))
+		}
+		until = parsed
+	}
+	err = c.Settings.RetireLinkKey(ec.Request().Context(), actor(ec), m.ID, kid, until)
+	switch {
+	case errors.Is(err, settings.ErrNoLinkKey):
+		return errNoLinkKey
+	case errors.Is(err, settings.ErrLastLinkKey):
+		return errLastLinkKey
+	case errors.Is(err, settings.ErrManagedByFile):
+		return errManagedByFile
+	case err != nil:
+		return err
+	}
+	c.log(ec).Info("console: link key retired", "merchant", m.ID, "kid", kid, "until", until)
+	q := url.Values{"done": {"retired"}, "name": {kid}}
 	if options != nil {
 		q.Set("merchant", m.ID)
 	}

@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -8,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/ledger/ledgertest"
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/order"
 )
 
 func TestTokensAreMadeAndRevokedOnEveryInstance(t *testing.T) {
@@ -113,4 +117,75 @@ func TestAFilesMerchantsTokensAreShownNotChanged(t *testing.T) {
 		t.Error("a file's merchant's tokens can be changed in the console")
 	}
 	page(t, b.post("/console/developers/tokens", url.Values{"csrf": {csrfOf(doc)}, "name": {"x"}}), http.StatusConflict)
+}
+
+func TestALinkKeyRetiresWithItsLinksWorkingUntilTheTimeGiven(t *testing.T) {
+	e := setup(t)
+	e.shop3()
+	ops := e.browser()
+	ann, _ := e.join(invite(t, ops, ops.signIn(operator), "shop3", "ann@shop3.example", "owner"), newPassword, newPassword)
+	doc := page(t, ann.get("/console/developers"), http.StatusOK)
+	csrf := csrfOf(doc)
+	first, _ := doc.Find(`[data-testid="link-key"]`).First().Attr("data-kid")
+	m, _ := e.settings.Dir.Get("shop3")
+	oldLink := signedLink(t, m, first, "K-1")
+	if _, err := e.ledger.OpenOrder(ctx, ledger.Order{MerchantID: "shop3", OrderID: "K-1", Amount: "10.00", Currency: "EUR",
+		ReturnURL: "https://shop3.example/done", KID: first}); err != nil {
+		t.Fatal(err)
+	}
+
+	doc = page(t, ann.post("/console/developers/link-keys", url.Values{"csrf": {csrf}}), http.StatusOK)
+	kid, secret := doc.Find(`[data-testid="new-link-key-id"]`).Text(), doc.Find(`[data-testid="new-link-key-secret"]`).Text()
+	if kid == "" || kid == first || len(secret) < 43 {
+		t.Fatalf("the new key: %q %q", kid, secret)
+	}
+	if m, _ := e.settings.Dir.Get("shop3"); m.NewestKID() != kid || m.LinkKeys[kid] != secret {
+		t.Errorf("new links are signed with %q, want the new key %q", m.NewestKID(), kid)
+	}
+	if got := doc.Find(`[data-kid="` + first + `"]`).Text(); !strings.Contains(got, "orders opened with it in the last 24 hours: 1") {
+		t.Errorf("the old key's line: %q", got)
+	}
+
+	// A time past is refused; an hour on is taken.
+	retire := func(kid, until string) *http.Response {
+		return ann.post("/console/developers/link-keys/"+url.PathEscape(kid)+"/retire", url.Values{"csrf": {csrf}, "until": {until}})
+	}
+	page(t, retire(first, "2001-01-01T00:00"), http.StatusUnprocessableEntity)
+	until := time.Now().Add(time.Hour).UTC().Truncate(time.Minute)
+	if res := retire(first, until.Format("2006-01-02T15:04")); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("retire: %d", res.StatusCode)
+	}
+	m, _ = e.settings.Dir.Get("shop3")
+	q := mustQuery(t, oldLink)
+	if _, _, err := order.FromLink(q, e.settings.Dir, until.Add(-time.Minute)); err != nil {
+		t.Errorf("a link of the retiring key before its time: %v", err)
+	}
+	if _, _, err := order.FromLink(q, e.settings.Dir, until); !errors.Is(err, order.ErrLinkInvalid) {
+		t.Errorf("a link of the retired key after its time: %v, want it refused as invalid", err)
+	}
+	// The only key left that is not retiring stays.
+	doc = page(t, retire(kid, ""), http.StatusConflict)
+	if !strings.Contains(doc.Text(), "The only key stays") {
+		t.Errorf("retiring the last key: %q", doc.Find("main").Text())
+	}
+}
+
+// signedLink is a link of merchant m signed with key kid.
+func signedLink(t *testing.T, m *merchant.Merchant, kid, id string) string {
+	t.Helper()
+	u, err := order.Link{Order: order.Order{ID: id, Amount: "10.00", Currency: "EUR", ReturnURL: m.ReturnOrigins[0] + "/done", KID: kid},
+		TTL: 48 * time.Hour}.URL("https://pay.example", m, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func mustQuery(t *testing.T, raw string) url.Values {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Query()
 }

@@ -100,7 +100,7 @@ func errOrderChanged(err error) error {
 // payment is the order as the payment logic records it.
 func (co checkout) payment() payment.Order {
 	return payment.Order{Merchant: co.merchant, ID: co.order.ID, Amount: co.order.Amount,
-		Currency: co.order.Currency, ReturnURL: co.order.ReturnURL}
+		Currency: co.order.Currency, ReturnURL: co.order.ReturnURL, KID: co.order.KID}
 }
 
 // checkout is an open order and its merchant: what every later step needs.

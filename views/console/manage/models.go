@@ -190,6 +190,21 @@ type ConsoleDevelopers struct {
 	Form                    ConsoleTokenForm
 	// NewToken is a token just made, shown once.
 	NewToken string
+	// LinkKeys are the merchant's link keys; NewKID and NewSecret a key
+	// just made, shown once; RetireUntil the default end of a retiring
+	// key's links (datetime-local, UTC).
+	LinkKeys          []ConsoleLinkKey
+	NewKID, NewSecret string
+	RetireUntil       string
+}
+
+// ConsoleLinkKey is one link key, never its secret.
+type ConsoleLinkKey struct {
+	KID, State string
+	// Opened counts orders first opened with the key in the last 24 hours.
+	Opened   int64
+	Retiring bool
+	Retire   templ.SafeURL
 }
 
 // ConsoleToken is one API token, never its value.
