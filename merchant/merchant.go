@@ -64,6 +64,10 @@ type Merchant struct {
 	// section 7), signed with WebhookSecret; none when empty.
 	WebhookURL    string `json:"webhook_url"`
 	WebhookSecret string `json:"webhook_secret"`
+	// PreviousWebhookSecret signs deliveries beside WebhookSecret until
+	// PreviousUntil, while the merchant's server moves to the new one.
+	PreviousWebhookSecret string    `json:"-"`
+	PreviousUntil         time.Time `json:"-"`
 	// PopularBanks pins the banks shown first on the bank page, by country
 	// code: {"DE": ["sparkasse-berlin", "ing"]}. Without pins, the banks
 	// most paid with in the last 30 days come first.
@@ -265,6 +269,15 @@ func (m *Merchant) LongestAttemptID(orderID string) string {
 func (m *Merchant) LinkKey(kid string) (string, bool) {
 	s, ok := m.LinkKeys[kid]
 	return s, ok
+}
+
+// OlderWebhookSecrets are the secrets deliveries are signed with at now
+// beside WebhookSecret: the previous one while a roll overlaps.
+func (m *Merchant) OlderWebhookSecrets(now time.Time) []string {
+	if m.PreviousWebhookSecret != "" && now.Before(m.PreviousUntil) {
+		return []string{m.PreviousWebhookSecret}
+	}
+	return nil
 }
 
 // LinkKeyAt returns the secret of kid while links signed with it are

@@ -196,6 +196,9 @@ func (s *Store) editSecrets(ctx context.Context, by Actor, merchantID string, ed
 		if err != nil {
 			return err
 		}
+		if err := next.Check(); err != nil {
+			return err
+		}
 		nextRow, err := s.rowOf(&next, row.State, row.Managed)
 		if err != nil {
 			return err
@@ -211,4 +214,53 @@ func (s *Store) editSecrets(ctx context.Context, by Actor, merchantID string, ed
 		return err
 	}
 	return s.Load(ctx)
+}
+
+// MaxOverlap bounds how long an old webhook secret signs beside the new.
+const MaxOverlap = 72 * time.Hour
+
+// SetWebhook points a console merchant's webhooks at url. A merchant
+// without a secret gets one, returned in the clear this once; "" when it
+// had one. A bad URL is a *merchant.FieldError on webhook_url.
+func (s *Store) SetWebhook(ctx context.Context, by Actor, merchantID, url string) (string, error) {
+	var made string
+	err := s.editSecrets(ctx, by, merchantID, func(m *merchant.Merchant) (string, error) {
+		m.WebhookURL = strings.TrimSpace(url)
+		if m.WebhookSecret == "" {
+			made = newSecret()
+			m.WebhookSecret = made
+		}
+		return "webhook endpoint set", nil
+	})
+	return made, err
+}
+
+// RollWebhookSecret makes a new webhook secret, returned in the clear this
+// once; the old one signs beside it for overlap (0 to MaxOverlap), so that
+// the merchant's server can move without a failed delivery.
+func (s *Store) RollWebhookSecret(ctx context.Context, by Actor, merchantID string, overlap time.Duration, now time.Time) (string, error) {
+	if overlap < 0 || overlap > MaxOverlap {
+		return "", &merchant.FieldError{Field: "overlap", Path: "overlap", Reason: "hours from 0 to 72"}
+	}
+	secret := newSecret()
+	err := s.editSecrets(ctx, by, merchantID, func(m *merchant.Merchant) (string, error) {
+		if m.WebhookURL == "" {
+			return "", &merchant.FieldError{Field: "overlap", Path: "overlap", Reason: "there is no webhook endpoint yet: set one first"}
+		}
+		m.PreviousWebhookSecret, m.PreviousUntil = "", time.Time{}
+		if overlap > 0 {
+			m.PreviousWebhookSecret, m.PreviousUntil = m.WebhookSecret, now.Add(overlap)
+		}
+		m.WebhookSecret = secret
+		return fmt.Sprintf("webhook secret rolled; the old one signs too for %s", overlap), nil
+	})
+	return secret, err
+}
+
+// EndOverlap stops the old webhook secret signing beside the new.
+func (s *Store) EndOverlap(ctx context.Context, by Actor, merchantID string) error {
+	return s.editSecrets(ctx, by, merchantID, func(m *merchant.Merchant) (string, error) {
+		m.PreviousWebhookSecret, m.PreviousUntil = "", time.Time{}
+		return "webhook secret overlap ended", nil
+	})
 }

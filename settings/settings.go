@@ -124,11 +124,15 @@ type doc struct {
 	// LinkKeysUntil are the retiring link keys: unix milliseconds until
 	// which links signed with each still work.
 	LinkKeysUntil map[string]int64 `json:"link_keys_until,omitempty"`
+	// WebhookPrevious signs beside the webhook secret until
+	// WebhookPreviousUntil (unix milliseconds), while a roll overlaps.
+	WebhookPrevious      string `json:"webhook_previous_secret,omitempty"`
+	WebhookPreviousUntil int64  `json:"webhook_previous_until,omitempty"`
 }
 
 // secretFields are the doc's fields whose values are secrets: the audit
 // log says "set", "rolled" or "removed" of them, never more.
-var secretFields = map[string]bool{"webhook_secret": true, "pis_api_key": true, "link_keys": true}
+var secretFields = map[string]bool{"webhook_secret": true, "pis_api_key": true, "link_keys": true, "webhook_previous_secret": true}
 
 // docOf is m's document with its secrets as seal gives them.
 func docOf(m *merchant.Merchant, seal func(value, place string) (string, error)) (doc, error) {
@@ -153,6 +157,12 @@ func docOf(m *merchant.Merchant, seal func(value, place string) (string, error))
 		if d.PISAPIKey, err = seal(m.PISAPIKey, m.ID+"/pis_api_key"); err != nil {
 			return d, err
 		}
+	}
+	if m.PreviousWebhookSecret != "" {
+		if d.WebhookPrevious, err = seal(m.PreviousWebhookSecret, m.ID+"/webhook_previous_secret"); err != nil {
+			return d, err
+		}
+		d.WebhookPreviousUntil = m.PreviousUntil.UnixMilli()
 	}
 	if len(m.LinkKeys) > 0 {
 		d.LinkKeys = make(map[string]string, len(m.LinkKeys))
@@ -250,6 +260,12 @@ func (s *Store) merchantOf(row ledger.MerchantRow, file *merchant.Directory) (*m
 		if m.PISAPIKey, err = open(d.PISAPIKey, row.ID+"/pis_api_key", func(f *merchant.Merchant) string { return f.PISAPIKey }); err != nil {
 			return nil, err
 		}
+	}
+	if d.WebhookPrevious != "" {
+		if m.PreviousWebhookSecret, err = open(d.WebhookPrevious, row.ID+"/webhook_previous_secret", func(*merchant.Merchant) string { return "" }); err != nil {
+			return nil, err
+		}
+		m.PreviousUntil = time.UnixMilli(d.WebhookPreviousUntil)
 	}
 	if len(d.LinkKeys) > 0 {
 		m.LinkKeys = make(map[string]string, len(d.LinkKeys))
@@ -415,6 +431,9 @@ func (s *Store) Reseal(ctx context.Context) (int, error) {
 			return n, err
 		}
 		if d.PISAPIKey, err = again(d.PISAPIKey, row.ID+"/pis_api_key"); err != nil {
+			return n, err
+		}
+		if d.WebhookPrevious, err = again(d.WebhookPrevious, row.ID+"/webhook_previous_secret"); err != nil {
 			return n, err
 		}
 		for kid, stored := range d.LinkKeys {

@@ -25,12 +25,13 @@ import (
 // verifyWebhook is the integration guide's Go check for merchants, word for word: it
 // is written from the documented format, not with this package.
 func verifyWebhook(secret, header string, body []byte) bool {
-	var ts, sig string
+	var ts string
+	var sigs []string
 	for _, part := range strings.Split(header, ",") {
 		if v, ok := strings.CutPrefix(part, "t="); ok {
 			ts = v
 		} else if v, ok := strings.CutPrefix(part, "v1="); ok {
-			sig = v
+			sigs = append(sigs, v) // two while a secret is being rolled
 		}
 	}
 	t, err := strconv.ParseInt(ts, 10, 64)
@@ -40,7 +41,12 @@ func verifyWebhook(secret, header string, body []byte) bool {
 	mac := hmac.New(sha256.New, []byte(secret))
 	mac.Write([]byte(ts + "." + string(body)))
 	want := hex.EncodeToString(mac.Sum(nil))
-	return hmac.Equal([]byte(want), []byte(sig))
+	for _, sig := range sigs {
+		if hmac.Equal([]byte(want), []byte(sig)) {
+			return true
+		}
+	}
+	return false
 }
 
 // opensslOneLiner is the integration guide's shell check; it prints the v1 signature.
@@ -131,5 +137,22 @@ func TestATestEventIsASignedPing(t *testing.T) {
 	data, _ := ping["data"].(map[string]any)
 	if ping["type"] != "ping" || !strings.HasPrefix(id, "evt_") || ping["created_at"] == nil || data == nil || len(data) != 0 || len(ping) != 4 {
 		t.Errorf("ping %s, want {id, type: ping, created_at, data: {}}", got)
+	}
+}
+
+func TestTheGuidesVerifierTakesEitherSignatureWhileASecretRolls(t *testing.T) {
+	const fresh, old = "the-new-webhook-secret-of-the-shop-0001", "the-old-webhook-secret-of-the-shop-0001"
+	body := []byte(`{"id":"evt_1","type":"ping","created_at":"2026-11-25T10:00:00Z","data":{}}`)
+	header := webhook.Sign(fresh, time.Now(), body, old)
+	if !strings.HasPrefix(header, "t=") || strings.Count(header, ",v1=") != 2 {
+		t.Fatalf("a rolling header: %q", header)
+	}
+	for name, secret := range map[string]string{"the new": fresh, "the old": old} {
+		if !verifyWebhook(secret, header, body) {
+			t.Errorf("the guide's verifier with %s secret refuses a delivery signed by both", name)
+		}
+	}
+	if verifyWebhook("another-secret-entirely-0000000000000000", header, body) {
+		t.Error("the guide's verifier takes a secret that signed nothing")
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,10 +39,15 @@ import (
 // Header carries the signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">.
 const Header = "Checkout-Signature"
 
-// Sign returns the Header value for body sent at t.
-func Sign(secret string, t time.Time, body []byte) string {
+// Sign returns the Header value for body sent at t, one v1 per secret:
+// the new one first while a secret is being rolled, then the old.
+func Sign(secret string, t time.Time, body []byte, older ...string) string {
 	ts := strconv.FormatInt(t.Unix(), 10)
-	return "t=" + ts + ",v1=" + mac(secret, ts, body)
+	header := "t=" + ts + ",v1=" + mac(secret, ts, body)
+	for _, s := range older {
+		header += ",v1=" + mac(s, ts, body)
+	}
+	return header
 }
 
 func mac(secret, ts string, body []byte) string {
@@ -55,21 +61,23 @@ func mac(secret, ts string, body []byte) string {
 // Verify checks a Header value against body, as a merchant's server should:
 // the signature matches (in constant time) and t is within tolerance of now.
 func Verify(secret, header string, body []byte, now time.Time, tolerance time.Duration) error {
-	var ts, sig string
+	var ts string
+	var sigs []string
 	for _, part := range strings.Split(header, ",") {
 		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
 		switch k {
 		case "t":
 			ts = v
 		case "v1":
-			sig = v
+			sigs = append(sigs, v)
 		}
 	}
 	sec, err := strconv.ParseInt(ts, 10, 64)
-	if err != nil || sig == "" {
+	if err != nil || len(sigs) == 0 {
 		return errors.New("webhook: no t= and v1= in the signature header")
 	}
-	if !hmac.Equal([]byte(sig), []byte(mac(secret, ts, body))) {
+	want := []byte(mac(secret, ts, body))
+	if !slices.ContainsFunc(sigs, func(sig string) bool { return hmac.Equal([]byte(sig), want) }) {
 		return errors.New("webhook: the signature does not match")
 	}
 	if d := now.Sub(time.Unix(sec, 0)); d > tolerance || d < -tolerance {
@@ -254,7 +262,7 @@ func (d *Dispatcher) post(ctx context.Context, m *merchant.Merchant, body []byte
 	if err == nil {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("User-Agent", "pay-by-bank-checkout webhook")
-		req.Header.Set(Header, Sign(m.WebhookSecret, start, body))
+		req.Header.Set(Header, Sign(m.WebhookSecret, start, body, m.OlderWebhookSecrets(start)...))
 		var res *http.Response
 		if res, err = d.Client.Do(req); err == nil {
 			io.Copy(io.Discard, io.LimitReader(res.Body, maxAnswer))

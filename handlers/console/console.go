@@ -183,6 +183,9 @@ func (c *Console) Routes(e *echo.Echo) {
 	in(http.MethodPost, RouteTokenRevoke, merchant.Develop, c.revokeToken)
 	in(http.MethodPost, RouteLinkKeys, merchant.Develop, c.makeLinkKey)
 	in(http.MethodPost, RouteKeyRetire, merchant.Develop, c.retireLinkKey)
+	in(http.MethodPost, RouteWebhookSet, merchant.Develop, c.setWebhook)
+	in(http.MethodPost, RouteWebhookRoll, merchant.Develop, c.rollWebhookSecret)
+	in(http.MethodPost, RouteWebhookEnd, merchant.Develop, c.endOverlap)
 	in(http.MethodGet, RouteAudit, merchant.Audit, c.showAudit)
 	in(http.MethodGet, RouteAuditCSV, merchant.Audit, c.exportAudit)
 	// The console's own catch-all, under /console/ only: a page of the

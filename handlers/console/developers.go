@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +26,9 @@ const (
 	RouteTokenRevoke = "/console/developers/tokens/:id/revoke"
 	RouteLinkKeys    = "/console/developers/link-keys"
 	RouteKeyRetire   = "/console/developers/link-keys/:kid/retire"
+	RouteWebhookSet  = "/console/developers/webhook"
+	RouteWebhookRoll = "/console/developers/webhook/roll-secret"
+	RouteWebhookEnd  = "/console/developers/webhook/end-overlap"
 )
 
 // untilLayout is a datetime-local field's value, read as UTC.
@@ -54,6 +58,8 @@ func (c *Console) showDevelopers(ec echo.Context) error {
 		page.Notice = t("console.developers.revoked", ec.QueryParam("name"))
 	case "retired":
 		page.Notice = t("console.developers.keyRetiredNotice", ec.QueryParam("name"))
+	case "overlapEnded":
+		page.Notice = t("console.developers.overlapEnded")
 	}
 	return render(ec, http.StatusOK, manage.ConsoleDevelopersPage(page))
 }
@@ -80,6 +86,14 @@ func (c *Console) developersPage(ec echo.Context, m *merchant.Merchant, options 
 		return page, err
 	}
 	page.RetireUntil = now.Add(settings.LinkKeyRetire).UTC().Format(untilLayout)
+	page.Webhook = manage.ConsoleWebhookForm{URL: m.WebhookURL, Overlap: "24"}
+	if m.WebhookURL != "" {
+		page.Webhook.Secret = t("console.developers.secretSet")
+	}
+	if older := m.OlderWebhookSecrets(now); older != nil {
+		page.Webhook.Overlapping = true
+		page.Webhook.Secret = t("console.developers.secretOverlap", when(m.PreviousUntil))
+	}
 	for _, kid := range slices.Sorted(maps.Keys(m.LinkKeys)) {
 		key := manage.ConsoleLinkKey{KID: kid, Opened: opened[kid], State: t("console.developers.keyLive"),
 			Retire: templ.SafeURL(RouteLinkKeys + "/" + url.PathEscape(kid) + "/retire" + page.Query)}
@@ -253,6 +267,136 @@ func (c *Console) retireLinkKey(ec echo.Context) error {
 	}
 	c.log(ec).Info("console: link key retired", "merchant", m.ID, "kid", kid, "until", until)
 	q := url.Values{"done": {"retired"}, "name": {kid}}
+	if options != nil {
+		q.Set("merchant", m.ID)
+	}
+	return ec.Redirect(http.StatusSeeOther, RouteDevelopers+"?"+q.Encode())
+}
+
+// setWebhook answers POST /console/developers/webhook: the endpoint is sent
+// a signed ping first and saved only when it answers 2xx, or when the person
+// says to save anyway. A merchant without a secret gets one, shown once.
+func (c *Console) setWebhook(ec echo.Context) error {
+	m, options, err := c.settingsMerchant(ec, ec.FormValue("merchant"))
+	if err != nil {
+		return err
+	}
+	form := manage.ConsoleWebhookForm{URL: strings.TrimSpace(ec.FormValue("url")), Overlap: "24", SaveAnyway: ec.FormValue("save_anyway") == "on"}
+	refuse := func(field, reason string) error {
+		page, err := c.developersPage(ec, m, options, manage.ConsoleTokenForm{})
+		if err != nil {
+			return err
+		}
+		form.Secret, form.Overlapping = page.Webhook.Secret, page.Webhook.Overlapping
+		form.Errors = map[string]string{field: reason}
+		page.Webhook = form
+		page.Notice, page.NoticeError = t("console.form.fix"), true
+		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleDevelopersPage(page))
+	}
+	if m.ReadOnly() {
+		return errManagedByFile
+	}
+	try := *m
+	try.WebhookURL = form.URL
+	if try.WebhookSecret == "" {
+		try.WebhookSecret = randomToken()
+	}
+	var fe *merchant.FieldError
+	if err := try.Check(); errors.As(err, &fe) {
+		return refuse("url", fe.Reason)
+	}
+	if u, err := url.Parse(form.URL); err == nil && c.isOwnAddress(u) {
+		return refuse("url", t("console.developers.ownAddress"))
+	}
+	if !form.SaveAnyway {
+		d := c.Webhooks.Ping(ec.Request().Context(), &try)
+		if d.Code < 200 || d.Code > 299 {
+			answer := d.Error
+			if d.Code != 0 {
+				answer = "HTTP " + strconv.Itoa(d.Code)
+			}
+			form.PingFailed = true
+			return refuse("url", t("console.developers.pingFailed", answer))
+		}
+	}
+	made, err := c.Settings.SetWebhook(ec.Request().Context(), actor(ec), m.ID, form.URL)
+	switch {
+	case errors.As(err, &fe):
+		return refuse("url", fe.Reason)
+	case errors.Is(err, settings.ErrManagedByFile):
+		return errManagedByFile
+	case err != nil:
+		return err
+	}
+	c.log(ec).Info("console: webhook endpoint set", "merchant", m.ID)
+	m, _ = c.Merchants.Get(m.ID)
+	page, err := c.developersPage(ec, m, options, manage.ConsoleTokenForm{})
+	if err != nil {
+		return err
+	}
+	page.Notice = t("console.developers.webhookSet")
+	page.NewWebhookSecret = made
+	return render(ec, http.StatusOK, manage.ConsoleDevelopersPage(page))
+}
+
+// isOwnAddress reports a URL on the app's own host, which would send the
+// app its own webhooks (the sandbox's demo shop aside).
+func (c *Console) isOwnAddress(u *url.URL) bool {
+	base, err := url.Parse(c.BaseURL)
+	return err == nil && strings.EqualFold(u.Host, base.Host) && u.Path != merchant.DemoWebhookPath
+}
+
+// rollWebhookSecret answers POST /console/developers/webhook/roll-secret: a
+// new secret, shown once; the old one signs beside it for overlap hours.
+func (c *Console) rollWebhookSecret(ec echo.Context) error {
+	m, options, err := c.settingsMerchant(ec, ec.FormValue("merchant"))
+	if err != nil {
+		return err
+	}
+	hours, err := strconv.Atoi(strings.TrimSpace(ec.FormValue("overlap")))
+	if err != nil {
+		hours = -1
+	}
+	secret, err := c.Settings.RollWebhookSecret(ec.Request().Context(), actor(ec), m.ID, time.Duration(hours)*time.Hour, c.Now())
+	var fe *merchant.FieldError
+	switch {
+	case errors.As(err, &fe):
+		page, perr := c.developersPage(ec, m, options, manage.ConsoleTokenForm{})
+		if perr != nil {
+			return perr
+		}
+		page.Webhook.Overlap = ec.FormValue("overlap")
+		page.Webhook.Errors = map[string]string{"overlap": fe.Reason}
+		page.Notice, page.NoticeError = t("console.form.fix"), true
+		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleDevelopersPage(page))
+	case errors.Is(err, settings.ErrManagedByFile):
+		return errManagedByFile
+	case err != nil:
+		return err
+	}
+	c.log(ec).Info("console: webhook secret rolled", "merchant", m.ID, "overlap_hours", hours)
+	m, _ = c.Merchants.Get(m.ID)
+	page, err := c.developersPage(ec, m, options, manage.ConsoleTokenForm{})
+	if err != nil {
+		return err
+	}
+	page.Notice = t("console.developers.rolled")
+	page.NewWebhookSecret = secret
+	return render(ec, http.StatusOK, manage.ConsoleDevelopersPage(page))
+}
+
+// endOverlap answers POST /console/developers/webhook/end-overlap.
+func (c *Console) endOverlap(ec echo.Context) error {
+	m, options, err := c.settingsMerchant(ec, ec.FormValue("merchant"))
+	if err != nil {
+		return err
+	}
+	if err := c.Settings.EndOverlap(ec.Request().Context(), actor(ec), m.ID); errors.Is(err, settings.ErrManagedByFile) {
+		return errManagedByFile
+	} else if err != nil {
+		return err
+	}
+	q := url.Values{"done": {"overlapEnded"}}
 	if options != nil {
 		q.Set("merchant", m.ID)
 	}

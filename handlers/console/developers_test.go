@@ -2,10 +2,13 @@ package console_test
 
 import (
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/paybybank/checkout/ledger/ledgertest"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
+	"github.com/paybybank/checkout/webhook"
 )
 
 func TestTokensAreMadeAndRevokedOnEveryInstance(t *testing.T) {
@@ -188,4 +192,114 @@ func mustQuery(t *testing.T, raw string) url.Values {
 		t.Fatal(err)
 	}
 	return u.Query()
+}
+
+// hookServer answers every POST with code and keeps each signature header.
+type hookServer struct {
+	url    string
+	mu     sync.Mutex
+	code   int
+	sigs   []string
+	bodies [][]byte
+}
+
+func newHookServer(t *testing.T, code int) *hookServer {
+	t.Helper()
+	h := &hookServer{code: code}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		body, _ := io.ReadAll(r.Body)
+		h.sigs = append(h.sigs, r.Header.Get(webhook.Header))
+		h.bodies = append(h.bodies, body)
+		w.WriteHeader(h.code)
+	}))
+	t.Cleanup(srv.Close)
+	h.url = srv.URL
+	return h
+}
+
+func (h *hookServer) last() (string, []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sigs[len(h.sigs)-1], h.bodies[len(h.bodies)-1]
+}
+
+func TestAWebhookEndpointIsPingedBeforeItIsSavedAndItsSecretRolls(t *testing.T) {
+	e := setup(t)
+	e.shop3()
+	ops := e.browser()
+	ann, _ := e.join(invite(t, ops, ops.signIn(operator), "shop3", "ann@shop3.example", "developer"), newPassword, newPassword)
+	csrf := csrfOf(page(t, ann.get("/console/developers"), http.StatusOK))
+	set := func(u string, anyway bool) *http.Response {
+		form := url.Values{"csrf": {csrf}, "url": {u}}
+		if anyway {
+			form.Set("save_anyway", "on")
+		}
+		return ann.post("/console/developers/webhook", form)
+	}
+	for u, says := range map[string]string{"ftp://shop3.example/hooks": "https URL", "http://127.0.0.1/hooks": "this checkout's own"} {
+		if doc := page(t, set(u, false), http.StatusUnprocessableEntity); !strings.Contains(doc.Find("#url-error").Text(), says) {
+			t.Errorf("%s: %q", u, doc.Find("#url-error").Text())
+		}
+	}
+	down := newHookServer(t, http.StatusInternalServerError)
+	doc := page(t, set(down.url, false), http.StatusUnprocessableEntity)
+	if !strings.Contains(doc.Find("#url-error").Text(), "HTTP 500") || doc.Find("#save_anyway").Length() != 1 {
+		t.Errorf("a failing endpoint: %q", doc.Find("#url-error").Text())
+	}
+	if got, _ := doc.Find("#url").Attr("value"); got != down.url {
+		t.Errorf("the URL typed came back as %q", got)
+	}
+	if m, _ := e.settings.Dir.Get("shop3"); m.WebhookURL != "" {
+		t.Fatal("a failing endpoint was saved")
+	}
+	up := newHookServer(t, http.StatusNoContent)
+	doc = page(t, set(up.url, false), http.StatusOK)
+	first := doc.Find(`[data-testid="new-webhook-secret"]`).Text()
+	if m, _ := e.settings.Dir.Get("shop3"); m.WebhookURL != up.url || m.WebhookSecret != first || len(first) < 43 {
+		t.Fatalf("the endpoint saved: %q with secret %q (shown %q)", m.WebhookURL, m.WebhookSecret, first)
+	}
+	// Saved anyway: a failing endpoint is kept when the person says so.
+	page(t, set(down.url, true), http.StatusOK)
+	page(t, set(up.url, false), http.StatusOK)
+
+	// Roll with an overlap: deliveries carry both signatures.
+	page(t, ann.post("/console/developers/webhook/roll-secret", url.Values{"csrf": {csrf}, "overlap": {"73"}}), http.StatusUnprocessableEntity)
+	doc = page(t, ann.post("/console/developers/webhook/roll-secret", url.Values{"csrf": {csrf}, "overlap": {"24"}}), http.StatusOK)
+	second := doc.Find(`[data-testid="new-webhook-secret"]`).Text()
+	if second == "" || second == first {
+		t.Fatalf("the rolled secret: %q", second)
+	}
+	ping := func() (string, []byte) {
+		t.Helper()
+		m, _ := e.settings.Dir.Get("shop3")
+		hooks := &webhook.Dispatcher{Ledger: e.ledger, Merchants: e.settings.Dir, Owner: "test", Client: webhook.NewClient(true)}
+		if d := hooks.Ping(ctx, m); d.Code != http.StatusNoContent {
+			t.Fatalf("ping: %+v", d)
+		}
+		return up.last()
+	}
+	verifies := func(secret, header string, body []byte) bool {
+		return webhook.Verify(secret, header, body, time.Now(), 5*time.Minute) == nil
+	}
+	header, body := ping()
+	if n := strings.Count(header, "v1="); n != 2 || !verifies(first, header, body) || !verifies(second, header, body) {
+		t.Errorf("during the overlap the header %q (%d signatures) is not verified by both secrets", header, n)
+	}
+	res := ann.post("/console/developers/webhook/end-overlap", url.Values{"csrf": {csrf}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("end overlap: %d", res.StatusCode)
+	}
+	header, body = ping()
+	if n := strings.Count(header, "v1="); n != 1 || verifies(first, header, body) || !verifies(second, header, body) {
+		t.Errorf("after the overlap the header %q (%d signatures) is verified by the old secret, or not by the new", header, n)
+	}
+	lines := auditActions(t, e, "shop3")
+	if len(lines) < 4 || lines[0] != "webhook secret overlap ended" || !strings.HasPrefix(lines[1], "webhook secret rolled") {
+		t.Errorf("shop3's audit: %v", lines)
+	}
+	if text := strings.Join(lines, " "); strings.Contains(text, first) || strings.Contains(text, second) {
+		t.Error("the audit log holds a webhook secret")
+	}
 }

@@ -196,6 +196,23 @@ type ConsoleDevelopers struct {
 	LinkKeys          []ConsoleLinkKey
 	NewKID, NewSecret string
 	RetireUntil       string
+	// Webhook is the endpoint's form; NewWebhookSecret a secret just made,
+	// shown once.
+	Webhook          ConsoleWebhookForm
+	NewWebhookSecret string
+}
+
+// ConsoleWebhookForm is the webhook endpoint's forms, as typed.
+type ConsoleWebhookForm struct {
+	URL string
+	// Secret says the secret's state; Overlapping while the old one signs
+	// too.
+	Secret      string
+	Overlapping bool
+	Overlap     string
+	// SaveAnyway is ticked; PingFailed offers it.
+	SaveAnyway, PingFailed bool
+	Errors                 map[string]string
 }
 
 // ConsoleLinkKey is one link key, never its secret.
