@@ -204,6 +204,8 @@ type app struct {
 	banks     *banks.Cache
 	metrics   *telemetry.Metrics
 	ledger    *ledger.Ledger
+	// requests keeps merchants' recent API requests, in the background.
+	requests *ledger.RequestLog
 	// settings keeps merchants in the ledger and a.merchants in step.
 	settings  *settings.Store
 	orders    *payment.Service
@@ -256,7 +258,8 @@ func newWorkers(a *app, cfg config, log *slog.Logger) []func(context.Context) {
 			watch.Pruned("handoffs", p.Handoffs)
 		}}
 	prune := func(ctx context.Context) { a.ledger.KeepPruned(ctx, retention, log) }
-	return []func(context.Context){follower.Run, dispatcher.Run, keepCounts, a.health.Run, prune, a.settings.Watch}
+	keepRequests := func(ctx context.Context) { a.requests.Run(ctx, log) }
+	return []func(context.Context){follower.Run, dispatcher.Run, keepCounts, a.health.Run, prune, a.settings.Watch, keepRequests}
 }
 
 // newApp builds every dependency from the configuration. The caller closes
@@ -350,6 +353,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	}
 	a.health = &bankhealth.Keeper{Source: a.ledger, Thresholds: cfg.BankHealth, Every: cfg.BankHealthEvery, Log: log}
 	a.metrics.WatchBankHealth(a.health.Snapshot)
+	a.requests = ledger.NewRequestLog(a.ledger, 4096)
 	a.workers = newWorkers(a, cfg, log)
 	a.banks = banks.NewCache(client, cfg.InstitutionsTTL, cfg.sandboxMode(), log)
 	a.metrics.WatchCache(a.banks.Stats)
@@ -371,6 +375,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		Sandbox:        cfg.sandboxMode(),
 		StudioToken:    cfg.StudioToken,
 		APIRate:        cfg.APIRate,
+		APIRequests:    a.requests,
 		ProviderOrigin: providerOrigin(cfg),
 		Assets:         static.Assets(),
 		Log:            log,

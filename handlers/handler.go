@@ -19,6 +19,7 @@ import (
 	"github.com/paybybank/checkout/handlers/shopper"
 	"github.com/paybybank/checkout/handlers/studio"
 	"github.com/paybybank/checkout/handlers/web"
+	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/payment"
@@ -74,7 +75,10 @@ type Config struct {
 	// APIRate is the API requests a second each token may make, with bursts
 	// of twice that (API_RATE); api.DefaultRate when 0.
 	APIRate rate.Limit
-	Log     *slog.Logger
+	// APIRequests keeps merchants' recent API requests for their
+	// Developers page; none when nil.
+	APIRequests *ledger.RequestLog
+	Log         *slog.Logger
 	// Now tells the time; time.Now when nil.
 	Now func() time.Time
 }
@@ -112,7 +116,7 @@ func New(cfg Config) *Handler {
 		Config: cfg,
 		steps:  steps,
 		api: api.New(api.Config{BaseURL: cfg.BaseURL, Merchants: cfg.Merchants, Orders: cfg.Orders,
-			Health: cfg.Health, Banks: cfg.Banks, APIRate: cfg.APIRate, Now: cfg.Now}),
+			Health: cfg.Health, Banks: cfg.Banks, APIRate: cfg.APIRate, Now: cfg.Now, Requests: cfg.APIRequests}),
 		studio: studio.New(studio.Config{BaseURL: cfg.BaseURL, Merchants: cfg.Merchants, Sandbox: cfg.Sandbox,
 			StudioToken: cfg.StudioToken, Assets: cfg.Assets, Log: cfg.Log, Now: cfg.Now, Frame: steps}),
 	}

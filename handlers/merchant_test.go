@@ -1,13 +1,16 @@
 package handlers_test
 
 import (
+	"context"
 	"encoding/json"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/order"
 )
 
@@ -231,6 +234,31 @@ func TestFramingFollowsTheMerchantsList(t *testing.T) {
 	for _, want := range []string{"SameSite=None", "Secure", "Partitioned", "HttpOnly"} {
 		if !strings.Contains(cookie, want) {
 			t.Errorf("cookie in a frame %q lacks %s", cookie, want)
+		}
+	}
+}
+
+func TestAMerchantsRecentAPIRequestsAreKeptWithoutBodiesOrIDs(t *testing.T) {
+	a := setup(t, options{requests: true})
+	a.apiCall(http.MethodGet, "/api/v1/payments", shop1Token, "")
+	a.apiCall(http.MethodGet, "/api/v1/payments/SECRET-ORDER-1", shop1Token, "")
+	a.apiCall(http.MethodGet, "/api/v1/payments", "not-a-token-of-anyone-000000000000000", "")
+	var got []ledger.APIRequest
+	for deadline := time.Now().Add(time.Minute); len(got) < 2; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after a minute the ledger holds %d of shop1's requests", len(got))
+		}
+		var err error
+		if got, err = a.ledger.RecentAPIRequests(context.Background(), "shop1", 20); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got[0].Route != "/api/v1/payments/*" || got[0].Status != http.StatusNotFound || got[1].Route != "/api/v1/payments" || got[1].Status != http.StatusOK {
+		t.Errorf("shop1's recent requests: %+v", got)
+	}
+	for _, r := range got {
+		if strings.Contains(r.Route, "SECRET") {
+			t.Errorf("a request kept its id: %+v", r)
 		}
 	}
 }

@@ -72,12 +72,12 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 	people.GET(assets.FaviconPath, echo.WrapHandler(assets.Favicon()))
 
 	// Merchants' servers: the API (package handlers/api).
-	programs.POST(RouteAPILinks, h.api.CreateLink)
-	programs.GET(RouteAPIPayment, h.api.ShowPaymentStatus)
-	programs.GET(RouteAPIPayments, h.api.ListPayments)
-	programs.GET(RouteAPIEvents, h.api.ListEvents)
-	programs.POST(RouteAPIRedeliver, h.api.RedeliverEvent)
-	programs.GET(RouteAPIBankHealth, h.api.ShowBankHealth)
+	programs.POST(RouteAPILinks, h.api.Logged(h.api.CreateLink))
+	programs.GET(RouteAPIPayment, h.api.Logged(h.api.ShowPaymentStatus))
+	programs.GET(RouteAPIPayments, h.api.Logged(h.api.ListPayments))
+	programs.GET(RouteAPIEvents, h.api.Logged(h.api.ListEvents))
+	programs.POST(RouteAPIRedeliver, h.api.Logged(h.api.RedeliverEvent))
+	programs.GET(RouteAPIBankHealth, h.api.Logged(h.api.ShowBankHealth))
 	programs.GET(RouteAPIContract, h.api.ShowContract)
 
 	// Designers: the studio (package handlers/studio).

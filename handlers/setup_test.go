@@ -86,6 +86,8 @@ type options struct {
 	file string
 	// now is the app's clock; time.Now when nil.
 	now func() time.Time
+	// requests keeps merchants' API requests, written in the background.
+	requests bool
 }
 
 // testSettingsKeys seal the tests' merchants' secrets in their ledgers.
@@ -188,6 +190,14 @@ func setup(t testing.TB, opts options) *app {
 	}
 	a.health = &bankhealth.Keeper{Source: a.ledger, Thresholds: thresholds}
 
+	var requests *ledger.RequestLog
+	if opts.requests {
+		requests = ledger.NewRequestLog(a.ledger, 64)
+		runCtx, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { requests.Run(runCtx, log); close(done) }()
+		t.Cleanup(func() { stop(); <-done })
+	}
 	e := echo.New()
 	// Every API answer of the tests is held to the API's contract.
 	srv := httptest.NewServer(contracttest.Wrap(t, e))
@@ -201,7 +211,7 @@ func setup(t testing.TB, opts options) *app {
 		Assets:   static.Assets(), Log: log, TrustedProxies: opts.trusted,
 		Sandbox: opts.sandbox, StudioToken: opts.studio,
 		PostRate: 0.001, PostBurst: cmp.Or(opts.burst, 1000),
-		APIRate: opts.apiRate, Now: opts.now,
+		APIRate: opts.apiRate, Now: opts.now, APIRequests: requests,
 		// The provider of the tests is on loopback.
 		LogoClient: &http.Client{Timeout: 5 * time.Second},
 	})

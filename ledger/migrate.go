@@ -366,11 +366,23 @@ var migrations = []string{
 
 	// 11: developers' settings (issue 34): when each API token was last
 	// used, to the hour, so that a developer sees which token is idle
-	// before revoking it; and the link key each order was first opened
-	// with, so that a developer sees when an old key is no longer used.
+	// before revoking it; the link key each order was first opened with,
+	// so that a developer sees when an old key is no longer used; and the
+	// merchants' recent API requests (method, route, status: never a body
+	// or an id), kept a week, for debugging.
 	`ALTER TABLE api_tokens ADD COLUMN last_used_at BIGINT NOT NULL DEFAULT 0;
 	ALTER TABLE orders ADD COLUMN kid TEXT NOT NULL DEFAULT '';
-	CREATE INDEX orders_opened ON orders (merchant_id, opened_at)`,
+	CREATE INDEX orders_opened ON orders (merchant_id, opened_at);
+	CREATE TABLE api_requests (
+		id          {{ID}},
+		merchant_id TEXT NOT NULL,
+		at          BIGINT NOT NULL,
+		method      TEXT NOT NULL,
+		route       TEXT NOT NULL,
+		status      INTEGER NOT NULL
+	);
+	CREATE INDEX api_requests_by_merchant ON api_requests (merchant_id, id);
+	CREATE INDEX api_requests_at ON api_requests (at)`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

@@ -53,6 +53,11 @@ func (l *Ledger) Prune(ctx context.Context, eventsBefore time.Time, batch int) (
 		return p, err
 	}
 	p.Handoffs, _ = res.RowsAffected()
+	// API requests older than a week.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM api_requests WHERE id IN (SELECT id FROM api_requests WHERE at < $1 LIMIT $2)`,
+		l.now().Add(-7*24*time.Hour).UnixMilli(), batch); err != nil {
+		return p, err
+	}
 	// Console sessions past their end: their device and address go too.
 	if _, err := tx.ExecContext(ctx, `DELETE FROM console_sessions WHERE id IN (SELECT id FROM console_sessions WHERE ends_at < $1 LIMIT $2)`,
 		l.now().UnixMilli(), batch); err != nil {

@@ -11,7 +11,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -154,5 +156,28 @@ func TestTheGuidesVerifierTakesEitherSignatureWhileASecretRolls(t *testing.T) {
 	}
 	if verifyWebhook("another-secret-entirely-0000000000000000", header, body) {
 		t.Error("the guide's verifier takes a secret that signed nothing")
+	}
+	// The API's contract describes the header with both signatures.
+	raw, err := os.ReadFile("../handlers/api/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Components struct {
+			Parameters map[string]struct {
+				Schema struct {
+					Pattern string `json:"pattern"`
+				} `json:"schema"`
+			} `json:"parameters"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	pattern := regexp.MustCompile(doc.Components.Parameters["Signature"].Schema.Pattern)
+	for _, h := range []string{header, webhook.Sign(fresh, time.Now(), body)} {
+		if !pattern.MatchString(h) {
+			t.Errorf("the contract's pattern %s refuses the header %q", pattern, h)
+		}
 	}
 }

@@ -65,6 +65,9 @@ type Config struct {
 	// merchant's api_rate overrides it.
 	APIRate rate.Limit
 	Now     func() time.Time
+	// Requests keeps each merchant's recent requests for its Developers
+	// page; none are kept when nil.
+	Requests *ledger.RequestLog
 }
 
 // DefaultRate is each API token's budget (API_RATE): enough for a shop's
@@ -109,6 +112,7 @@ func (h *API) merchant(c echo.Context) (*merchant.Merchant, error) {
 		// Each token its own budget: a merchant's servers may hold several.
 		key = "token " + tokenID
 		h.tokenUsed(c, tokenID)
+		c.Set(ctxMerchant, m.ID)
 	}
 	spend := h.budgets.Spend(key, r, burst, h.Now())
 	spend.Tell(c, budgetName)
@@ -122,6 +126,27 @@ func (h *API) merchant(c echo.Context) (*merchant.Merchant, error) {
 		return nil, errDisabled
 	}
 	return m, nil
+}
+
+// ctxMerchant names the merchant a request's token belongs to, for Logged.
+const ctxMerchant = "api.merchant"
+
+// Logged keeps each request whose token was known in the merchant's recent
+// requests: method, route pattern, status and time, nothing more.
+func (h *API) Logged(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		err := next(c)
+		id, ok := c.Get(ctxMerchant).(string)
+		if !ok || h.Requests == nil {
+			return err
+		}
+		status := c.Response().Status
+		if err != nil {
+			status = web.Classify(err).Status()
+		}
+		h.Requests.Add(ledger.APIRequest{MerchantID: id, At: h.Now(), Method: c.Request().Method, Route: c.Path(), Status: status})
+		return err
+	}
 }
 
 // usedEvery is how often a token's last use is written to the ledger: the

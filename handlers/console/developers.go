@@ -31,6 +31,9 @@ const (
 	RouteWebhookEnd  = "/console/developers/webhook/end-overlap"
 )
 
+// recentRequests is how many of a merchant's API requests the page lists.
+const recentRequests = 20
+
 // untilLayout is a datetime-local field's value, read as UTC.
 const untilLayout = "2006-01-02T15:04"
 
@@ -75,6 +78,21 @@ func (c *Console) developersPage(ec echo.Context, m *merchant.Merchant, options 
 	}
 	if options != nil {
 		page.Query = "?merchant=" + url.QueryEscape(m.ID)
+	}
+	page.Embed = `<iframe id="paybybank" src="` + base + `/checkout?…a signed link…" title="Pay by bank"
+        style="width:100%;border:0;min-height:600px"></iframe>
+<script src="` + base + `/static/embed.js" data-frame="paybybank" async></script>`
+	page.Framing = t("console.developers.framingNone")
+	if len(m.FrameAncestors) > 0 {
+		page.Framing = t("console.developers.framing", strings.Join(m.FrameAncestors, ", "))
+	}
+	recent, err := c.Ledger.RecentAPIRequests(ec.Request().Context(), m.ID, recentRequests)
+	if err != nil {
+		return page, err
+	}
+	for _, r := range recent {
+		page.Recent = append(page.Recent, manage.ConsoleAPIRequest{At: when(r.At), Method: r.Method, Route: r.Route,
+			Status: strconv.Itoa(r.Status), Failed: r.Status >= 400})
 	}
 	tokens, err := c.Ledger.MerchantTokens(ec.Request().Context(), m.ID)
 	if err != nil {

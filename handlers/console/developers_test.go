@@ -1,8 +1,10 @@
 package console_test
 
 import (
+	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -301,5 +303,36 @@ func TestAWebhookEndpointIsPingedBeforeItIsSavedAndItsSecretRolls(t *testing.T) 
 	}
 	if text := strings.Join(lines, " "); strings.Contains(text, first) || strings.Contains(text, second) {
 		t.Error("the audit log holds a webhook secret")
+	}
+}
+
+func TestTheDevelopersPageListsTheLatestAPIRequests(t *testing.T) {
+	e := setup(t)
+	b := e.browser()
+	b.signIn(shop1User)
+	if doc := page(t, b.get("/console/developers"), http.StatusOK); doc.Find(`[data-testid="no-requests"]`).Length() != 1 {
+		t.Error("no request yet, and the page does not say so")
+	}
+	log := ledger.NewRequestLog(e.ledger, 8)
+	log.Add(ledger.APIRequest{MerchantID: "shop1", At: time.Now(), Method: "POST", Route: "/api/v1/links", Status: 201})
+	log.Add(ledger.APIRequest{MerchantID: "shop2", At: time.Now(), Method: "GET", Route: "/api/v1/events", Status: 200})
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { log.Run(runCtx, slog.New(slog.DiscardHandler)); close(done) }()
+	defer func() { stop(); <-done }()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		doc := page(t, b.get("/console/developers"), http.StatusOK)
+		if rows := doc.Find(`[data-testid="api-request"]`); rows.Length() > 0 {
+			if rows.Length() != 1 || !strings.Contains(rows.Text(), "POST /api/v1/links · 201") {
+				t.Errorf("shop1's latest requests: %q", rows.Text())
+			}
+			if !strings.Contains(doc.Find(`[data-testid="embed"]`).Text(), "/static/embed.js") {
+				t.Error("the page has no embed snippet")
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the request does not show after a minute")
+		}
 	}
 }

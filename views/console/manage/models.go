@@ -200,6 +200,17 @@ type ConsoleDevelopers struct {
 	// shown once.
 	Webhook          ConsoleWebhookForm
 	NewWebhookSecret string
+	// Embed is the snippet that frames the checkout on the shop's page;
+	// Framing says which origins may, or that none may yet.
+	Embed, Framing string
+	// Recent are the merchant's latest API requests.
+	Recent []ConsoleAPIRequest
+}
+
+// ConsoleAPIRequest is one API request: never a body or an id.
+type ConsoleAPIRequest struct {
+	At, Method, Route, Status string
+	Failed                    bool
 }
 
 // ConsoleWebhookForm is the webhook endpoint's forms, as typed.
