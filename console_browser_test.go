@@ -240,7 +240,14 @@ func TestATeamInABrowser(t *testing.T) {
 		t.Fatalf("the invitation link is %q", link)
 	}
 	check("team")
-	// The team page has an e-mail field too: wait for the sign-in button.
+	do("the developers page", chromedp.Navigate(s.base+"/console/developers?merchant=demo"), visible(`[data-testid="webhook-form"]`),
+		click(`[data-testid="make-token"]`), visible(`#name-error`))
+	do("make a token", chromedp.SendKeys(chromedp.ID("name"), "shop server"), click(`[data-testid="make-token"]`), visible(`[data-testid="new-token"]`))
+	if token := text("the new token", `[data-testid="new-token"]`); !strings.HasPrefix(token, "pbb_test_") {
+		t.Errorf("the new token reads %q", token)
+	}
+	check("developers")
+	// Pages here have an e-mail field too: wait for the sign-in button.
 	do("the owner signs out", click(`[data-testid="sign-out"]`), visible(`[data-testid="sign-in"]`))
 
 	const pw = "dana's long design password"

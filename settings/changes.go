@@ -289,7 +289,9 @@ func (s *Store) SeedDemo(ctx context.Context, baseURL, demoHash string) error {
 			if _, err := tx.PutMerchant(ctx, next, BySandbox); err != nil {
 				return err
 			}
-			if err := s.provisionToken(ctx, tx, want.ID, want.APIToken, merchant.ManagedByConsole, BySandbox); err != nil {
+			t := ledger.TokenRow{ID: newID("tok"), MerchantID: want.ID, Name: "the demo token (published: sandbox mode only)",
+				Hash: HashToken(want.APIToken), Prefix: tokenPrefix(want.APIToken), Managed: merchant.ManagedByConsole}
+			if err := tx.AddToken(ctx, t); err != nil {
 				return err
 			}
 			if err := tx.Audit(ctx, ledger.AuditEntry{Actor: BySandbox, MerchantID: want.ID, Action: "merchant added",
