@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -195,7 +196,7 @@ func (c *Console) settingsPage(ec echo.Context, m *merchant.Merchant, options []
 // shopFormOf is the settings form filled with m's values.
 func shopFormOf(m *merchant.Merchant) manage.ConsoleShopForm {
 	var pins []string
-	for _, country := range slices.Sorted(mapsKeys(m.PopularBanks)) {
+	for _, country := range slices.Sorted(maps.Keys(m.PopularBanks)) {
 		pins = append(pins, country+": "+strings.Join(m.PopularBanks[country], ", "))
 	}
 	return manage.ConsoleShopForm{
@@ -204,16 +205,6 @@ func shopFormOf(m *merchant.Merchant) manage.ConsoleShopForm {
 		FrameAncestors: strings.Join(m.FrameAncestors, "\n"),
 		PopularBanks:   strings.Join(pins, "\n"),
 		IPVerification: m.IPVerification,
-	}
-}
-
-func mapsKeys(m map[string][]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
 	}
 }
 
