@@ -21,7 +21,6 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -459,29 +458,6 @@ func (a *app) loadSettings(ctx context.Context, cfg config, file *merchant.Direc
 		return a.merchants.CheckProduction()
 	}
 	return nil
-}
-
-// sealingKeys are the keys merchants' secrets are sealed under: SETTINGS_KEYS,
-// or in sandbox mode without it a key file beside the SQLite ledger, made
-// at the first start. Outside sandbox mode without SETTINGS_KEYS there are
-// none: only the merchants file's merchants are served, their secrets kept
-// in the file.
-func sealingKeys(cfg config, log *slog.Logger) (*settings.Keys, error) {
-	if cfg.SettingsKeys != nil || !cfg.sandboxMode() {
-		return cfg.SettingsKeys, nil
-	}
-	dir := filepath.Dir(ledger.DefaultPath)
-	if path, ok := strings.CutPrefix(cfg.DatabaseURL, "sqlite:"); ok {
-		dir = filepath.Dir(path)
-	}
-	keys, path, made, err := settings.SandboxKeys(dir)
-	if err != nil {
-		return nil, fmt.Errorf("SETTINGS_KEYS is not set and the sandbox's key file cannot be used: %w", err)
-	}
-	if made {
-		log.Warn("SETTINGS_KEYS is not set: merchants' secrets are sealed under a key made in a file for this machine (fine for development only; set SETTINGS_KEYS in production)", "file", path)
-	}
-	return keys, nil
 }
 
 // mailerOf is SMTP_URL's mailer, or none: a nil *mailer.Mailer must not
