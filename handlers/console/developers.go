@@ -314,7 +314,10 @@ func (c *Console) setWebhook(ec echo.Context) error {
 	if m.ReadOnly() {
 		return errManagedByFile
 	}
+	// A copy to check and ping: Check writes origins back as browsers
+	// compare them, so the running merchant's lists are not shared.
 	try := *m
+	try.ReturnOrigins, try.FrameAncestors = slices.Clone(m.ReturnOrigins), slices.Clone(m.FrameAncestors)
 	try.WebhookURL = form.URL
 	if try.WebhookSecret == "" {
 		try.WebhookSecret = randomToken()
