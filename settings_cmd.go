@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/mail"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/password"
+	"github.com/paybybank/checkout/rules"
 	"github.com/paybybank/checkout/settings"
 )
 
@@ -43,7 +43,7 @@ func operatorAdd(ctx context.Context, args []string, cfg config, stdin io.Reader
 		return errors.New("usage: operator add EMAIL (the password on standard input)")
 	}
 	email := strings.TrimSpace(args[1])
-	if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email || addr.Name != "" {
+	if rules.CheckEmail("email", email) != nil {
 		return fmt.Errorf("operator add: %q is not a plain e-mail address like ops@pay.example", email)
 	}
 	pw, err := readPassword(stdin, stderr)

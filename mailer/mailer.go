@@ -10,12 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/mail"
 	"net/url"
 	"strconv"
 	"time"
 
 	gomail "github.com/wneessen/go-mail"
+
+	"github.com/paybybank/checkout/rules"
 )
 
 // Mailer sends e-mails from one address through one SMTP server.
@@ -38,7 +39,7 @@ func Parse(raw string) (*Mailer, error) {
 		return nil, errors.New("SMTP_URL: not a URL like smtp://user:password@mail.example:587?from=pay@shop.example")
 	}
 	from := u.Query().Get("from")
-	if addr, err := mail.ParseAddress(from); err != nil || addr.Address != from {
+	if rules.CheckEmail("from", from) != nil {
 		return nil, fmt.Errorf("SMTP_URL: from=%q is not a plain e-mail address, like ?from=pay@shop.example", from)
 	}
 	m := &Mailer{host: u.Hostname(), from: from, opts: []gomail.Option{gomail.WithTimeout(15 * time.Second)}}

@@ -6,12 +6,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"net/mail"
 	"strings"
 	"time"
 
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/rules"
 )
 
 // InvitationValid is how long an invitation's link may be used.
@@ -43,8 +43,7 @@ type Invited struct {
 
 // CheckEmail refuses what is not a plain e-mail address, as a form's field.
 func CheckEmail(field, email string) error {
-	addr, err := mail.ParseAddress(email)
-	if err != nil || addr.Address != email || addr.Name != "" {
+	if rules.CheckEmail(field, email) != nil {
 		return &merchant.FieldError{Field: field, Path: field, Reason: fmt.Sprintf("%q is not a plain e-mail address like ann@shop.example", email)}
 	}
 	return nil
