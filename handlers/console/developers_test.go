@@ -94,11 +94,12 @@ func TestTokensAreMadeAndRevokedOnEveryInstance(t *testing.T) {
 	})
 	page(t, ann.post("/console/developers/tokens/"+url.PathEscape(id)+"/revoke", url.Values{"csrf": {csrf}}), http.StatusNotFound)
 
-	// A token with an expiry works through its day, not after.
-	today := time.Now().UTC().Format("2006-01-02")
-	doc = page(t, make("until tonight", today), http.StatusOK)
+	// A token with an expiry works through its day, not after (tomorrow,
+	// so that the test's own midnight cannot make it past).
+	tomorrow := time.Now().UTC().AddDate(0, 0, 1)
+	doc = page(t, make("until tomorrow night", tomorrow.Format("2006-01-02")), http.StatusOK)
 	short := doc.Find(`[data-testid="new-token"]`).Text()
-	midnight := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
+	midnight := tomorrow.Truncate(24 * time.Hour).Add(24 * time.Hour)
 	if _, ok := e.settings.Dir.ByAPIToken(short, midnight.Add(-time.Second)); !ok {
 		t.Error("a token refused on its last day")
 	}
@@ -106,7 +107,7 @@ func TestTokensAreMadeAndRevokedOnEveryInstance(t *testing.T) {
 		t.Error("a token taken after its expiry")
 	}
 	lines := auditActions(t, e, "shop3")
-	if len(lines) < 3 || !strings.HasPrefix(lines[0], "API token made: until tonight") || !strings.HasPrefix(lines[1], "API token revoked: shop server") {
+	if len(lines) < 3 || !strings.HasPrefix(lines[0], "API token made: until tomorrow night") || !strings.HasPrefix(lines[1], "API token revoked: shop server") {
 		t.Errorf("shop3's audit: %v", lines)
 	}
 }

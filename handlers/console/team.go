@@ -286,7 +286,7 @@ func (c *Console) acceptInvitation(ec echo.Context) error {
 			ec.Response().Header().Set("Retry-After", "60")
 			return c.invitationForm(ec, http.StatusTooManyRequests, m)
 		}
-		if u, _ := c.Merchants.ConsoleUser(inv.Email); !u.Matches(pw) {
+		if u, ok := c.Merchants.ConsoleUser(inv.Email); !ok || !u.Matches(pw) {
 			if err := c.Ledger.FailedSignIn(ctx, keys, 10*FailureWindow); err != nil {
 				return err
 			}
