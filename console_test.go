@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -77,25 +76,8 @@ func TestTheDemoConsoleOpensWithThePrintedPassword(t *testing.T) {
 	if s.consoleEmail != merchant.DemoConsoleEmail || len(s.consolePassword) < password.MinLength {
 		t.Fatalf("the demo console line gave %q / %q", s.consoleEmail, s.consolePassword)
 	}
-	jar, _ := cookiejar.New(nil)
-	client := &http.Client{Jar: jar}
-	res, err := client.Get(s.base + "/console/login")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	token := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(string(body))
-	if token == nil {
-		t.Fatal("no form token on the sign-in page")
-	}
-	res, err = client.PostForm(s.base+"/console/login", url.Values{"email": {s.consoleEmail}, "password": {s.consolePassword}, "csrf": {token[1]}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ = io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), "Checkouts, counted per order") || !strings.Contains(string(body), "Demo Shop") {
-		t.Errorf("signing in with the printed password: %d\n%.400s", res.StatusCode, body)
+	status, body := signIn(t, s.base, s.consoleEmail, s.consolePassword).get("/console")
+	if status != http.StatusOK || !strings.Contains(body, "Checkouts, counted per order") || !strings.Contains(body, "Demo Shop") {
+		t.Errorf("signing in with the printed password: %d\n%.400s", status, body)
 	}
 }

@@ -3,6 +3,7 @@ package console_test
 import (
 	"encoding/csv"
 	"github.com/PuerkitoBio/goquery"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -78,16 +79,11 @@ func TestOperatorsMakeAMerchantAndItsSecretsAreShownOnce(t *testing.T) {
 func readAll(t *testing.T, res *http.Response) string {
 	t.Helper()
 	defer res.Body.Close()
-	var b strings.Builder
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := res.Body.Read(buf)
-		b.Write(buf[:n])
-		if err != nil {
-			break
-		}
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return b.String()
+	return string(b)
 }
 
 func TestOnlyOperatorsSeeTheMerchants(t *testing.T) {
