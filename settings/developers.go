@@ -83,8 +83,9 @@ func (s *Store) MakeToken(ctx context.Context, by Actor, merchantID, name string
 }
 
 // RevokeToken revokes one of a merchant's tokens: every instance refuses
-// it with its next settings load.
-func (s *Store) RevokeToken(ctx context.Context, by Actor, merchantID, id string) error {
+// it with its next settings load. It returns the token's name.
+func (s *Store) RevokeToken(ctx context.Context, by Actor, merchantID, id string) (string, error) {
+	var name string
 	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
 		if _, err := consoleMerchant(ctx, tx, merchantID); err != nil {
 			return err
@@ -100,15 +101,16 @@ func (s *Store) RevokeToken(ctx context.Context, by Actor, merchantID, id string
 			if _, err := tx.RevokeToken(ctx, merchantID, id); err != nil {
 				return err
 			}
+			name = t.Name
 			return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: merchantID,
 				Action: "API token revoked: " + t.Name, Fields: "api_token " + t.Prefix + "… (revoked)"})
 		}
 		return ErrNoToken
 	})
 	if err != nil {
-		return err
+		return "", err
 	}
-	return s.Load(ctx)
+	return name, s.Load(ctx)
 }
 
 // Errors of link keys.

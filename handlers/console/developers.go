@@ -195,15 +195,7 @@ func (c *Console) revokeToken(ec echo.Context) error {
 		return err
 	}
 	id, _ := url.PathUnescape(ec.Param("id"))
-	var name string
-	if tokens, err := c.Ledger.MerchantTokens(ec.Request().Context(), m.ID); err == nil {
-		for _, tk := range tokens {
-			if tk.ID == id {
-				name = tk.Name
-			}
-		}
-	}
-	err = c.Settings.RevokeToken(ec.Request().Context(), actor(ec), m.ID, id)
+	name, err := c.Settings.RevokeToken(ec.Request().Context(), actor(ec), m.ID, id)
 	switch {
 	case errors.Is(err, settings.ErrNoToken):
 		return errNoToken
