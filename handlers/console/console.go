@@ -156,11 +156,14 @@ func (c *Console) Routes(e *echo.Echo) {
 	in(http.MethodGet, RouteWebhooks, merchant.Read, c.showWebhooks)
 	in(http.MethodPost, RouteTest, merchant.Operate, c.sendTest)
 	in(http.MethodPost, RouteAct, merchant.Read, c.actFor)
-	// Operators only; the handlers say so to everyone else.
-	in(http.MethodGet, RouteMerchants, merchant.Read, c.showMerchants)
-	in(http.MethodPost, RouteMerchants, merchant.Read, c.createMerchant)
-	in(http.MethodPost, RouteMerchantDisable, merchant.Read, c.setMerchantState(merchant.Disabled))
-	in(http.MethodPost, RouteMerchantEnable, merchant.Read, c.setMerchantState(merchant.Active))
+	// Operators only: everyone else is told so.
+	operators := func(method, path string, h echo.HandlerFunc) {
+		e.Add(method, path, h, c.answerErrors, c.signedIn, c.operatorsOnly)
+	}
+	operators(http.MethodGet, RouteMerchants, c.showMerchants)
+	operators(http.MethodPost, RouteMerchants, c.createMerchant)
+	operators(http.MethodPost, RouteMerchantDisable, c.setMerchantState(merchant.Disabled))
+	operators(http.MethodPost, RouteMerchantEnable, c.setMerchantState(merchant.Active))
 	in(http.MethodGet, RouteSettings, merchant.Manage, c.showSettings)
 	in(http.MethodPost, RouteSettings, merchant.Manage, c.saveSettings)
 	in(http.MethodGet, RouteTeam, merchant.Manage, c.showTeam)

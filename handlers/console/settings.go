@@ -46,12 +46,14 @@ func actor(ec echo.Context) settings.Actor {
 	return settings.Actor{Name: strings.ToLower(sessionOf(ec).user.Email), RequestID: ec.Response().Header().Get(echo.HeaderXRequestID)}
 }
 
-// operatorOnly refuses a page to anyone but an operator.
-func operatorOnly(ec echo.Context) error {
-	if !sessionOf(ec).user.Operator {
-		return errOperatorsOnly
+// operatorsOnly lets through operators only, on the pages that are theirs.
+func (c *Console) operatorsOnly(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(ec echo.Context) error {
+		if !sessionOf(ec).user.Operator {
+			return errOperatorsOnly
+		}
+		return next(ec)
 	}
-	return nil
 }
 
 // managedLabel says how a merchant is managed, as the console shows it.
@@ -65,9 +67,6 @@ func managedLabel(m *merchant.Merchant) string {
 // showMerchants answers GET /console/merchants (operators): every merchant
 // with its state and how it is managed, and the form to make one.
 func (c *Console) showMerchants(ec echo.Context) error {
-	if err := operatorOnly(ec); err != nil {
-		return err
-	}
 	page := c.merchantsPage(ec, manage.ConsoleNewMerchant{})
 	switch ec.QueryParam("done") {
 	case "disabled":
@@ -99,9 +98,6 @@ func (c *Console) merchantsPage(ec echo.Context, form manage.ConsoleNewMerchant)
 // merchant managed in the console, with its first link key and API token
 // shown once on the answer, never again.
 func (c *Console) createMerchant(ec echo.Context) error {
-	if err := operatorOnly(ec); err != nil {
-		return err
-	}
 	form := manage.ConsoleNewMerchant{ID: ec.FormValue("id"), Name: ec.FormValue("name"), ReturnOrigins: ec.FormValue("return_origins")}
 	created, err := c.Settings.CreateMerchant(ec.Request().Context(), actor(ec), form.ID, form.Name, lines(form.ReturnOrigins))
 	var fe *merchant.FieldError
@@ -127,9 +123,6 @@ func (c *Console) createMerchant(ec echo.Context) error {
 // /enable (operators).
 func (c *Console) setMerchantState(state string) echo.HandlerFunc {
 	return func(ec echo.Context) error {
-		if err := operatorOnly(ec); err != nil {
-			return err
-		}
 		id, _ := url.PathUnescape(ec.Param("id"))
 		err := c.Settings.SetState(ec.Request().Context(), actor(ec), id, state)
 		switch {
