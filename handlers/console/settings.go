@@ -138,9 +138,9 @@ func (c *Console) setMerchantState(state string) echo.HandlerFunc {
 	}
 }
 
-// settingsMerchant is the merchant whose settings a page is about: the
-// person's own, or the one an operator asks for with ?merchant= (the
-// first when none is).
+// settingsMerchant is the merchant whose settings, team or developers'
+// page a request is about: the one the person acts for, or the one an
+// operator asks for with ?merchant= (the first when none is).
 func (c *Console) settingsMerchant(ec echo.Context, asked string) (*merchant.Merchant, []pages.ConsoleOption, error) {
 	if own := sessionOf(ec).merchant; own != nil {
 		return own, nil, nil

@@ -35,17 +35,11 @@ var (
 	errNotOnTeam = &consoleError{status: http.StatusNotFound, key: "console.error.notOnTeam", err: settings.ErrNotOnTeam}
 )
 
-// teamMerchant is the merchant whose team a page is about: the one the
-// person acts for, or the one an operator asks for.
-func (c *Console) teamMerchant(ec echo.Context, asked string) (*merchant.Merchant, []pages.ConsoleOption, error) {
-	return c.settingsMerchant(ec, asked)
-}
-
 // showTeam answers GET /console/team: the members with their role, two-step
 // state and last sign-in, the invitations not yet used, and the form that
 // invites someone.
 func (c *Console) showTeam(ec echo.Context) error {
-	m, options, err := c.teamMerchant(ec, ec.QueryParam("merchant"))
+	m, options, err := c.settingsMerchant(ec, ec.QueryParam("merchant"))
 	if err != nil {
 		return err
 	}
@@ -115,7 +109,7 @@ func (c *Console) teamPage(ec echo.Context, m *merchant.Merchant, options []page
 // invite answers POST /console/team/invite: an invitation link valid 72
 // hours, shown once to the inviter to pass on.
 func (c *Console) invite(ec echo.Context) error {
-	m, options, err := c.teamMerchant(ec, ec.FormValue("merchant"))
+	m, options, err := c.settingsMerchant(ec, ec.FormValue("merchant"))
 	if err != nil {
 		return err
 	}
@@ -163,7 +157,7 @@ func (c *Console) invite(ec echo.Context) error {
 // teamChange answers the member's role and remove forms.
 func (c *Console) teamChange(change func(ec echo.Context, merchantID, email string) error, done string) echo.HandlerFunc {
 	return func(ec echo.Context) error {
-		m, options, err := c.teamMerchant(ec, ec.QueryParam("merchant"))
+		m, options, err := c.settingsMerchant(ec, ec.QueryParam("merchant"))
 		if err != nil {
 			return err
 		}

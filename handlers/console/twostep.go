@@ -226,7 +226,7 @@ func (c *Console) endTwoStep(ec echo.Context) error {
 // requireTwoStep answers POST /console/team/require-two-step: on or off
 // for the whole team.
 func (c *Console) requireTwoStep(ec echo.Context) error {
-	m, options, err := c.teamMerchant(ec, ec.FormValue("merchant"))
+	m, options, err := c.settingsMerchant(ec, ec.FormValue("merchant"))
 	if err != nil {
 		return err
 	}
