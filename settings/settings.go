@@ -21,7 +21,6 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -472,13 +471,9 @@ func changed(a, b *merchant.Merchant) []string {
 	da, _ := docOf(a, clear)
 	db, _ := docOf(b, clear)
 	ja, jb := fieldsOf(da), fieldsOf(db)
-	keys := slices.Sorted(maps.Keys(jb))
-	for k := range ja {
-		if _, ok := jb[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
+	union := maps.Clone(jb)
+	maps.Copy(union, ja)
+	keys := slices.Sorted(maps.Keys(union))
 	for _, k := range keys {
 		va, vb := ja[k], jb[k]
 		if va == vb {

@@ -76,17 +76,14 @@ func (c *Console) changePassword(ec echo.Context) error {
 		page.Notice, page.NoticeError = t("console.form.fix"), true
 		return render(ec, status, manage.ConsoleAccountPage(page))
 	}
-	keys := []string{"addr:" + digest(ec.RealIP()), "mail:" + digest(s.user.Email)}
-	n, err := c.Ledger.FailedSignIns(ctx, keys, c.Now().Add(-FailureWindow))
-	if err != nil {
+	tries := c.passwordTries(ec, s.user.Email)
+	if over, err := tries.exhausted(MaxFailures); err != nil {
 		return err
-	}
-	if n >= MaxFailures {
-		ec.Response().Header().Set("Retry-After", "60")
+	} else if over {
 		return refuse(http.StatusTooManyRequests, "current", t("console.login.tooMany"))
 	}
 	if !s.user.Matches(ec.FormValue("current")) {
-		if err := c.Ledger.FailedSignIn(ctx, keys, 10*FailureWindow); err != nil {
+		if err := tries.refused(); err != nil {
 			return err
 		}
 		return refuse(http.StatusUnauthorized, "current", t("console.invite.wrongPassword"))

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -250,9 +251,6 @@ func (c *Console) loginForm(ec echo.Context, status int, m pages.ConsoleLogin) e
 	}
 	m.ConsolePage = pages.ConsolePage{Title: t("console.login.title"), Assets: c.Assets, CSRF: sess.Values["csrf"].(string),
 		Notice: m.Notice}
-	if status == http.StatusTooManyRequests {
-		ec.Response().Header().Set("Retry-After", "60")
-	}
 	return render(ec, status, pages.ConsoleLoginPage(m))
 }
 
@@ -273,13 +271,10 @@ func (c *Console) signIn(ec echo.Context) error {
 		form.Error = t("console.login.expired")
 		return c.loginForm(ec, http.StatusForbidden, form)
 	}
-	keys := []string{"addr:" + digest(ec.RealIP()), "mail:" + digest(strings.ToLower(email))}
-	ctx := r.Context()
-	n, err := c.Ledger.FailedSignIns(ctx, keys, c.Now().Add(-FailureWindow))
-	if err != nil {
+	tries := c.passwordTries(ec, email)
+	if over, err := tries.exhausted(MaxFailures); err != nil {
 		return err
-	}
-	if n >= MaxFailures {
+	} else if over {
 		c.log(ec).Warn("console sign-in refused: too many tries", "email", maskEmail(email), "address", ec.RealIP())
 		form.Error = t("console.login.tooMany")
 		return c.loginForm(ec, http.StatusTooManyRequests, form)
@@ -296,7 +291,7 @@ func (c *Console) signIn(ec echo.Context) error {
 		c.decoy.Matches(pw)
 	}
 	if !ok {
-		if err := c.Ledger.FailedSignIn(ctx, keys, 10*FailureWindow); err != nil {
+		if err := tries.refused(); err != nil {
 			return err
 		}
 		c.log(ec).Warn("console sign-in refused: wrong e-mail or password", "email", maskEmail(email), "address", ec.RealIP())
@@ -398,6 +393,41 @@ func nextPage(next string) string {
 		return RouteOverview
 	}
 	return next
+}
+
+// tries are a person's refused tries of one kind, counted on every instance
+// in the ledger: passwords by address and e-mail, codes by person.
+type tries struct {
+	c    *Console
+	ec   echo.Context
+	keys []string
+}
+
+// passwordTries counts refused passwords from the request's address and at
+// email: sign-ins, an account's password check, an invitation's.
+func (c *Console) passwordTries(ec echo.Context, email string) *tries {
+	return &tries{c: c, ec: ec, keys: []string{"addr:" + digest(ec.RealIP()), "mail:" + digest(strings.ToLower(email))}}
+}
+
+// codeTries counts a person's refused two-step codes.
+func (c *Console) codeTries(ec echo.Context, email string) *tries {
+	return &tries{c: c, ec: ec, keys: []string{"code:" + digest(strings.ToLower(email))}}
+}
+
+// exhausted reports limit refusals or more in the last FailureWindow: the
+// answer then says when to try again, and nothing is checked.
+func (tr *tries) exhausted(limit int) (bool, error) {
+	n, err := tr.c.Ledger.FailedSignIns(tr.ec.Request().Context(), tr.keys, tr.c.Now().Add(-FailureWindow))
+	if err != nil || n < limit {
+		return false, err
+	}
+	tr.ec.Response().Header().Set("Retry-After", strconv.Itoa(int(FailureWindow.Seconds())))
+	return true, nil
+}
+
+// refused records one more refusal.
+func (tr *tries) refused() error {
+	return tr.c.Ledger.FailedSignIn(tr.ec.Request().Context(), tr.keys, 10*FailureWindow)
 }
 
 // digest names a value in the ledger's sign-in records without keeping it.

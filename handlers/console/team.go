@@ -270,18 +270,15 @@ func (c *Console) acceptInvitation(ec echo.Context) error {
 	var phc string
 	if m.Existing {
 		// Their own password, counted as sign-in tries are.
-		keys := []string{"addr:" + digest(ec.RealIP()), "mail:" + digest(inv.Email)}
-		n, err := c.Ledger.FailedSignIns(ctx, keys, c.Now().Add(-FailureWindow))
-		if err != nil {
+		tries := c.passwordTries(ec, inv.Email)
+		if over, err := tries.exhausted(MaxFailures); err != nil {
 			return err
-		}
-		if n >= MaxFailures {
+		} else if over {
 			m.Error = t("console.login.tooMany")
-			ec.Response().Header().Set("Retry-After", "60")
 			return c.invitationForm(ec, http.StatusTooManyRequests, m)
 		}
 		if u, ok := c.Merchants.ConsoleUser(inv.Email); !ok || !u.Matches(pw) {
-			if err := c.Ledger.FailedSignIn(ctx, keys, 10*FailureWindow); err != nil {
+			if err := tries.refused(); err != nil {
 				return err
 			}
 			m.Errors = map[string]string{"password": t("console.invite.wrongPassword")}

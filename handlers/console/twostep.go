@@ -91,20 +91,17 @@ func (c *Console) checkCodeStep(ec echo.Context) error {
 		return &consoleError{status: http.StatusForbidden, key: "console.error.forbidden", err: errCSRF}
 	}
 	ctx := ec.Request().Context()
-	keys := []string{"code:" + digest(strings.ToLower(u.Email))}
-	n, err := c.Ledger.FailedSignIns(ctx, keys, c.Now().Add(-FailureWindow))
-	if err != nil {
+	tries := c.codeTries(ec, u.Email)
+	if over, err := tries.exhausted(MaxWrongCodes); err != nil {
 		return err
-	}
-	if n >= MaxWrongCodes {
+	} else if over {
 		c.log(ec).Warn("console code refused: too many tries", "email", maskEmail(u.Email))
-		ec.Response().Header().Set("Retry-After", "60")
 		return render(ec, http.StatusTooManyRequests, manage.ConsoleCodePage(c.codeModel(values, t("console.login.tooMany"))))
 	}
 	recovery, err := c.Settings.CheckCode(ctx, u, ec.FormValue("code"), c.Now())
 	switch {
 	case errors.Is(err, settings.ErrWrongCode), errors.Is(err, settings.ErrCodeUsed):
-		if err := c.Ledger.FailedSignIn(ctx, keys, 10*FailureWindow); err != nil {
+		if err := tries.refused(); err != nil {
 			return err
 		}
 		c.log(ec).Warn("console code refused", "email", maskEmail(u.Email), "reason", err.Error())
