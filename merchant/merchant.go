@@ -117,9 +117,6 @@ type ConsoleUser struct {
 	// Role is a file's console user's role at its merchant; owner when the
 	// file says none.
 	Role Role `json:"role"`
-	// Merchant is the merchant a file's console user belongs to; nil for
-	// the file's operators. Set when the file is read.
-	Merchant *Merchant `json:"-"`
 	// Operator sees and changes every merchant.
 	Operator bool `json:"-"`
 	// TwoStep is on when the person signs in with a code after their
@@ -188,7 +185,7 @@ func (d *set) checkConsoleUsers(field string, users []*ConsoleUser, m *Merchant)
 		if u.hashed, err = password.Parse(u.PasswordHash); err != nil {
 			return fmt.Errorf("%s[%d].password_hash (%s): %w", field, i, u.Email, err)
 		}
-		u.Merchant, u.Managed = m, ManagedByFile
+		u.Managed = ManagedByFile
 		switch {
 		case m == nil && u.Role != "":
 			return fmt.Errorf("%s[%d].role (%s): operators have no role: they may do everything", field, i, u.Email)

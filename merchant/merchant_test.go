@@ -104,14 +104,14 @@ func TestConsoleUsersSignInToTheirMerchantOrAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	u, ok := d.ConsoleUser(" ops@shop.EXAMPLE ")
-	if !ok || u.Merchant == nil || u.Merchant.ID != "shop1" {
+	if _, inShop1 := u.RoleAt("shop1"); !ok || !inShop1 || len(u.Memberships) != 1 || u.Operator {
 		t.Fatalf("the merchant's user, found by e-mail in any case: %+v, %v", u, ok)
 	}
 	if !u.Matches("a long console password") || u.Matches("another password!") {
 		t.Error("the user's password is not checked against the hash in the file")
 	}
 	op, ok := d.ConsoleUser("root@psp.example")
-	if !ok || op.Merchant != nil {
+	if !ok || !op.Operator || len(op.Memberships) != 0 {
 		t.Errorf("an operator belongs to no merchant: %+v, %v", op, ok)
 	}
 	if _, ok := d.ConsoleUser("nobody@shop.example"); ok {
