@@ -52,26 +52,23 @@ func (c *Console) showDevelopers(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	page, err := c.developersPage(ec, m, options, manage.ConsoleTokenForm{})
-	if err != nil {
-		return err
-	}
-	switch ec.QueryParam("done") {
-	case "revoked":
-		page.Notice = t("console.developers.revoked", ec.QueryParam("name"))
-	case "retired":
-		page.Notice = t("console.developers.keyRetiredNotice", ec.QueryParam("name"))
-	case "overlapEnded":
-		page.Notice = t("console.developers.overlapEnded")
-	}
-	return render(ec, http.StatusOK, manage.ConsoleDevelopersPage(page))
+	return c.developersAnswer(ec, m.ID, options, http.StatusOK, func(page *manage.ConsoleDevelopers) {
+		switch ec.QueryParam("done") {
+		case "revoked":
+			page.Notice = t("console.developers.revoked", ec.QueryParam("name"))
+		case "retired":
+			page.Notice = t("console.developers.keyRetiredNotice", ec.QueryParam("name"))
+		case "overlapEnded":
+			page.Notice = t("console.developers.overlapEnded")
+		}
+	})
 }
 
-func (c *Console) developersPage(ec echo.Context, m *merchant.Merchant, options []pages.ConsoleOption, form manage.ConsoleTokenForm) (manage.ConsoleDevelopers, error) {
+func (c *Console) developersPage(ec echo.Context, m *merchant.Merchant, options []pages.ConsoleOption) (manage.ConsoleDevelopers, error) {
 	base := strings.TrimRight(c.BaseURL, "/")
 	page := manage.ConsoleDevelopers{
 		ConsolePage: c.frame(ec, t("console.developers"), "developers"),
-		Merchants:   options, MerchantID: m.ID, ReadOnly: m.ReadOnly(), Form: form,
+		Merchants:   options, MerchantID: m.ID, ReadOnly: m.ReadOnly(),
 		APIBase: base + apiBase, Contract: base + apiContract,
 		Curl: "curl -s " + base + apiBase + "/links \\\n  -H \"Authorization: Bearer $CHECKOUT_API_TOKEN\" \\\n  -d '{\"order\":\"A-1\",\"amount\":\"49.90\",\"return_url\":\"" +
 			firstOrigin(m) + "/done\"}'",
@@ -143,6 +140,27 @@ func (c *Console) developersPage(ec echo.Context, m *merchant.Merchant, options 
 	return page, nil
 }
 
+// developersAnswer renders the Developers page of merchant id as it is
+// now, with what fill adds (a notice, a secret shown once, a form with its
+// reasons), at status.
+func (c *Console) developersAnswer(ec echo.Context, id string, options []pages.ConsoleOption, status int, fill func(*manage.ConsoleDevelopers)) error {
+	m, ok := c.Merchants.Get(id)
+	if !ok {
+		return errNotFound
+	}
+	page, err := c.developersPage(ec, m, options)
+	if err != nil {
+		return err
+	}
+	fill(&page)
+	return render(ec, status, manage.ConsoleDevelopersPage(page))
+}
+
+// refusedForm marks a Developers page answering a form that needs a change.
+func refusedForm(page *manage.ConsoleDevelopers) {
+	page.Notice, page.NoticeError = t("console.form.fix"), true
+}
+
 func firstOrigin(m *merchant.Merchant) string {
 	if len(m.ReturnOrigins) > 0 {
 		return m.ReturnOrigins[0]
@@ -167,25 +185,20 @@ func (c *Console) makeToken(ec echo.Context) error {
 	switch {
 	case errors.As(err, &fe):
 		form.Errors = map[string]string{fe.Field: fe.Reason}
-		page, perr := c.developersPage(ec, m, options, form)
-		if perr != nil {
-			return perr
-		}
-		page.Notice, page.NoticeError = t("console.form.fix"), true
-		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleDevelopersPage(page))
+		return c.developersAnswer(ec, m.ID, options, http.StatusUnprocessableEntity, func(page *manage.ConsoleDevelopers) {
+			page.Form = form
+			refusedForm(page)
+		})
 	case errors.Is(err, settings.ErrManagedByFile):
 		return errManagedByFile
 	case err != nil:
 		return err
 	}
 	c.log(ec).Info("console: API token made", "merchant", m.ID, "token", made.ID)
-	page, err := c.developersPage(ec, m, options, manage.ConsoleTokenForm{})
-	if err != nil {
-		return err
-	}
-	page.Notice = t("console.developers.madeNotice", made.Name)
-	page.NewToken = made.Token
-	return render(ec, http.StatusOK, manage.ConsoleDevelopersPage(page))
+	return c.developersAnswer(ec, m.ID, options, http.StatusOK, func(page *manage.ConsoleDevelopers) {
+		page.Notice = t("console.developers.madeNotice", made.Name)
+		page.NewToken = made.Token
+	})
 }
 
 // revokeToken answers POST /console/developers/tokens/{id}/revoke.
@@ -232,14 +245,10 @@ func (c *Console) makeLinkKey(ec echo.Context) error {
 		return err
 	}
 	c.log(ec).Info("console: link key made", "merchant", m.ID, "kid", made.KID)
-	m, _ = c.Merchants.Get(m.ID)
-	page, err := c.developersPage(ec, m, options, manage.ConsoleTokenForm{})
-	if err != nil {
-		return err
-	}
-	page.Notice = t("console.developers.keyMade", made.KID)
-	page.NewKID, page.NewSecret = made.KID, made.Secret
-	return render(ec, http.StatusOK, manage.ConsoleDevelopersPage(page))
+	return c.developersAnswer(ec, m.ID, options, http.StatusOK, func(page *manage.ConsoleDevelopers) {
+		page.Notice = t("console.developers.keyMade", made.KID)
+		page.NewKID, page.NewSecret = made.KID, made.Secret
+	})
 }
 
 // retireLinkKey answers POST /console/developers/link-keys/{kid}/retire:
@@ -255,12 +264,9 @@ func (c *Console) retireLinkKey(ec echo.Context) error {
 	if v := strings.TrimSpace(ec.FormValue("until")); v != "" {
 		parsed, err := time.Parse(untilLayout, v)
 		if err != nil || !parsed.After(c.Now()) {
-			page, perr := c.developersPage(ec, m, options, manage.ConsoleTokenForm{})
-			if perr != nil {
-				return perr
-			}
-			page.Notice, page.NoticeError = t("console.developers.badUntil", v), true
-			return render(ec, http.StatusUnprocessableEntity, manage.ConsoleDevelopersPage(page))
+			return c.developersAnswer(ec, m.ID, options, http.StatusUnprocessableEntity, func(page *manage.ConsoleDevelopers) {
+				page.Notice, page.NoticeError = t("console.developers.badUntil", v), true
+			})
 		}
 		until = parsed
 	}
@@ -293,15 +299,12 @@ func (c *Console) setWebhook(ec echo.Context) error {
 	}
 	form := manage.ConsoleWebhookForm{URL: strings.TrimSpace(ec.FormValue("url")), Overlap: "24", SaveAnyway: ec.FormValue("save_anyway") == "on"}
 	refuse := func(field, reason string) error {
-		page, err := c.developersPage(ec, m, options, manage.ConsoleTokenForm{})
-		if err != nil {
-			return err
-		}
-		form.Secret, form.Overlapping = page.Webhook.Secret, page.Webhook.Overlapping
-		form.Errors = map[string]string{field: reason}
-		page.Webhook = form
-		page.Notice, page.NoticeError = t("console.form.fix"), true
-		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleDevelopersPage(page))
+		return c.developersAnswer(ec, m.ID, options, http.StatusUnprocessableEntity, func(page *manage.ConsoleDevelopers) {
+			form.Secret, form.Overlapping = page.Webhook.Secret, page.Webhook.Overlapping
+			form.Errors = map[string]string{field: reason}
+			page.Webhook = form
+			refusedForm(page)
+		})
 	}
 	if m.ReadOnly() {
 		return errManagedByFile
@@ -342,14 +345,10 @@ func (c *Console) setWebhook(ec echo.Context) error {
 		return err
 	}
 	c.log(ec).Info("console: webhook endpoint set", "merchant", m.ID)
-	m, _ = c.Merchants.Get(m.ID)
-	page, err := c.developersPage(ec, m, options, manage.ConsoleTokenForm{})
-	if err != nil {
-		return err
-	}
-	page.Notice = t("console.developers.webhookSet")
-	page.NewWebhookSecret = made
-	return render(ec, http.StatusOK, manage.ConsoleDevelopersPage(page))
+	return c.developersAnswer(ec, m.ID, options, http.StatusOK, func(page *manage.ConsoleDevelopers) {
+		page.Notice = t("console.developers.webhookSet")
+		page.NewWebhookSecret = made
+	})
 }
 
 // isOwnAddress reports a URL on the app's own host, which would send the
@@ -374,28 +373,21 @@ func (c *Console) rollWebhookSecret(ec echo.Context) error {
 	var fe *merchant.FieldError
 	switch {
 	case errors.As(err, &fe):
-		page, perr := c.developersPage(ec, m, options, manage.ConsoleTokenForm{})
-		if perr != nil {
-			return perr
-		}
-		page.Webhook.Overlap = ec.FormValue("overlap")
-		page.Webhook.Errors = map[string]string{"overlap": fe.Reason}
-		page.Notice, page.NoticeError = t("console.form.fix"), true
-		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleDevelopersPage(page))
+		return c.developersAnswer(ec, m.ID, options, http.StatusUnprocessableEntity, func(page *manage.ConsoleDevelopers) {
+			page.Webhook.Overlap = ec.FormValue("overlap")
+			page.Webhook.Errors = map[string]string{"overlap": fe.Reason}
+			refusedForm(page)
+		})
 	case errors.Is(err, settings.ErrManagedByFile):
 		return errManagedByFile
 	case err != nil:
 		return err
 	}
 	c.log(ec).Info("console: webhook secret rolled", "merchant", m.ID, "overlap_hours", hours)
-	m, _ = c.Merchants.Get(m.ID)
-	page, err := c.developersPage(ec, m, options, manage.ConsoleTokenForm{})
-	if err != nil {
-		return err
-	}
-	page.Notice = t("console.developers.rolled")
-	page.NewWebhookSecret = secret
-	return render(ec, http.StatusOK, manage.ConsoleDevelopersPage(page))
+	return c.developersAnswer(ec, m.ID, options, http.StatusOK, func(page *manage.ConsoleDevelopers) {
+		page.Notice = t("console.developers.rolled")
+		page.NewWebhookSecret = secret
+	})
 }
 
 // endOverlap answers POST /console/developers/webhook/end-overlap.
