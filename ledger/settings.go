@@ -140,20 +140,7 @@ func (l *Ledger) Settings(ctx context.Context) (SettingsSnapshot, error) {
 	if s.Merchants, err = merchantRows(ctx, tx, ``); err != nil {
 		return s, err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens WHERE revoked_at = 0 ORDER BY created_at, id`)
-	if err != nil {
-		return s, err
-	}
-	for rows.Next() {
-		t, err := scanToken(rows)
-		if err != nil {
-			rows.Close()
-			return s, err
-		}
-		s.Tokens = append(s.Tokens, t)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if s.Tokens, err = tokenRows(ctx, tx, `WHERE revoked_at = 0`); err != nil {
 		return s, err
 	}
 	if s.People, err = peopleRows(ctx, tx); err != nil {
@@ -198,6 +185,24 @@ func scanToken(row interface{ Scan(...any) error }) (TokenRow, error) {
 	err := row.Scan(&t.ID, &t.MerchantID, &t.Name, &t.Hash, &t.Prefix, &t.Managed, &created, &expires, &revoked, &used)
 	t.Created, t.Expires, t.Revoked, t.Used = time.UnixMilli(created), unixOrZero(expires), unixOrZero(revoked), unixOrZero(used)
 	return t, err
+}
+
+// tokenRows reads the tokens where selects, oldest first.
+func tokenRows(ctx context.Context, q querier, where string, args ...any) ([]TokenRow, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens `+where+` ORDER BY created_at, id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var list []TokenRow
+	for rows.Next() {
+		t, err := scanToken(rows)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, t)
+	}
+	return list, rows.Err()
 }
 
 func unixOrZero(ms int64) time.Time {
@@ -341,20 +346,7 @@ func (s *SettingsTx) PutMerchant(ctx context.Context, m MerchantRow, by string) 
 
 // Tokens reads a merchant's tokens inside the change, revoked ones too.
 func (s *SettingsTx) Tokens(ctx context.Context, merchantID string) ([]TokenRow, error) {
-	rows, err := s.tx.QueryContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens WHERE merchant_id = $1 ORDER BY created_at, id`, merchantID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var list []TokenRow
-	for rows.Next() {
-		t, err := scanToken(rows)
-		if err != nil {
-			return nil, err
-		}
-		list = append(list, t)
-	}
-	return list, rows.Err()
+	return tokenRows(ctx, s.tx, `WHERE merchant_id = $1`, merchantID)
 }
 
 // AddToken stores a token's hash.
@@ -509,18 +501,5 @@ func (l *Ledger) TokenUsed(ctx context.Context, id string, at time.Time) error {
 
 // MerchantTokens lists a merchant's tokens not revoked, oldest first.
 func (l *Ledger) MerchantTokens(ctx context.Context, merchantID string) ([]TokenRow, error) {
-	rows, err := l.db.QueryContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens WHERE merchant_id = $1 AND revoked_at = 0 ORDER BY created_at, id`, merchantID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var list []TokenRow
-	for rows.Next() {
-		t, err := scanToken(rows)
-		if err != nil {
-			return nil, err
-		}
-		list = append(list, t)
-	}
-	return list, rows.Err()
+	return tokenRows(ctx, l.db, `WHERE merchant_id = $1 AND revoked_at = 0`, merchantID)
 }

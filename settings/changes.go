@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -116,6 +117,19 @@ func (s *Store) SetState(ctx context.Context, by Actor, id, state string) error 
 // values; a bad value a *merchant.FieldError. Nothing changed writes
 // nothing.
 func (s *Store) Update(ctx context.Context, by Actor, id string, version int64, edit func(*merchant.Merchant)) error {
+	return s.change(ctx, by, id, version, func(m *merchant.Merchant) (string, error) {
+		edit(m)
+		return "settings changed", nil
+	})
+}
+
+// change edits a merchant managed in the console in one settings change:
+// edit is given a copy of it, whose lists and maps are its own, and says
+// the audit line's action. from, when not 0, is the version the edit was
+// made from: a merchant saved since is a *ConflictError with its newer
+// values. A value the rules refuse is a *merchant.FieldError; an edit that
+// changes nothing writes nothing.
+func (s *Store) change(ctx context.Context, by Actor, id string, from int64, edit func(*merchant.Merchant) (string, error)) error {
 	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
 		row, err := consoleMerchant(ctx, tx, id)
 		if err != nil {
@@ -125,35 +139,51 @@ func (s *Store) Update(ctx context.Context, by Actor, id string, version int64, 
 		if err != nil {
 			return err
 		}
-		if row.Version != version {
+		if from != 0 && row.Version != from {
 			return &ConflictError{By: row.UpdatedBy, At: row.Updated, Newer: current}
 		}
 		next := *current
-		next.ReturnOrigins = slices.Clone(current.ReturnOrigins)
-		next.FrameAncestors = slices.Clone(current.FrameAncestors)
-		edit(&next)
-		if err := next.Check(); err != nil {
-			return err
+		next.ReturnOrigins, next.FrameAncestors = slices.Clone(current.ReturnOrigins), slices.Clone(current.FrameAncestors)
+		next.LinkKeys, next.Retiring = maps.Clone(current.LinkKeys), maps.Clone(current.Retiring)
+		if next.LinkKeys == nil {
+			next.LinkKeys = map[string]string{}
 		}
-		fields := changed(current, &next)
-		if len(fields) == 0 {
-			return nil
-		}
-		nextRow, err := s.rowOf(&next, row.State, row.Managed)
+		action, err := edit(&next)
 		if err != nil {
 			return err
 		}
-		nextRow.Version = row.Version
-		if _, err := tx.PutMerchant(ctx, nextRow, by.Name); err != nil {
+		if err := next.Check(); err != nil {
 			return err
 		}
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: id, Action: "settings changed",
-			Fields: strings.Join(fields, ", ")})
+		return s.writeNext(ctx, tx, by, row, current, &next, action, "")
 	})
 	if err != nil {
 		return err
 	}
 	return s.Load(ctx)
+}
+
+// writeNext writes next as the version after row's, with an audit line
+// naming the fields that differ from current (and why, when said); nothing
+// when none does.
+func (s *Store) writeNext(ctx context.Context, tx *ledger.SettingsTx, by Actor, row ledger.MerchantRow, current, next *merchant.Merchant, action, why string) error {
+	fields := changed(current, next)
+	if len(fields) == 0 {
+		return nil
+	}
+	nextRow, err := s.rowOf(next, row.State, row.Managed)
+	if err != nil {
+		return err
+	}
+	nextRow.Version = row.Version
+	if _, err := tx.PutMerchant(ctx, nextRow, by.Name); err != nil {
+		return err
+	}
+	list := strings.Join(fields, ", ")
+	if why != "" {
+		list += " (" + why + ")"
+	}
+	return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: row.ID, Action: action, Fields: list})
 }
 
 // AddOperator writes an operator with the password hash phc (the command
@@ -311,19 +341,8 @@ func (s *Store) SeedDemo(ctx context.Context, baseURL, demoHash string) error {
 			if strings.HasSuffix(next.WebhookURL, merchant.DemoWebhookPath) || next.WebhookURL == "" {
 				next.WebhookURL, next.WebhookSecret = want.WebhookURL, want.WebhookSecret
 			}
-			if fields := changed(current, &next); len(fields) > 0 {
-				nextRow, err := s.rowOf(&next, row.State, row.Managed)
-				if err != nil {
-					return err
-				}
-				nextRow.Version = row.Version
-				if _, err := tx.PutMerchant(ctx, nextRow, BySandbox); err != nil {
-					return err
-				}
-				if err := tx.Audit(ctx, ledger.AuditEntry{Actor: BySandbox, MerchantID: want.ID, Action: "settings changed",
-					Fields: strings.Join(fields, ", ") + " (this start's address)"}); err != nil {
-					return err
-				}
+			if err := s.writeNext(ctx, tx, Actor{Name: BySandbox}, row, current, &next, "settings changed", "this start's address"); err != nil {
+				return err
 			}
 		}
 		if demoHash == "" {

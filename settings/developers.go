@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -136,7 +135,7 @@ type MadeLinkKey struct {
 // after the others').
 func (s *Store) MakeLinkKey(ctx context.Context, by Actor, merchantID string, now time.Time) (MadeLinkKey, error) {
 	var made MadeLinkKey
-	err := s.editSecrets(ctx, by, merchantID, func(m *merchant.Merchant) (string, error) {
+	err := s.change(ctx, by, merchantID, 0, func(m *merchant.Merchant) (string, error) {
 		kid := now.UTC().Format("2006-01-02")
 		for n := 2; ; n++ {
 			if _, taken := m.LinkKeys[kid]; !taken {
@@ -155,7 +154,7 @@ func (s *Store) MakeLinkKey(ctx context.Context, by Actor, merchantID string, no
 // refuses them after, as the links of an unknown key. The key signs no new
 // link; the last key that is not retiring stays.
 func (s *Store) RetireLinkKey(ctx context.Context, by Actor, merchantID, kid string, until time.Time) error {
-	return s.editSecrets(ctx, by, merchantID, func(m *merchant.Merchant) (string, error) {
+	return s.change(ctx, by, merchantID, 0, func(m *merchant.Merchant) (string, error) {
 		if _, ok := m.LinkKeys[kid]; !ok {
 			return "", ErrNoLinkKey
 		}
@@ -176,48 +175,6 @@ func (s *Store) RetireLinkKey(ctx context.Context, by Actor, merchantID, kid str
 	})
 }
 
-// editSecrets changes a console merchant's link keys with edit, which says
-// the audit line's action; the merchant's version moves as any change's.
-func (s *Store) editSecrets(ctx context.Context, by Actor, merchantID string, edit func(*merchant.Merchant) (string, error)) error {
-	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
-		row, err := consoleMerchant(ctx, tx, merchantID)
-		if err != nil {
-			return err
-		}
-		current, err := s.merchantOf(row, nil)
-		if err != nil {
-			return err
-		}
-		next := *current
-		next.LinkKeys = maps.Clone(current.LinkKeys)
-		if next.LinkKeys == nil {
-			next.LinkKeys = map[string]string{}
-		}
-		next.Retiring = maps.Clone(current.Retiring)
-		action, err := edit(&next)
-		if err != nil {
-			return err
-		}
-		if err := next.Check(); err != nil {
-			return err
-		}
-		nextRow, err := s.rowOf(&next, row.State, row.Managed)
-		if err != nil {
-			return err
-		}
-		nextRow.Version = row.Version
-		if _, err := tx.PutMerchant(ctx, nextRow, by.Name); err != nil {
-			return err
-		}
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: merchantID, Action: action,
-			Fields: strings.Join(changed(current, &next), ", ")})
-	})
-	if err != nil {
-		return err
-	}
-	return s.Load(ctx)
-}
-
 // MaxOverlap bounds how long an old webhook secret signs beside the new.
 const MaxOverlap = 72 * time.Hour
 
@@ -226,7 +183,7 @@ const MaxOverlap = 72 * time.Hour
 // had one. A bad URL is a *merchant.FieldError on webhook_url.
 func (s *Store) SetWebhook(ctx context.Context, by Actor, merchantID, url string) (string, error) {
 	var made string
-	err := s.editSecrets(ctx, by, merchantID, func(m *merchant.Merchant) (string, error) {
+	err := s.change(ctx, by, merchantID, 0, func(m *merchant.Merchant) (string, error) {
 		m.WebhookURL = strings.TrimSpace(url)
 		if m.WebhookSecret == "" {
 			made = newSecret()
@@ -245,7 +202,7 @@ func (s *Store) RollWebhookSecret(ctx context.Context, by Actor, merchantID stri
 		return "", &merchant.FieldError{Field: "overlap", Path: "overlap", Reason: "hours from 0 to 72"}
 	}
 	secret := newSecret()
-	err := s.editSecrets(ctx, by, merchantID, func(m *merchant.Merchant) (string, error) {
+	err := s.change(ctx, by, merchantID, 0, func(m *merchant.Merchant) (string, error) {
 		if m.WebhookURL == "" {
 			return "", &merchant.FieldError{Field: "overlap", Path: "overlap", Reason: "there is no webhook endpoint yet: set one first"}
 		}
@@ -261,7 +218,7 @@ func (s *Store) RollWebhookSecret(ctx context.Context, by Actor, merchantID stri
 
 // EndOverlap stops the old webhook secret signing beside the new.
 func (s *Store) EndOverlap(ctx context.Context, by Actor, merchantID string) error {
-	return s.editSecrets(ctx, by, merchantID, func(m *merchant.Merchant) (string, error) {
+	return s.change(ctx, by, merchantID, 0, func(m *merchant.Merchant) (string, error) {
 		m.PreviousWebhookSecret, m.PreviousUntil = "", time.Time{}
 		return "webhook secret overlap ended", nil
 	})
