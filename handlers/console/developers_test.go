@@ -63,15 +63,7 @@ func TestTokensAreMadeAndRevokedOnEveryInstance(t *testing.T) {
 	if strings.Contains(e.logText(), token) {
 		t.Error("the log holds the new token")
 	}
-	waitFor := func(what string, ok func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(time.Minute); !ok(); time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not after a minute", what)
-			}
-		}
-	}
-	waitFor("the other instance takes the new token", func() bool {
+	waitFor(t, "the other instance takes the new token", func() bool {
 		m, ok := other.settings.Dir.ByAPIToken(token, time.Now())
 		return ok && m.ID == "shop3"
 	})
@@ -88,7 +80,7 @@ func TestTokensAreMadeAndRevokedOnEveryInstance(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("revoke: %d", res.StatusCode)
 	}
-	waitFor("the other instance refuses the revoked token", func() bool {
+	waitFor(t, "the other instance refuses the revoked token", func() bool {
 		_, ok := other.settings.Dir.ByAPIToken(token, time.Now())
 		return !ok
 	})
