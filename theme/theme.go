@@ -176,3 +176,131 @@ func TextOn(bg string) string {
 	}
 	return White
 }
+
+// Nearest is the colour closest to hex in lightness, of the same hue and
+// saturation, for which passes is true: the smallest change a designer can
+// make to their colour so that a contrast check passes. It walks the
+// lightness away from hex both ways in steps of a quarter of a percent and
+// takes the first that passes (darker on a tie); hex itself when it passes,
+// "" when nothing does.
+func Nearest(hex string, passes func(string) bool) string {
+	if !hexColour.MatchString(hex) {
+		return ""
+	}
+	if hex = strings.ToUpper(hex); passes(hex) {
+		return hex
+	}
+	h, s, l := toHSL(hex)
+	const step = 0.0025
+	for d := step; d <= 1; d += step {
+		for _, next := range []float64{l - d, l + d} {
+			if next < 0 || next > 1 {
+				continue
+			}
+			if c := fromHSL(h, s, next); passes(c) {
+				return c
+			}
+		}
+	}
+	return ""
+}
+
+// Passes is the check of a colour against other: at least MinContrast.
+func Passes(other string) func(string) bool {
+	return func(c string) bool { return Contrast(c, other) >= MinContrast }
+}
+
+func toHSL(hex string) (h, s, l float64) {
+	var rgb [3]float64
+	for i := range rgb {
+		n, _ := strconv.ParseUint(hex[1+2*i:3+2*i], 16, 8)
+		rgb[i] = float64(n) / 255
+	}
+	r, g, b := rgb[0], rgb[1], rgb[2]
+	hi, lo := max(r, g, b), min(r, g, b)
+	l = (hi + lo) / 2
+	if hi == lo {
+		return 0, 0, l
+	}
+	d := hi - lo
+	if l > 0.5 {
+		s = d / (2 - hi - lo)
+	} else {
+		s = d / (hi + lo)
+	}
+	switch hi {
+	case r:
+		h = math.Mod((g-b)/d+6, 6)
+	case g:
+		h = (b-r)/d + 2
+	default:
+		h = (r-g)/d + 4
+	}
+	return h / 6, s, l
+}
+
+func fromHSL(h, s, l float64) string {
+	channel := func(t float64) float64 {
+		q := l + s - l*s
+		if l < 0.5 {
+			q = l * (1 + s)
+		}
+		p := 2*l - q
+		t = math.Mod(t+1, 1)
+		switch {
+		case t < 1.0/6:
+			return p + (q-p)*6*t
+		case t < 1.0/2:
+			return q
+		case t < 2.0/3:
+			return p + (q-p)*(2.0/3-t)*6
+		}
+		return p
+	}
+	r, g, b := channel(h+1.0/3), channel(h), channel(h-1.0/3)
+	to := func(v float64) int { return int(math.Round(min(max(v, 0), 1) * 255)) }
+	return fmt.Sprintf("#%02X%02X%02X", to(r), to(g), to(b))
+}
+
+// Check is one WCAG 2.2 contrast check of a theme: a pair of its colours,
+// their ratio, and when it is below MinContrast the nearest value of the
+// designer's own colour (Field, by its PIS-API.md 2.4 name) that passes.
+type Check struct {
+	// ID names the pair: text-on-bg, text-on-primary, primary-on-card.
+	ID         string
+	Fore, Back string
+	Ratio      float64
+	Field      string
+	// Suggestion is the nearest colour of Field that passes; "" when the
+	// pair passes already.
+	Suggestion string
+}
+
+// Passing says whether the pair is readable.
+func (c Check) Passing() bool { return c.Ratio >= MinContrast }
+
+// Checks are the theme's contrast checks: the page's text on its
+// background, the buttons' text on the primary colour, and the primary
+// colour on the white card (links and outlines).
+func (t Theme) Checks() []Check {
+	pairs := []Check{
+		{ID: "text-on-bg", Fore: t.Ink, Back: t.Bg, Field: "bgColor"},
+		{ID: "text-on-primary", Fore: t.OnPrimary, Back: t.Primary, Field: "primaryColor"},
+		{ID: "primary-on-card", Fore: t.Primary, Back: White, Field: "primaryColor"},
+	}
+	for i, p := range pairs {
+		pairs[i].Ratio = Contrast(p.Fore, p.Back)
+		if pairs[i].Passing() {
+			continue
+		}
+		switch p.ID {
+		case "primary-on-card":
+			pairs[i].Suggestion = Nearest(t.Primary, Passes(White))
+		case "text-on-bg":
+			pairs[i].Suggestion = Nearest(t.Bg, func(c string) bool { return Contrast(TextOn(c), c) >= MinContrast })
+		default:
+			pairs[i].Suggestion = Nearest(t.Primary, func(c string) bool { return Contrast(TextOn(c), c) >= MinContrast })
+		}
+	}
+	return pairs
+}

@@ -1,6 +1,7 @@
 package theme_test
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -65,5 +66,60 @@ func TestNewResolvesACustomization(t *testing.T) {
 	broken := theme.New(&rules.Customization{PrimaryColor: "red;}body{display:none", Radius: "huge", LogoURL: "javascript:alert(1)"}, "Shop")
 	if broken.Primary != theme.DefaultPrimary || broken.Radius != theme.DefaultRadius || broken.LogoURL != "" || broken.Title != "Shop" {
 		t.Errorf("broken customization resolved to %+v", broken)
+	}
+}
+
+func TestTheSuggestedColourPassesTheCheckItIsFor(t *testing.T) {
+	// Every 7th step of each channel: pale, dark, saturated and grey
+	// primaries alike.
+	tried := 0
+	for r := 0; r < 256; r += 37 {
+		for g := 0; g < 256; g += 37 {
+			for b := 0; b < 256; b += 37 {
+				primary := fmt.Sprintf("#%02X%02X%02X", r, g, b)
+				th := theme.New(&rules.Customization{PrimaryColor: primary}, "")
+				for _, c := range th.Checks() {
+					if c.Passing() {
+						if c.Suggestion != "" {
+							t.Errorf("%s with %s passes (%.2f) but suggests %s", c.ID, primary, c.Ratio, c.Suggestion)
+						}
+						continue
+					}
+					tried++
+					if c.Suggestion == "" {
+						t.Fatalf("%s with %s (%.2f:1) suggests nothing", c.ID, primary, c.Ratio)
+					}
+					// The suggestion, put in its field, passes the same check.
+					again := theme.New(&rules.Customization{PrimaryColor: c.Suggestion}, "")
+					for _, c2 := range again.Checks() {
+						if c2.ID == c.ID && !c2.Passing() {
+							t.Errorf("%s: %s suggested for %s gives %.2f:1", c.ID, c.Suggestion, primary, c2.Ratio)
+						}
+					}
+				}
+			}
+		}
+	}
+	if tried < 50 {
+		t.Fatalf("only %d failing pairs tried", tried)
+	}
+}
+
+func TestTheSuggestionIsTheNearestLightnessThatPasses(t *testing.T) {
+	// Pure red on white is 4.00:1: a slightly darker red passes, barely.
+	got := theme.Nearest("#FF0000", theme.Passes(theme.White))
+	ratio := theme.Contrast(got, theme.White)
+	if ratio < theme.MinContrast || ratio > 4.7 {
+		t.Errorf("Nearest(#FF0000) = %s at %.2f:1, want just above 4.5:1", got, ratio)
+	}
+	if got[1:3] == "FF" || got[3:] != "0000" {
+		t.Errorf("Nearest(#FF0000) = %s, want a darker pure red", got)
+	}
+	// A pale yellow on white goes dark; nothing changes a passing colour.
+	if got := theme.Nearest("#FFD400", theme.Passes(theme.White)); theme.Contrast(got, theme.White) < theme.MinContrast {
+		t.Errorf("Nearest(#FFD400) = %s fails", got)
+	}
+	if got := theme.Nearest("#0b5fff", theme.Passes(theme.White)); got != "#0B5FFF" {
+		t.Errorf("Nearest of a passing colour = %s, want it unchanged", got)
 	}
 }
