@@ -383,6 +383,39 @@ var migrations = []string{
 	);
 	CREATE INDEX api_requests_by_merchant ON api_requests (merchant_id, id);
 	CREATE INDEX api_requests_at ON api_requests (at)`,
+
+	// 12: branding (issue 35): each merchant's draft of its look, which no
+	// shopper sees, numbered so that two designers never overwrite each
+	// other; every look published, for the history and to revert to; and
+	// the logos designers upload, by the hash of their bytes, served under
+	// /brand/ on every instance.
+	`CREATE TABLE brand_drafts (
+		merchant_id   TEXT PRIMARY KEY,
+		customization TEXT NOT NULL,
+		version       BIGINT NOT NULL CHECK (version >= 1),
+		updated_at    BIGINT NOT NULL,
+		updated_by    TEXT NOT NULL
+	);
+	CREATE TABLE brand_versions (
+		merchant_id   TEXT NOT NULL,
+		version       BIGINT NOT NULL CHECK (version >= 1),
+		customization TEXT NOT NULL,
+		changed       TEXT NOT NULL,
+		reverted_from BIGINT NOT NULL DEFAULT 0,
+		published_at  BIGINT NOT NULL,
+		published_by  TEXT NOT NULL,
+		PRIMARY KEY (merchant_id, version)
+	);
+	CREATE TABLE brand_logos (
+		name         TEXT PRIMARY KEY,
+		merchant_id  TEXT NOT NULL,
+		content_type TEXT NOT NULL,
+		width        INTEGER NOT NULL,
+		height       INTEGER NOT NULL,
+		data         BYTEA NOT NULL,
+		created_at   BIGINT NOT NULL,
+		created_by   TEXT NOT NULL
+	)`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

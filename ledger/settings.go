@@ -156,6 +156,7 @@ const merchantColumns = `id, name, state, managed, version, doc, created_at, upd
 
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 func merchantRows(ctx context.Context, q querier, where string, args ...any) ([]MerchantRow, error) {

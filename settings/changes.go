@@ -130,6 +130,12 @@ func (s *Store) Update(ctx context.Context, by Actor, id string, version int64, 
 // values. A value the rules refuse is a *merchant.FieldError; an edit that
 // changes nothing writes nothing.
 func (s *Store) change(ctx context.Context, by Actor, id string, from int64, edit func(*merchant.Merchant) (string, error)) error {
+	return s.changeIn(ctx, by, id, from, func(_ *ledger.SettingsTx, m *merchant.Merchant) (string, error) { return edit(m) })
+}
+
+// changeIn is change for an edit that writes more in the same change of
+// the settings (a published look's version).
+func (s *Store) changeIn(ctx context.Context, by Actor, id string, from int64, edit func(*ledger.SettingsTx, *merchant.Merchant) (string, error)) error {
 	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
 		row, err := consoleMerchant(ctx, tx, id)
 		if err != nil {
@@ -148,7 +154,7 @@ func (s *Store) change(ctx context.Context, by Actor, id string, from int64, edi
 		if next.LinkKeys == nil {
 			next.LinkKeys = map[string]string{}
 		}
-		action, err := edit(&next)
+		action, err := edit(tx, &next)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,335 @@
+package settings
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"strings"
+	"time"
+
+	"golang.org/x/image/webp"
+
+	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/rules"
+)
+
+// Branding (issue 35): designers save a draft of their merchant's look,
+// which no shopper sees, publish it (a settings change, live on every
+// instance within a poll) and make an older published look live again.
+
+// Draft is a merchant's draft look. With none saved it is the live look, at
+// version 0.
+type Draft struct {
+	Custom    rules.Customization
+	Version   int64
+	Updated   time.Time
+	UpdatedBy string
+}
+
+// DraftConflictError says the draft was saved meanwhile, by whom, and what
+// it holds now.
+type DraftConflictError struct{ Newer Draft }
+
+func (e *DraftConflictError) Error() string { return "draft saved meanwhile by " + e.Newer.UpdatedBy }
+
+// PublishConflictError says another look was published meanwhile.
+type PublishConflictError struct{ Newer Published }
+
+func (e *PublishConflictError) Error() string {
+	return fmt.Sprintf("version %d published meanwhile by %s", e.Newer.Version, e.Newer.By)
+}
+
+// ErrNothingToPublish refuses to publish the look that is live already.
+var ErrNothingToPublish = errors.New("the draft is the live look: nothing to publish")
+
+// Published is a look a merchant published.
+type Published struct {
+	Version int64
+	Custom  rules.Customization
+	// Changed names the fields that differ from the version before.
+	Changed      []string
+	RevertedFrom int64
+	At           time.Time
+	By           string
+}
+
+// Draft is the merchant's draft look: the one saved, or its live look when
+// none was.
+func (s *Store) Draft(ctx context.Context, m *merchant.Merchant) (Draft, error) {
+	row, ok, err := s.Ledger.BrandDraft(ctx, m.ID)
+	if err != nil || !ok {
+		d := Draft{}
+		if m.Customization != nil {
+			d.Custom = *m.Customization
+		}
+		return d, err
+	}
+	d := Draft{Version: row.Version, Updated: row.Updated, UpdatedBy: row.UpdatedBy}
+	return d, json.Unmarshal([]byte(row.Customization), &d.Custom)
+}
+
+// CheckLook applies the rules a look must keep to be saved: PIS-API.md
+// 2.4's, and outside sandbox mode a logo over https. Each refusal names
+// its field ("customization.primaryColor").
+func (s *Store) CheckLook(c rules.Customization) []rules.FieldError {
+	errs := c.Check()
+	if !s.Sandbox && c.LogoURL != "" && !strings.HasPrefix(c.LogoURL, "https://") {
+		errs = append(errs, rules.FieldError{Field: "customization.logoUrl", Reason: rules.ReasonInvalid, Message: "must be an https URL outside sandbox mode"})
+	}
+	return errs
+}
+
+// SaveDraft saves the merchant's draft as the version after from (the
+// version the designer's form was made from): a *DraftConflictError with
+// the newer draft when someone saved since, a *rules.ValidationError when
+// a value breaks the rules. A draft equal to the one saved writes nothing.
+// It returns the draft's version.
+func (s *Store) SaveDraft(ctx context.Context, by Actor, id string, from int64, c rules.Customization) (int64, error) {
+	if errs := s.CheckLook(c); len(errs) > 0 {
+		return 0, &rules.ValidationError{Fields: errs}
+	}
+	raw, _ := json.Marshal(c)
+	version := from
+	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+		if _, err := consoleMerchant(ctx, tx, id); err != nil {
+			return err
+		}
+		old, ok, err := tx.BrandDraft(ctx, id)
+		if err != nil {
+			return err
+		}
+		var before rules.Customization
+		if ok {
+			if old.Version != from {
+				return draftConflict(old)
+			}
+			if old.Customization == string(raw) {
+				return nil
+			}
+			json.Unmarshal([]byte(old.Customization), &before)
+		}
+		if !ok && from != 0 {
+			return ErrNoMerchant
+		}
+		if version, err = tx.PutBrandDraft(ctx, id, string(raw), from, by.Name); err != nil {
+			return err
+		}
+		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: id,
+			Action: "branding draft saved", Fields: strings.Join(lookChanges(&before, &c), ", ")})
+	})
+	return version, err
+}
+
+func draftConflict(row ledger.BrandDraft) error {
+	newer := Draft{Version: row.Version, Updated: row.Updated, UpdatedBy: row.UpdatedBy}
+	if err := json.Unmarshal([]byte(row.Customization), &newer.Custom); err != nil {
+		return err
+	}
+	return &DraftConflictError{Newer: newer}
+}
+
+// Publish makes c the merchant's live look, as the version after live (the
+// one the designer saw live): a *PublishConflictError with the newer one
+// when another was published since. It returns the version published.
+func (s *Store) Publish(ctx context.Context, by Actor, id string, live int64, c rules.Customization) (int64, error) {
+	if errs := s.CheckLook(c); len(errs) > 0 {
+		return 0, &rules.ValidationError{Fields: errs}
+	}
+	return s.publish(ctx, by, id, live, c, 0)
+}
+
+// Revert makes the published version live again, as a new version after
+// live.
+func (s *Store) Revert(ctx context.Context, by Actor, id string, version, live int64) (int64, error) {
+	old, err := s.Ledger.BrandVersion(ctx, id, version)
+	if err != nil {
+		return 0, err
+	}
+	var c rules.Customization
+	if err := json.Unmarshal([]byte(old.Customization), &c); err != nil {
+		return 0, err
+	}
+	return s.publish(ctx, by, id, live, c, version)
+}
+
+func (s *Store) publish(ctx context.Context, by Actor, id string, live int64, c rules.Customization, from int64) (int64, error) {
+	var published int64
+	err := s.changeIn(ctx, by, id, 0, func(tx *ledger.SettingsTx, m *merchant.Merchant) (string, error) {
+		latest, err := tx.LatestBrandVersion(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		if latest != live {
+			newer, err := tx.BrandVersion(ctx, id, latest)
+			if err != nil {
+				return "", err
+			}
+			return "", &PublishConflictError{Newer: publishedOf(newer)}
+		}
+		changes := lookChanges(m.Customization, &c)
+		if len(changes) == 0 {
+			return "", ErrNothingToPublish
+		}
+		m.Customization = nil
+		if c != (rules.Customization{}) {
+			m.Customization = &c
+		}
+		published = latest + 1
+		raw, _ := json.Marshal(c)
+		if err := tx.AddBrandVersion(ctx, ledger.BrandVersion{MerchantID: id, Version: published, Customization: string(raw),
+			Changed: strings.Join(changes, ", "), RevertedFrom: from, PublishedBy: by.Name}); err != nil {
+			return "", err
+		}
+		if from != 0 {
+			return fmt.Sprintf("branding version %d published (version %d again)", published, from), nil
+		}
+		return fmt.Sprintf("branding version %d published", published), nil
+	})
+	return published, err
+}
+
+// History lists the looks the merchant published, newest first.
+func (s *Store) History(ctx context.Context, id string) ([]Published, error) {
+	rows, err := s.Ledger.BrandVersions(ctx, id)
+	var list []Published
+	for _, r := range rows {
+		list = append(list, publishedOf(r))
+	}
+	return list, err
+}
+
+// PublishedVersion reads one published look.
+func (s *Store) PublishedVersion(ctx context.Context, id string, version int64) (Published, error) {
+	row, err := s.Ledger.BrandVersion(ctx, id, version)
+	return publishedOf(row), err
+}
+
+func publishedOf(r ledger.BrandVersion) Published {
+	p := Published{Version: r.Version, RevertedFrom: r.RevertedFrom, At: r.Published, By: r.PublishedBy}
+	json.Unmarshal([]byte(r.Customization), &p.Custom)
+	if r.Changed != "" {
+		p.Changed = strings.Split(r.Changed, ", ")
+	}
+	return p
+}
+
+// lookChanges names the fields of the customization (by their PIS-API.md
+// 2.4 names) that differ between a and b; nil for none.
+func lookChanges(a, b *rules.Customization) []string {
+	fa, fb := lookFields(a), lookFields(b)
+	var names []string
+	for _, name := range LookFields {
+		if fa[name] != fb[name] {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// LookFields are the customization's fields, by their PIS-API.md 2.4 names,
+// in the order the Branding page shows them.
+var LookFields = []string{"title", "logoUrl", "logoHeight", "primaryColor", "bgColor", "spacing", "radius", "modalShadow"}
+
+func lookFields(c *rules.Customization) map[string]string {
+	out := map[string]string{}
+	if c != nil {
+		raw, _ := json.Marshal(c)
+		json.Unmarshal(raw, &out)
+	}
+	return out
+}
+
+// Logo limits (issue 35).
+const (
+	MaxLogoBytes = 512 << 10
+	MaxLogoSide  = 2000
+)
+
+// LogoError says why an upload is not a logo we keep.
+type LogoError struct{ Reason string }
+
+func (e *LogoError) Error() string { return "logo refused: " + e.Reason }
+
+// logoKinds are the images a logo may be, with the name's extension and
+// the decoder that proves it.
+var logoKinds = []struct {
+	format, contentType, ext string
+	decode                   func([]byte) (image.Image, error)
+	config                   func([]byte) (image.Config, error)
+}{
+	{"png", "image/png", "png", func(b []byte) (image.Image, error) { return png.Decode(bytes.NewReader(b)) },
+		func(b []byte) (image.Config, error) { return png.DecodeConfig(bytes.NewReader(b)) }},
+	{"jpeg", "image/jpeg", "jpg", func(b []byte) (image.Image, error) { return jpeg.Decode(bytes.NewReader(b)) },
+		func(b []byte) (image.Config, error) { return jpeg.DecodeConfig(bytes.NewReader(b)) }},
+	{"webp", "image/webp", "webp", func(b []byte) (image.Image, error) { return webp.Decode(bytes.NewReader(b)) },
+		func(b []byte) (image.Config, error) { return webp.DecodeConfig(bytes.NewReader(b)) }},
+}
+
+// ReadLogo checks an upload by decoding it, whatever its name or declared
+// type says: a PNG, JPEG or WebP image of at most MaxLogoBytes and
+// MaxLogoSide pixels a side. SVG is refused: it can carry script. The
+// logo's name is the SHA-256 of its bytes with its kind's extension.
+func ReadLogo(data []byte) (ledger.Logo, error) {
+	if len(data) == 0 {
+		return ledger.Logo{}, &LogoError{"the file is empty"}
+	}
+	if len(data) > MaxLogoBytes {
+		return ledger.Logo{}, &LogoError{fmt.Sprintf("the file is %d KB; a logo may be %d KB at most", (len(data)+1023)/1024, MaxLogoBytes>>10)}
+	}
+	head := strings.ToLower(string(data[:min(len(data), 512)]))
+	if strings.Contains(head, "<svg") || strings.Contains(head, "<?xml") {
+		return ledger.Logo{}, &LogoError{"SVG is not taken: it can carry script. Export the logo as PNG, JPEG or WebP"}
+	}
+	for _, k := range logoKinds {
+		cfg, err := k.config(data)
+		if err != nil {
+			continue
+		}
+		if cfg.Width > MaxLogoSide || cfg.Height > MaxLogoSide {
+			return ledger.Logo{}, &LogoError{fmt.Sprintf("the image is %d×%d pixels; a logo may be %d pixels a side at most", cfg.Width, cfg.Height, MaxLogoSide)}
+		}
+		// The whole image decodes, not only its header: a broken file
+		// would show as a broken image to shoppers.
+		if _, err := k.decode(data); err != nil {
+			return ledger.Logo{}, &LogoError{"the " + strings.ToUpper(k.format) + " image is damaged and cannot be shown"}
+		}
+		sum := sha256.Sum256(data)
+		return ledger.Logo{Name: hex.EncodeToString(sum[:]) + "." + k.ext, ContentType: k.contentType,
+			Width: cfg.Width, Height: cfg.Height, Data: data}, nil
+	}
+	return ledger.Logo{}, &LogoError{"the file is not a PNG, JPEG or WebP image"}
+}
+
+// PutLogo keeps an uploaded logo for the merchant, read by ReadLogo.
+func (s *Store) PutLogo(ctx context.Context, by Actor, id string, logo ledger.Logo) error {
+	logo.MerchantID, logo.CreatedBy = id, by.Name
+	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+		if _, err := consoleMerchant(ctx, tx, id); err != nil {
+			return err
+		}
+		if err := tx.PutLogo(ctx, logo); err != nil {
+			return err
+		}
+		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: id,
+			Action: "logo uploaded: " + logo.Name, Fields: fmt.Sprintf("%s, %d×%d, %d bytes", logo.ContentType, logo.Width, logo.Height, len(logo.Data))})
+	})
+	return err
+}
+
+// LogoKinds names the kinds of image a logo may be, for the upload's
+// accept attribute.
+func LogoKinds() string {
+	var types []string
+	for _, k := range logoKinds {
+		types = append(types, k.contentType)
+	}
+	return strings.Join(types, ",")
+}
