@@ -42,8 +42,10 @@ type config struct {
 	SettingsKeys *settings.Keys
 	// Mailer sends invitations through SMTP_URL's server; nil without it.
 	Mailer *mailer.Mailer
-	// StudioToken opens /studio outside sandbox mode.
-	StudioToken string
+	// StudioTokenSet tells that STUDIO_TOKEN is set: it opened the studio,
+	// which the console's Branding page replaced; it is ignored, with a
+	// warning.
+	StudioTokenSet bool
 	// TrustedProxies are the networks whose X-Forwarded-For is believed.
 	TrustedProxies []*net.IPNet
 	// DatabaseURL names the payments ledger: empty for the SQLite file
@@ -86,7 +88,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		PISBaseURL:      strings.TrimRight(getenv("PIS_BASE_URL"), "/"),
 		PISAPIKey:       or(getenv("PIS_API_KEY"), sandbox.DefaultAPIKey),
 		MerchantsFile:   getenv("MERCHANTS_FILE"),
-		StudioToken:     getenv("STUDIO_TOKEN"),
+		StudioTokenSet:  getenv("STUDIO_TOKEN") != "",
 		InstitutionsTTL: 5 * time.Minute,
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
@@ -137,9 +139,6 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return c, err
 		}
 		c.Mailer = m
-	}
-	if c.StudioToken != "" && len(c.StudioToken) < minKeyLength {
-		return c, fmt.Errorf("STUDIO_TOKEN: shorter than %d characters", minKeyLength)
 	}
 	if v := getenv("TRUSTED_PROXIES"); v != "" {
 		for _, cidr := range strings.Split(v, ",") {

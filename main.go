@@ -292,6 +292,9 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		return closeOnError(err)
 	}
 	a.settings = &settings.Store{Ledger: a.ledger, Keys: settingsKeys, Dir: a.merchants, Sandbox: cfg.sandboxMode(), Log: log}
+	if cfg.StudioTokenSet {
+		log.Warn("STUDIO_TOKEN is ignored: the studio is now the console's Branding page (/console/branding), for each merchant's owners and designers; /studio leads there")
+	}
 	keys := cfg.SessionKeys
 	if len(keys) == 0 {
 		key := make([]byte, 32)
@@ -372,7 +375,6 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		LogoClient:     logoClient(cfg, a.sandbox),
 		Sessions:       store,
 		Sandbox:        cfg.sandboxMode(),
-		StudioToken:    cfg.StudioToken,
 		APIRate:        cfg.APIRate,
 		APIRequests:    a.requests,
 		ProviderOrigin: providerOrigin(cfg),
@@ -390,6 +392,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		BaseURL: cfg.BaseURL, Ledger: a.ledger, Merchants: a.merchants, Settings: a.settings, Orders: a.orders, Webhooks: a.webhooks,
 		Mail:  mailerOf(cfg),
 		Banks: a.banks, Health: a.health, SessionKeys: keys, Assets: static.Assets(), Log: log, Outage: outage,
+		Previews: h.Previews(), Sandbox: cfg.sandboxMode(),
 	})
 	if err != nil {
 		return closeOnError(err)

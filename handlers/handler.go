@@ -17,7 +17,6 @@ import (
 
 	"github.com/paybybank/checkout/handlers/api"
 	"github.com/paybybank/checkout/handlers/shopper"
-	"github.com/paybybank/checkout/handlers/studio"
 	"github.com/paybybank/checkout/handlers/web"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
@@ -52,10 +51,7 @@ type Config struct {
 	// Sandbox is set when the provider is the built-in sandbox: the demo
 	// shop is served and test banks are listed.
 	Sandbox bool
-	// StudioToken opens /studio outside sandbox mode (as the Basic auth
-	// password); with none the studio is off there.
-	StudioToken string
-	Assets      views.Assets
+	Assets  views.Assets
 	// TrustedProxies are the networks whose X-Forwarded-For header tells the
 	// shopper's address (for IP verification); from anywhere else the
 	// header is ignored.
@@ -85,7 +81,7 @@ type Config struct {
 
 // Handler is the whole app's web side: the routes of every audience (the
 // shopper's steps in handlers/shopper, the merchant API in handlers/api,
-// the studio in handlers/studio, health in handlers/health) behind the
+// health in handlers/health) behind the
 // app-wide guards. The console (handlers/console) registers its own routes
 // on the same Echo behind the same guards.
 type Handler struct {
@@ -96,7 +92,6 @@ type Handler struct {
 	audiences map[string]web.Audience
 	steps     *shopper.Steps
 	api       *api.API
-	studio    *studio.Studio
 }
 
 // New returns a Handler.
@@ -117,7 +112,9 @@ func New(cfg Config) *Handler {
 		steps:  steps,
 		api: api.New(api.Config{BaseURL: cfg.BaseURL, Merchants: cfg.Merchants, Orders: cfg.Orders,
 			Health: cfg.Health, Banks: cfg.Banks, APIRate: cfg.APIRate, Now: cfg.Now, Requests: cfg.APIRequests}),
-		studio: studio.New(studio.Config{BaseURL: cfg.BaseURL, Merchants: cfg.Merchants, Sandbox: cfg.Sandbox,
-			StudioToken: cfg.StudioToken, Assets: cfg.Assets, Log: cfg.Log, Now: cfg.Now, Frame: steps}),
 	}
 }
+
+// Previews draws the shopper's pages in a designer's look, for the
+// console's Branding page.
+func (h *Handler) Previews() *shopper.Steps { return h.steps }

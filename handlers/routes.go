@@ -8,10 +8,10 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/paybybank/checkout/handlers/api"
+	"github.com/paybybank/checkout/handlers/brand"
 	"github.com/paybybank/checkout/handlers/demoshop"
 	"github.com/paybybank/checkout/handlers/health"
 	"github.com/paybybank/checkout/handlers/shopper"
-	"github.com/paybybank/checkout/handlers/studio"
 	"github.com/paybybank/checkout/handlers/web"
 	assets "github.com/paybybank/checkout/static"
 )
@@ -80,10 +80,12 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 	programs.GET(RouteAPIBankHealth, h.api.Logged(h.api.ShowBankHealth))
 	programs.GET(RouteAPIContract, h.api.ShowContract)
 
-	// Designers: the studio (package handlers/studio).
-	people.GET(studio.RouteStudio, h.studio.ShowStudio)
-	people.POST(studio.RouteStudio, h.studio.UpdateStudio)
-	people.GET(studio.RouteStudioCheck, h.studio.StudioCheck)
+	// Designers' uploaded logos (package handlers/brand); their Branding
+	// page is the console's.
+	if h.Orders != nil && h.Orders.Ledger != nil {
+		uploaded := &brand.Logos{Store: h.Orders.Ledger}
+		people.GET(brand.Route, uploaded.Serve)
+	}
 
 	// Operators: health (package handlers/health).
 	checks := health.Checks{Ledger: h.Orders.Ledger, Banks: h.Banks, Log: h.Log}

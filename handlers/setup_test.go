@@ -64,8 +64,7 @@ type options struct {
 	knobs    sandbox.Knobs
 	upstream http.Handler  // a provider other than the sandbox
 	trusted  []*net.IPNet  // TRUSTED_PROXIES
-	sandbox  bool          // sandbox mode: the studio open, preview themes honoured
-	studio   string        // STUDIO_TOKEN
+	sandbox  bool          // sandbox mode: preview themes honoured
 	burst    int           // the POST rate limit's burst; high when 0
 	timeout  time.Duration // the provider client's deadline per call
 	// upstreamFor wraps the sandbox in a misbehaving provider.
@@ -209,7 +208,7 @@ func setup(t testing.TB, opts options) *app {
 		Health:   a.health,
 		Sessions: store,
 		Assets:   static.Assets(), Log: log, TrustedProxies: opts.trusted,
-		Sandbox: opts.sandbox, StudioToken: opts.studio,
+		Sandbox: opts.sandbox,
 		PostRate: 0.001, PostBurst: cmp.Or(opts.burst, 1000),
 		APIRate: opts.apiRate, Now: opts.now, APIRequests: requests,
 		// The provider of the tests is on loopback.

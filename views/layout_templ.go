@@ -174,7 +174,7 @@ func Layout(p Page, head templ.Component) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var10 = []any{"mx-auto flex items-center gap-3 px-4 pt-3 sm:pt-8", templ.KV("max-w-xl", !p.Wide), templ.KV("max-w-6xl", p.Wide)}
+		var templ_7745c5c3_Var10 = []any{"mx-auto flex max-w-xl items-center gap-3 px-4 pt-3 sm:pt-8"}
 		templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var10...)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
@@ -263,7 +263,7 @@ func Layout(p Page, head templ.Component) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var16 = []any{"mx-auto px-4 pb-4 pt-2 sm:pt-4", templ.KV("max-w-xl", !p.Wide), templ.KV("max-w-6xl", p.Wide)}
+		var templ_7745c5c3_Var16 = []any{"mx-auto max-w-xl px-4 pb-4 pt-2 sm:pt-4"}
 		templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var16...)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
@@ -293,7 +293,7 @@ func Layout(p Page, head templ.Component) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var18 = []any{"mx-auto px-4 pb-8 text-xs text-page-muted", templ.KV("max-w-xl", !p.Wide), templ.KV("max-w-6xl", p.Wide)}
+		var templ_7745c5c3_Var18 = []any{"mx-auto max-w-xl px-4 pb-8 text-xs text-page-muted"}
 		templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var18...)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err

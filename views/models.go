@@ -21,9 +21,6 @@ type Page struct {
 	// Scripts are extra static scripts the page loads (already versioned).
 	Scripts []string
 	Theme   Theme
-	// Wide lays the page out for a desktop tool (the studio) rather than a
-	// phone-sized checkout.
-	Wide bool
 	// Switch is the language switcher: a GET form to this page.
 	Switch LanguageSwitch
 }
@@ -55,8 +52,8 @@ type Assets struct {
 	BanksJS    string
 	// FrameJS tells a merchant's page around an iframe how tall we are.
 	FrameJS string
-	// StudioJS updates the studio's preview as a designer types.
-	StudioJS string
+	// BrandingJS updates the Branding page's previews as a designer types.
+	BrandingJS string
 	// StatusJS checks a pending payment again without reloading.
 	StatusJS string
 	// FormJS takes the focus from the error summary to a field.

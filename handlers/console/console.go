@@ -84,6 +84,12 @@ type Config struct {
 	// Mail sends invitations by e-mail too (SMTP_URL); none when nil, and
 	// the inviter passes the link on.
 	Mail Mail
+	// Previews draws the shopper's pages in a designer's look (the
+	// shopper's steps).
+	Previews Previews
+	// Sandbox is set when the provider is the built-in sandbox: the
+	// Branding page then makes preview links that walk its checkout.
+	Sandbox bool
 }
 
 // Mail sends an e-mail.
@@ -189,6 +195,17 @@ func (c *Console) Routes(e *echo.Echo) {
 	in(http.MethodPost, RouteWebhookSet, merchant.Develop, c.setWebhook)
 	in(http.MethodPost, RouteWebhookRoll, merchant.Develop, c.rollWebhookSecret)
 	in(http.MethodPost, RouteWebhookEnd, merchant.Develop, c.endOverlap)
+	in(http.MethodGet, RouteBranding, merchant.Brand, c.showBranding)
+	in(http.MethodPost, RouteBranding, merchant.Brand, c.saveBranding)
+	in(http.MethodGet, RouteBrandingCheck, merchant.Brand, c.checkBranding)
+	in(http.MethodGet, RouteBrandingPreview, merchant.Brand, c.previewBranding)
+	in(http.MethodPost, RouteBrandingPublish, merchant.Brand, c.publishBranding)
+	in(http.MethodGet, RouteBrandingHistory, merchant.Brand, c.showBrandingHistory)
+	in(http.MethodPost, RouteBrandingRevert, merchant.Brand, c.revertBranding)
+	in(http.MethodPost, RouteBrandingLogo, merchant.Brand, c.uploadLogo)
+	// The studio was a page of its own; designers have the Branding page.
+	e.GET(RouteStudio, studioMoved)
+	e.HEAD(RouteStudio, studioMoved)
 	in(http.MethodGet, RouteAudit, merchant.Audit, c.showAudit)
 	in(http.MethodGet, RouteAuditCSV, merchant.Audit, c.exportAudit)
 	// The console's own catch-all, under /console/ only: a page of the
@@ -345,6 +362,7 @@ func (c *Console) frame(ec echo.Context, title, nav string) pages.ConsolePage {
 		p.User, p.CSRF = s.user.Email, s.csrf
 		p.Operator = s.user.Operator
 		p.MayManage, p.MayAudit, p.MayDevelop = s.may(merchant.Manage), s.may(merchant.Audit), s.may(merchant.Develop)
+		p.MayBrand = s.may(merchant.Brand)
 		p.Whose = t("console.operator")
 		if m := s.merchant; m != nil {
 			p.Whose = t("console.whose", m.Name, t("console.role."+string(s.role)))

@@ -45,7 +45,17 @@ func (h *Steps) page(c echo.Context, title string) views.Page {
 		l = web.Look{Name: r.Merchant.Name, Custom: r.Custom}
 	}
 	p := web.PageFor(title, l, h.Assets)
-	p.Theme.LogoURL = h.logos.ThemePath(p.Theme.LogoURL)
+	p.Theme.LogoURL = h.logoPath(p.Theme.LogoURL)
 	p.Switch = languageSwitch(c)
 	return p
+}
+
+// logoPath is the app's address of a merchant's logo: an uploaded one's
+// own (/brand/…, served from the ledger), another's as the app fetches and
+// serves it.
+func (h *Steps) logoPath(url string) string {
+	if path, ok := strings.CutPrefix(url, h.BaseURL); ok && strings.HasPrefix(path, "/brand/") {
+		return path
+	}
+	return h.logos.ThemePath(url)
 }

@@ -107,7 +107,7 @@ func New(cfg Config) *Steps {
 	if cfg.Merchants != nil {
 		for _, m := range cfg.Merchants.All() {
 			if m.Customization != nil {
-				h.logos.ThemePath(m.Customization.LogoURL)
+				h.logoPath(m.Customization.LogoURL)
 			}
 		}
 	}

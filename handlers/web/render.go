@@ -71,6 +71,15 @@ func ContentSecurityPolicy(c echo.Context, styleSrc string) string {
 	return "default-src 'self'; style-src 'self'" + styleSrc + "; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action " + formAction + "; frame-ancestors " + ancestors
 }
 
+// FramedBySelf is policy with its frame-ancestors the app's own pages
+// only: a preview of the shopper's pages inside the console's.
+func FramedBySelf(policy string) string {
+	if i := strings.LastIndex(policy, "frame-ancestors"); i >= 0 {
+		policy = policy[:i]
+	}
+	return policy + "frame-ancestors 'self'"
+}
+
 // StyleSources are the CSP sources of a page's inline style elements: the
 // hash of each one's text.
 func StyleSources(page []byte) string {

@@ -1,6 +1,6 @@
 // Package checkout is the shopper's pages: the countries, the banks, the
 // details form, the way to the bank, the phone handoff, the status and error
-// pages, and the studio's preview of them. Components take the plain view
+// pages (which the console's Branding page previews in a draft look). Components take the plain view
 // models of this file, over the views kit (the layout and the form fields);
 // they never see provider types and call nothing but the translations of
 // package i18n, which the context carries.
@@ -177,37 +177,6 @@ type ErrorPage struct {
 	// status; empty outside a checkout.
 	WayBackURL templ.SafeURL
 	ShopName   string
-}
-
-// Ratio is one WCAG contrast check of the studio.
-type Ratio struct {
-	ID    string
-	Label string
-	Text  string
-	// Warn is set below 4.5:1.
-	Warn bool
-}
-
-// StudioPage is the designers' studio: a form for every field of the
-// customization, a preview of three shopper pages in the draft's look, the
-// contrast checks and the JSON to paste into MERCHANTS_FILE.
-type StudioPage struct {
-	views.Page
-	Action    templ.SafeURL
-	Merchants []views.Option
-	Fields    []views.Field
-	Errors    []views.FieldError
-	Ratios    []Ratio
-	JSON      string
-	// PreviewLink is a signed checkout link in the draft's look (sandbox
-	// mode only).
-	PreviewLink templ.SafeURL
-	// Sample content of the preview.
-	Summary    Summary
-	Banks      []BankRow
-	Form       []views.Field
-	StatusHead string
-	StatusText string
 }
 
 // ToBankPage leads from a merchant's frame to the bank's page.

@@ -29,7 +29,9 @@ type ConsolePage struct {
 	Nav string
 	// Operator shows the sections only operators use; MayManage and
 	// MayAudit those the person's role allows.
-	Operator, MayManage, MayAudit, MayDevelop bool
+	Operator, MayManage, MayAudit, MayDevelop, MayBrand bool
+	// Scripts are the page's own scripts, loaded deferred.
+	Scripts []string
 	// ActFor lets a person who belongs to several merchants choose the
 	// one they act for; nil otherwise.
 	ActFor []ConsoleOption

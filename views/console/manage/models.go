@@ -247,3 +247,81 @@ type ConsoleTokenForm struct {
 	Name, Expires string
 	Errors        map[string]string
 }
+
+// ConsoleBranding is the Branding page (issue 35): the editor of the
+// merchant's draft look, its contrast checks and the previews of the
+// shopper's pages in it.
+type ConsoleBranding struct {
+	console.ConsolePage
+	Merchants  []console.ConsoleOption
+	MerchantID string
+	// ReadOnly is set for a merchant the merchants file manages.
+	ReadOnly bool
+	// DraftVersion and LiveVersion are the versions the form was made
+	// from: a save or publish from older ones is told what is newer.
+	DraftVersion, LiveVersion string
+	Fields                    []BrandField
+	Checks                    []BrandCheck
+	// Page is the shopper's page previewed; Pages are those there are.
+	Page  string
+	Pages []console.ConsoleOption
+	// PreviewQuery is the query every preview's address carries.
+	PreviewQuery string
+	// PreviewLink walks the sandbox checkout in the saved draft's look;
+	// empty outside sandbox mode.
+	PreviewLink templ.SafeURL
+	Sandbox     bool
+	// Accept and LogoSize say what a logo may be; LogoError why an upload
+	// was refused.
+	Accept, LogoSize, LogoError string
+	// DraftBy and LiveBy say who saved the draft and published the live
+	// look, and when.
+	DraftBy, LiveBy string
+	// Unpublished is set when the draft is not the live look.
+	Unpublished bool
+	// Confirm asks once more before publishing a look a check warns of.
+	Confirm bool
+	// Newer is what someone saved or published meanwhile.
+	Newer *BrandNewer
+}
+
+// BrandField is one field of the look, as typed.
+type BrandField struct {
+	Name, Label, Hint, Value, Error string
+	// Newer is the field's value someone saved meanwhile.
+	Newer string
+	// Options make it a choice of the provider's values.
+	Options []console.ConsoleOption
+}
+
+// BrandCheck is one contrast check of the look.
+type BrandCheck struct {
+	ID, Label, Ratio string
+	Warn             bool
+	// Field, Suggestion and Advice offer the nearest colour that passes.
+	Field, Suggestion, Advice string
+}
+
+// BrandNewer is a look saved or published meanwhile.
+type BrandNewer struct {
+	Values  map[string]string
+	Version string
+}
+
+// ConsoleBrandingHistory lists every look the merchant published.
+type ConsoleBrandingHistory struct {
+	console.ConsolePage
+	Merchants   []console.ConsoleOption
+	MerchantID  string
+	ReadOnly    bool
+	LiveVersion string
+	Versions    []BrandVersion
+}
+
+// BrandVersion is one published look.
+type BrandVersion struct {
+	Version, At, By, Changed string
+	Live                     bool
+	// Thumb is its bank list's preview; Revert makes it live again.
+	Thumb, Revert templ.SafeURL
+}
