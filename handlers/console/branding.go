@@ -41,6 +41,8 @@ const (
 
 // Previews draws the shopper's pages in a look (package shopper's).
 type Previews interface {
+	// Pages are the pages there are, in the order of a checkout.
+	Pages() []string
 	Preview(ec echo.Context, m *merchant.Merchant, custom *rules.Customization, page string, link func(page string) templ.SafeURL) error
 }
 
@@ -168,8 +170,8 @@ func (c *Console) brandingPage(ec echo.Context, st brandingState, options []page
 		Merchants:   options, MerchantID: m.ID, ReadOnly: m.ReadOnly(),
 		DraftVersion: strconv.FormatInt(f.draft, 10), LiveVersion: strconv.FormatInt(f.live, 10),
 		Checks:   checksOf(f.look),
-		Page:     cmpPage(ec.QueryParam("page")),
-		Pages:    previewPages(),
+		Page:     c.previewPage(ec.QueryParam("page")),
+		Pages:    c.previewPages(),
 		Accept:   settings.LogoKinds(),
 		Sandbox:  c.Sandbox,
 		LogoSize: t("console.branding.logoHint", settings.MaxLogoBytes>>10, settings.MaxLogoSide),
@@ -223,20 +225,17 @@ func lookValues(c rules.Customization) map[string]string {
 	}
 }
 
-func cmpPage(page string) string {
-	if slices.Contains(previewPageIDs, page) {
+// previewPage is the page asked to preview, the bank list when none is.
+func (c *Console) previewPage(page string) string {
+	if slices.Contains(c.Previews.Pages(), page) {
 		return page
 	}
 	return previewPage
 }
 
-// previewPageIDs are the shopper's pages the editor previews, in the order
-// of a checkout (package shopper's PreviewPages).
-var previewPageIDs = []string{"country", "banks", "details", "one-click", "pending", "accepted", "paid", "canceled", "processing", "error"}
-
-func previewPages() []pages.ConsoleOption {
+func (c *Console) previewPages() []pages.ConsoleOption {
 	var out []pages.ConsoleOption
-	for _, p := range previewPageIDs {
+	for _, p := range c.Previews.Pages() {
 		out = append(out, pages.ConsoleOption{Value: p, Label: t("console.branding.page." + p)})
 	}
 	return out
@@ -309,6 +308,9 @@ func (c *Console) checkBranding(ec echo.Context) error {
 // shopper's page in a look: a published version (?version=), the look
 // typed (?typed=1 and the fields), or the saved draft.
 func (c *Console) previewBranding(ec echo.Context) error {
+	if !slices.Contains(c.Previews.Pages(), ec.Param("page")) {
+		return errNotFound
+	}
 	m, options, err := c.settingsMerchant(ec, ec.QueryParam("merchant"))
 	if err != nil {
 		return err

@@ -15,8 +15,7 @@ import (
 // TestEachRoleMayDoWhatTheTableSays walks the permission table of issue 33
 // cell by cell: each role of shop1's team on each action of the console,
 // allowed (the page or the action's answer) or refused with 403 naming
-// the roles that may. The Developers and Branding pages come with their
-// own issues.
+// the roles that may.
 func TestEachRoleMayDoWhatTheTableSays(t *testing.T) {
 	e := setup(t)
 	e.seed("shop1", "A-1", "ing", pisclient.StatusCompleted)
@@ -55,6 +54,11 @@ func TestEachRoleMayDoWhatTheTableSays(t *testing.T) {
 		{"save shop settings", merchant.Manage, post("/console/settings", url.Values{"version": {"0"}, "name": {"x"}})},
 		{"developers", merchant.Develop, get("/console/developers")},
 		{"make a token", merchant.Develop, post("/console/developers/tokens", url.Values{"name": {""}})},
+		{"branding", merchant.Brand, get("/console/branding")},
+		{"a page in the draft look", merchant.Brand, get("/console/branding/preview/banks")},
+		{"branding history", merchant.Brand, get("/console/branding/history")},
+		// shop1 is the merchants file's: allowed, a save is refused 409.
+		{"save a draft", merchant.Brand, post("/console/branding", url.Values{"primaryColor": {"#AA0000"}})},
 		{"audit log", merchant.Audit, get("/console/audit")},
 		{"audit CSV", merchant.Audit, get("/console/audit.csv")},
 	}
@@ -66,6 +70,7 @@ func TestEachRoleMayDoWhatTheTableSays(t *testing.T) {
 		merchant.Develop: {merchant.Owner, merchant.Developer},
 		merchant.Manage:  {merchant.Owner},
 		merchant.Audit:   {merchant.Owner, merchant.Developer},
+		merchant.Brand:   {merchant.Owner, merchant.Designer},
 	}
 	may := func(role merchant.Role, action merchant.Action) bool { return slices.Contains(table[action], role) }
 	for _, role := range merchant.Roles {
@@ -87,7 +92,7 @@ func TestEachRoleMayDoWhatTheTableSays(t *testing.T) {
 		// The menu shows only what the role may use.
 		doc := page(t, b.get("/console"), http.StatusOK)
 		for path, action := range map[string]merchant.Action{"/console/settings": merchant.Manage, "/console/audit": merchant.Audit,
-			"/console/developers": merchant.Develop} {
+			"/console/developers": merchant.Develop, "/console/branding": merchant.Brand} {
 			if shown := doc.Find(`nav a[href="`+path+`"]`).Length() > 0; shown != may(role, action) {
 				t.Errorf("%s: the menu shows %s: %v", role, path, shown)
 			}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/handlers/console"
+	"github.com/paybybank/checkout/handlers/shopper"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/ledger/ledgertest"
 	"github.com/paybybank/checkout/merchant"
@@ -57,6 +58,8 @@ func roleUser(r merchant.Role) string {
 
 // fakeBanks lists two German banks with logos.
 type fakeBanks struct{}
+
+func (fakeBanks) Warm() bool { return true }
 
 func (fakeBanks) List(context.Context) (*banks.List, error) {
 	return banks.NewList([]pisclient.Institution{
@@ -211,7 +214,9 @@ func setupOn(t testing.TB, databaseURL string) *env {
 	e.settings = store
 	e.mail = &fakeMail{}
 	c, err := console.New(console.Config{Mail: e.mail, BaseURL: "http://127.0.0.1", Ledger: l, Merchants: dir, Settings: store, Orders: orders, Webhooks: hooks,
-		Banks: fakeBanks{}, Health: e.health, SessionKeys: [][]byte{[]byte("a-session-key-of-32-bytes-or-more!!")}, Assets: views.Assets{CSS: "/static/app.css"}, Log: log,
+		Banks: fakeBanks{}, Health: e.health, Sandbox: true,
+		Previews: shopper.New(shopper.Config{BaseURL: "http://127.0.0.1", Merchants: dir, Banks: fakeBanks{}, Health: e.health,
+			Assets: views.Assets{CSS: "/static/app.css"}, Log: log}), SessionKeys: [][]byte{[]byte("a-session-key-of-32-bytes-or-more!!")}, Assets: views.Assets{CSS: "/static/app.css"}, Log: log,
 		Now: func() time.Time {
 			if ms := e.frozen.Load(); ms != 0 {
 				return time.UnixMilli(ms)

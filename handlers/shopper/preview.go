@@ -36,6 +36,9 @@ const (
 var PreviewPages = []string{PreviewCountry, PreviewBanks, PreviewDetails, PreviewOneClick, PreviewPending,
 	PreviewAccepted, PreviewPaid, PreviewCanceled, PreviewProcessing, PreviewError}
 
+// Pages are the pages Preview draws.
+func (h *Steps) Pages() []string { return PreviewPages }
+
 // previewRows is how many banks the bank list's preview shows.
 const previewRows = 8
 
@@ -53,7 +56,11 @@ func (h *Steps) Preview(c echo.Context, m *merchant.Merchant, custom *rules.Cust
 	if custom == nil {
 		custom = &rules.Customization{}
 	}
-	web.RequestOf(c).ForMerchant(m, custom)
+	// Served outside the steps (from the console's routes), the request
+	// may have no description yet: this one is kept for the page.
+	r := web.RequestOf(c)
+	r.ForMerchant(m, custom)
+	web.SetRequest(c, r)
 	list, err := h.Banks.List(c.Request().Context())
 	if err != nil {
 		return err
