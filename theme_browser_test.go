@@ -125,29 +125,3 @@ func TestThemesOnOurPages(t *testing.T) {
 		})
 	}
 }
-
-// TestStudioPreviewFollowsTheDesigner: with script, the preview takes a new
-// primary colour as the designer types, without a submit.
-func TestStudioPreviewFollowsTheDesigner(t *testing.T) {
-	ctx := browser(t)
-	s := start(t, nil)
-	button := `document.querySelector('[data-testid="preview-button"]')`
-	step(t, ctx, "type a colour in the studio",
-		chromedp.Navigate(s.base+"/studio"),
-		chromedp.WaitVisible(chromedp.ID("primaryColor")),
-		chromedp.Clear(chromedp.ID("primaryColor")),
-		chromedp.SendKeys(chromedp.ID("primaryColor"), "#AA0000"),
-	)
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`getComputedStyle(`+button+`).backgroundColor === "rgb(170, 0, 0)"`, chromedp.WithPollingTimeout(stepLimit))); err != nil {
-		got, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(`+button+`).backgroundColor`))
-		t.Errorf("the preview button is %s after typing #AA0000: %v", got, err)
-	}
-	if loc, _ := chromedp.Run(ctx, chromedp.Location()); loc != s.base+"/studio" {
-		t.Errorf("the page was submitted: %s", loc)
-	}
-	if json, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("studio-json"))); !strings.Contains(json, `"primaryColor": "#AA0000"`) {
-		t.Errorf("the JSON did not follow: %s", json)
-	}
-	shot := value(t, ctx, "a screenshot", chromedp.FullScreenshot(100))
-	artifact(t, "studio.png", shot)
-}

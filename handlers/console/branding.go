@@ -420,7 +420,7 @@ func (c *Console) brandingRefused(ec echo.Context, m *merchant.Merchant, options
 	page.Notice, page.NoticeError, page.Newer = notice, true, newer
 	if newer != nil {
 		for i := range page.Fields {
-			page.Fields[i].Newer = newer.Values[page.Fields[i].Name]
+			page.Fields[i].Newer, page.Fields[i].Conflict = newer.Values[page.Fields[i].Name], true
 		}
 	}
 	return render(ec, status, manage.ConsoleBrandingPage(page))

@@ -1033,7 +1033,7 @@ func brandField(f BrandField, readOnly bool) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		if f.Newer != f.Value {
+		if f.Conflict && f.Newer != f.Value {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 98, "<p class=\"mt-1 text-sm\" data-testid=\"newer-value\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

@@ -288,8 +288,9 @@ type ConsoleBranding struct {
 // BrandField is one field of the look, as typed.
 type BrandField struct {
 	Name, Label, Hint, Value, Error string
-	// Newer is the field's value someone saved meanwhile.
-	Newer string
+	// Newer is the field's value someone saved meanwhile, when Conflict.
+	Newer    string
+	Conflict bool
 	// Options make it a choice of the provider's values.
 	Options []console.ConsoleOption
 }
