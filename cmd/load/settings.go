@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/password"
 )
 
@@ -101,8 +103,13 @@ func runSettings(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 	}
 	const shop = "loadshop"
-	if _, err := people[0].post("/console/merchants", url.Values{"id": {shop}, "name": {"Load shop"}, "return_origins": {"https://loadshop.example"}}); err != nil {
+	_, page, err := people[0].postPage("/console/merchants", url.Values{"id": {shop}, "name": {"Load shop"}, "return_origins": {"https://loadshop.example"}})
+	if err != nil {
 		return err
+	}
+	kid, secret := shownOnce.FindStringSubmatch(page), shownSecret.FindStringSubmatch(page)
+	if kid == nil || secret == nil {
+		return errors.New("the new merchant's link key is not on the page")
 	}
 
 	var seen []time.Duration
@@ -145,6 +152,18 @@ func runSettings(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "  live on another instance: p50 %s, p99 %s, max %s (%d pages)\n",
 		s.pct(0.5).Round(time.Millisecond), s.pct(0.99).Round(time.Millisecond), s.pct(1).Round(time.Millisecond), len(seen))
 
+	// Looks published on the first instance, each timed until a shopper's
+	// page on each other instance wears it (issue 35).
+	m := &merchant.Merchant{ID: shop, LinkKeys: map[string]string{kid[1]: secret[1]}}
+	published, err := timePublishes(people[0], apps[1:], m, *changes)
+	if err != nil {
+		return err
+	}
+	s = sample{latencies: published}
+	fmt.Fprintf(stdout, "branding: %d looks published on one instance, each timed until a shopper's page on two others wears it\n", *changes)
+	fmt.Fprintf(stdout, "  live on another instance: p50 %s, p99 %s, max %s (%d pages)\n",
+		s.pct(0.5).Round(time.Millisecond), s.pct(0.99).Round(time.Millisecond), s.pct(1).Round(time.Millisecond), len(published))
+
 	// The bank page of the first instance, first alone, then while a
 	// change lands every second: the same run, so that the machine's
 	// state is the same for both.
@@ -176,6 +195,70 @@ func runSettings(ctx context.Context, args []string, stdout io.Writer) error {
 	churned.Wait()
 	fmt.Fprintf(stdout, "  settings changes during the run: %d\n", changed)
 	return err
+}
+
+// shownOnce and shownSecret read a new merchant's first link key off the
+// page that shows it once.
+var (
+	shownOnce   = regexp.MustCompile(`data-testid="new-link-key-id">([^<]+)<`)
+	shownSecret = regexp.MustCompile(`data-testid="new-link-key-secret">([^<]+)<`)
+	draftField  = regexp.MustCompile(`name="draft_version" value="([0-9]+)"`)
+	liveField   = regexp.MustCompile(`name="live_version" value="([0-9]+)"`)
+)
+
+// timePublishes publishes n looks of m as p, each a new primary colour,
+// and times each from the publish's answer until a shopper's page of m on
+// every one of others wears it.
+func timePublishes(p *consolePerson, others []*appProcess, m *merchant.Merchant, n int) ([]time.Duration, error) {
+	var seen []time.Duration
+	client := &http.Client{Timeout: 10 * time.Second}
+	for i := range n {
+		colour := fmt.Sprintf("#%02X2040", 0x20+i%0xC0)
+		body, err := p.get("/console/branding?merchant=" + m.ID)
+		if err != nil {
+			return nil, err
+		}
+		draft, live := draftField.FindStringSubmatch(body), liveField.FindStringSubmatch(body)
+		if draft == nil || live == nil {
+			return nil, errors.New("the branding page has no versions")
+		}
+		res, err := p.post("/console/branding/publish", url.Values{"merchant": {m.ID}, "draft_version": {draft[1]},
+			"live_version": {live[1]}, "primaryColor": {colour}, "anyway": {"1"}})
+		if err != nil {
+			return nil, err
+		}
+		if res.StatusCode != http.StatusSeeOther {
+			return nil, fmt.Errorf("publishing look %d: %d", i+1, res.StatusCode)
+		}
+		answered := time.Now()
+		for j, other := range others {
+			for {
+				// A new order each time: the shopper's first page, in the
+				// look the instance serves now.
+				l := order.Link{Order: order.Order{ID: fmt.Sprintf("LOOK-%d-%d-%d", i, j, time.Now().UnixNano()), Amount: "1.00",
+					Currency: "EUR", ReturnURL: "https://loadshop.example/", KID: m.NewestKID()}, TTL: time.Hour}
+				link, err := l.URL(other.base, m, time.Now())
+				if err != nil {
+					return nil, err
+				}
+				page, err := client.Get(link)
+				if err != nil {
+					return nil, err
+				}
+				html, _ := io.ReadAll(page.Body)
+				page.Body.Close()
+				if strings.Contains(string(html), "--color-primary:"+colour) {
+					seen = append(seen, time.Since(answered))
+					break
+				}
+				if time.Since(answered) > 30*time.Second {
+					return nil, fmt.Errorf("look %d not worn on %s after 30 s", i+1, other.base)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+	}
+	return seen, nil
 }
 
 // scratchDatabase makes a database of its own on the server and returns
@@ -258,17 +341,23 @@ func (p *consolePerson) get(path string) (string, error) {
 }
 
 func (p *consolePerson) post(path string, form url.Values) (*http.Response, error) {
+	res, _, err := p.postPage(path, form)
+	return res, err
+}
+
+// postPage is post with the page answered.
+func (p *consolePerson) postPage(path string, form url.Values) (*http.Response, string, error) {
 	form.Set("csrf", p.csrf)
 	res, err := p.client.PostForm(p.base+path, form)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	io.Copy(io.Discard, res.Body)
+	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	if res.StatusCode >= 400 {
-		return res, fmt.Errorf("POST %s: %d", path, res.StatusCode)
+		return res, "", fmt.Errorf("POST %s: %d", path, res.StatusCode)
 	}
-	return res, nil
+	return res, string(body), nil
 }
 
 // rename saves a merchant's name from the settings form's current version.
