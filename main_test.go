@@ -771,3 +771,20 @@ func mustParse(t *testing.T, raw string) *url.URL {
 	}
 	return u
 }
+
+func TestTheStudioTokenIsIgnoredWithAWarningNamingTheConsole(t *testing.T) {
+	var logs syncBuffer
+	s := startLogging(t, map[string]string{"STUDIO_TOKEN": "a-studio-token-from-an-older-deployment"}, &logs)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := client.Get(s.base + "/studio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusPermanentRedirect || res.Header.Get("Location") != "/console/branding" {
+		t.Errorf("/studio answers %d → %q, want 308 to /console/branding", res.StatusCode, res.Header.Get("Location"))
+	}
+	if log := logs.String(); !strings.Contains(log, "STUDIO_TOKEN is ignored") || !strings.Contains(log, "/console/branding") {
+		t.Errorf("no warning naming the console for STUDIO_TOKEN:\n%s", log)
+	}
+}
