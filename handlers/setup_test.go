@@ -208,7 +208,7 @@ func setup(t testing.TB, opts options) *app {
 		Health:   a.health,
 		Sessions: store,
 		Assets:   static.Assets(), Log: log, TrustedProxies: opts.trusted,
-		Sandbox: opts.sandbox,
+		Sandbox:  opts.sandbox,
 		PostRate: 0.001, PostBurst: cmp.Or(opts.burst, 1000),
 		APIRate: opts.apiRate, Now: opts.now, APIRequests: requests,
 		// The provider of the tests is on loopback.

@@ -169,12 +169,11 @@ func (c *Console) brandingPage(ec echo.Context, st brandingState, options []page
 		ConsolePage: c.frame(ec, t("console.branding"), "branding"),
 		Merchants:   options, MerchantID: m.ID, ReadOnly: m.ReadOnly(),
 		DraftVersion: strconv.FormatInt(f.draft, 10), LiveVersion: strconv.FormatInt(f.live, 10),
-		Checks:   checksOf(f.look),
-		Page:     c.previewPage(ec.QueryParam("page")),
-		Pages:    c.previewPages(),
-		Accept:   settings.LogoKinds(),
-		Sandbox:  c.Sandbox,
-		LogoSize: t("console.branding.logoHint", settings.MaxLogoBytes>>10, settings.MaxLogoSide),
+		Checks:    checksOf(f.look),
+		Page:      c.previewPage(ec.QueryParam("page")),
+		Pages:     c.previewPages(),
+		Accept:    settings.LogoKinds(),
+		LogoSize:  t("console.branding.logoHint", settings.MaxLogoBytes>>10, settings.MaxLogoSide),
 		LogoError: f.errors["logo"],
 	}
 	page.ConsolePage.Scripts = []string{c.Assets.BrandingJS}

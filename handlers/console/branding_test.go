@@ -48,7 +48,7 @@ func TestADesignerSavesADraftThatNoShopperSeesThenPublishesItEverywhere(t *testi
 	other := setupOn(t, db)
 	ann, doc := designerOfShop3(t, e, "ann@shop3.example")
 	for _, id := range []string{"preview-phone", "preview-desktop"} {
-		if src := doc.Find(`[data-testid="` + id + `"]`).AttrOr("src", ""); src != "/console/branding/preview/banks?" {
+		if src := doc.Find(`[data-testid="`+id+`"]`).AttrOr("src", ""); src != "/console/branding/preview/banks?" {
 			t.Errorf("%s shows %q", id, src)
 		}
 	}

@@ -270,7 +270,6 @@ type ConsoleBranding struct {
 	// PreviewLink walks the sandbox checkout in the saved draft's look;
 	// empty outside sandbox mode.
 	PreviewLink templ.SafeURL
-	Sandbox     bool
 	// Accept and LogoSize say what a logo may be; LogoError why an upload
 	// was refused.
 	Accept, LogoSize, LogoError string
