@@ -499,6 +499,7 @@ var consoleEN = map[string]string{
 	"console.branding.publishAnyway":         "Publish anyway",
 	"console.branding.save":                  "Save draft",
 	"console.branding.publish":               "Publish",
+	"console.branding.previewTyped":          "Preview",
 	"console.branding.preview":               "Preview",
 	"console.branding.page":                  "Page",
 	"console.branding.phone":                 "Phone, 390 px wide",

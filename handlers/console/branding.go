@@ -305,17 +305,21 @@ func (c *Console) checkBranding(ec echo.Context) error {
 
 // previewBranding answers GET /console/branding/preview/{page}: the
 // shopper's page in a look: a published version (?version=), the look
-// typed (?typed=1 and the fields), or the saved draft.
+// typed (?typed=1 and the fields), or the saved draft. POST answers the
+// editor's Preview button without script: the page in the look typed,
+// saving nothing.
 func (c *Console) previewBranding(ec echo.Context) error {
 	if !slices.Contains(c.Previews.Pages(), ec.Param("page")) {
 		return errNotFound
 	}
-	m, options, err := c.settingsMerchant(ec, ec.QueryParam("merchant"))
+	m, options, err := c.settingsMerchant(ec, ec.FormValue("merchant"))
 	if err != nil {
 		return err
 	}
 	var look rules.Customization
 	switch {
+	case ec.Request().Method == http.MethodPost:
+		look = formOf(ec).look
 	case ec.QueryParam("version") != "":
 		v, _ := strconv.ParseInt(ec.QueryParam("version"), 10, 64)
 		p, err := c.Settings.PublishedVersion(ec.Request().Context(), m.ID, v)
@@ -334,10 +338,19 @@ func (c *Console) previewBranding(ec echo.Context) error {
 		}
 		look = d.Custom
 	}
+	// The page's links lead to the other pages in the same look.
 	keep := url.Values{}
 	for k, v := range ec.QueryParams() {
 		if k != "page" {
 			keep[k] = v
+		}
+	}
+	if ec.Request().Method == http.MethodPost {
+		keep.Set("typed", "1")
+		for name, v := range lookValues(look) {
+			if v != "" {
+				keep.Set(name, v)
+			}
 		}
 	}
 	link := func(page string) templ.SafeURL {

@@ -15,6 +15,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/paybybank/checkout/ledger/ledgertest"
+	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/theme"
 )
 
@@ -97,6 +98,16 @@ func TestADesignerSavesADraftThatNoShopperSeesThenPublishesItEverywhere(t *testi
 		page(t, ann.get("/console/branding/preview/"+p), http.StatusOK)
 	}
 	page(t, ann.get("/console/branding/preview/nowhere"), http.StatusNotFound)
+	// Without script, Preview posts the look typed and answers the page in
+	// it, saving nothing.
+	posted := page(t, ann.post("/console/branding/preview/banks", editor(doc, map[string]string{"primaryColor": "#00AA00"})), http.StatusOK)
+	if !strings.Contains(posted.Find("style").Text(), "--color-primary:#00AA00") ||
+		!strings.Contains(posted.Find(`[data-testid="bank"] a, a[data-testid="bank"]`).First().AttrOr("href", ""), "primaryColor=%2300AA00") {
+		t.Error("the posted preview is not in the look typed, or its links lose it")
+	}
+	if d, _ := e.settings.Draft(ctx, mustMerchant(t, e, "shop3")); d.Custom.PrimaryColor != "#FFD400" {
+		t.Errorf("a preview saved the draft: %+v", d.Custom)
+	}
 
 	// The live check answers what the page says.
 	var check struct {
@@ -257,4 +268,13 @@ func TestTheStudioLeadsToTheBrandingPage(t *testing.T) {
 	if doc.Find(`[data-testid="read-only"]`).Length() != 1 || doc.Find(`[data-testid="publish"]`).Length() != 0 {
 		t.Error("the file's merchant can be changed on the Branding page")
 	}
+}
+
+func mustMerchant(t *testing.T, e *env, id string) *merchant.Merchant {
+	t.Helper()
+	m, ok := e.settings.Dir.Get(id)
+	if !ok {
+		t.Fatalf("no merchant %s", id)
+	}
+	return m
 }

@@ -199,6 +199,7 @@ func (c *Console) Routes(e *echo.Echo) {
 	in(http.MethodPost, RouteBranding, merchant.Brand, c.saveBranding)
 	in(http.MethodGet, RouteBrandingCheck, merchant.Brand, c.checkBranding)
 	in(http.MethodGet, RouteBrandingPreview, merchant.Brand, c.previewBranding)
+	in(http.MethodPost, RouteBrandingPreview, merchant.Brand, c.previewBranding)
 	in(http.MethodPost, RouteBrandingPublish, merchant.Brand, c.publishBranding)
 	in(http.MethodGet, RouteBrandingHistory, merchant.Brand, c.showBrandingHistory)
 	in(http.MethodPost, RouteBrandingRevert, merchant.Brand, c.revertBranding)
