@@ -28,20 +28,20 @@ func (c *Console) showAccount(ec echo.Context) error {
 	}
 	switch ec.QueryParam("done") {
 	case "password":
-		page.Notice = t("console.account.passwordChanged")
+		page.Notice = t(ec, "console.account.passwordChanged")
 	case "others":
-		page.Notice = t("console.account.othersEnded")
+		page.Notice = t(ec, "console.account.othersEnded")
 	case "off":
-		page.Notice = t("console.twoStep.off")
+		page.Notice = t(ec, "console.twoStep.off")
 	case "recovery":
-		page.Notice = t("console.twoStep.recoveryUsed")
+		page.Notice = t(ec, "console.twoStep.recoveryUsed")
 	}
 	return render(ec, http.StatusOK, manage.ConsoleAccountPage(page))
 }
 
 func (c *Console) accountPage(ec echo.Context) (manage.ConsoleAccount, error) {
 	s := sessionOf(ec)
-	page := manage.ConsoleAccount{ConsolePage: c.frame(ec, t("console.account"), "account"), Email: s.user.Email,
+	page := manage.ConsoleAccount{ConsolePage: c.frame(ec, t(ec, "console.account"), "account"), Email: s.user.Email,
 		FromFile: s.user.Managed == merchant.ManagedByFile, TwoStep: s.user.TwoStep, MustSetUp: mustSetUpTwoStep(s.user)}
 	if s.user.TwoStep {
 		left, err := c.Ledger.RecoveryCodesLeft(ec.Request().Context(), s.user.Email)
@@ -73,27 +73,27 @@ func (c *Console) changePassword(ec echo.Context) error {
 			return err
 		}
 		page.Errors = map[string]string{field: reason}
-		page.Notice, page.NoticeError = t("console.form.fix"), true
+		page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
 		return render(ec, status, manage.ConsoleAccountPage(page))
 	}
 	tries := c.passwordTries(ec, s.user.Email)
 	if over, err := tries.exhausted(MaxFailures); err != nil {
 		return err
 	} else if over {
-		return refuse(http.StatusTooManyRequests, "current", t("console.login.tooMany"))
+		return refuse(http.StatusTooManyRequests, "current", t(ec, "console.login.tooMany"))
 	}
 	if !s.user.Matches(ec.FormValue("current")) {
 		if err := tries.refused(); err != nil {
 			return err
 		}
-		return refuse(http.StatusUnauthorized, "current", t("console.invite.wrongPassword"))
+		return refuse(http.StatusUnauthorized, "current", t(ec, "console.invite.wrongPassword"))
 	}
 	pw := ec.FormValue("password")
 	if err := password.CheckNew(pw); err != nil {
 		return refuse(http.StatusUnprocessableEntity, "password", err.Error())
 	}
 	if pw != ec.FormValue("password_again") {
-		return refuse(http.StatusUnprocessableEntity, "password_again", t("console.invite.mismatch"))
+		return refuse(http.StatusUnprocessableEntity, "password_again", t(ec, "console.invite.mismatch"))
 	}
 	phc, err := password.Hash(pw, password.Default)
 	if err != nil {

@@ -234,9 +234,9 @@ func (c *Console) showLogin(ec echo.Context) error {
 	m := pages.ConsoleLogin{Next: ec.QueryParam("next")}
 	switch {
 	case ec.QueryParam("out") == "1":
-		m.Notice = t("console.signedOut")
+		m.Notice = t(ec, "console.signedOut")
 	case ec.QueryParam("ended") == "1":
-		m.Notice = t("console.sessionEnded")
+		m.Notice = t(ec, "console.sessionEnded")
 	}
 	return c.loginForm(ec, http.StatusOK, m)
 }
@@ -249,7 +249,7 @@ func (c *Console) loginForm(ec echo.Context, status int, m pages.ConsoleLogin) e
 	if err := sess.Save(ec.Request(), ec.Response()); err != nil {
 		return err
 	}
-	m.ConsolePage = pages.ConsolePage{Title: t("console.login.title"), Assets: c.Assets, CSRF: sess.Values["csrf"].(string),
+	m.ConsolePage = pages.ConsolePage{Title: t(ec, "console.login.title"), Assets: c.Assets, CSRF: sess.Values["csrf"].(string),
 		Notice: m.Notice}
 	return render(ec, status, pages.ConsoleLoginPage(m))
 }
@@ -268,7 +268,7 @@ func (c *Console) signIn(ec echo.Context) error {
 	want, _ := pre.Values["csrf"].(string)
 	if err != nil || want == "" || subtle.ConstantTimeCompare([]byte(ec.FormValue("csrf")), []byte(want)) != 1 {
 		c.log(ec).Warn("console sign-in refused: no valid form token", "email", maskEmail(email))
-		form.Error = t("console.login.expired")
+		form.Error = t(ec, "console.login.expired")
 		return c.loginForm(ec, http.StatusForbidden, form)
 	}
 	tries := c.passwordTries(ec, email)
@@ -276,11 +276,11 @@ func (c *Console) signIn(ec echo.Context) error {
 		return err
 	} else if over {
 		c.log(ec).Warn("console sign-in refused: too many tries", "email", maskEmail(email), "address", ec.RealIP())
-		form.Error = t("console.login.tooMany")
+		form.Error = t(ec, "console.login.tooMany")
 		return c.loginForm(ec, http.StatusTooManyRequests, form)
 	}
 	if email == "" || pw == "" {
-		form.Error = t("console.login.missing")
+		form.Error = t(ec, "console.login.missing")
 		return c.loginForm(ec, http.StatusUnprocessableEntity, form)
 	}
 	u, known := c.Merchants.ConsoleUser(email)
@@ -295,7 +295,7 @@ func (c *Console) signIn(ec echo.Context) error {
 			return err
 		}
 		c.log(ec).Warn("console sign-in refused: wrong e-mail or password", "email", maskEmail(email), "address", ec.RealIP())
-		form.Error = t("console.login.wrong")
+		form.Error = t(ec, "console.login.wrong")
 		return c.loginForm(ec, http.StatusUnauthorized, form)
 	}
 	if u.TwoStep {

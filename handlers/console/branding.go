@@ -149,11 +149,11 @@ func (c *Console) showBranding(ec echo.Context) error {
 	page := c.brandingPage(ec, st, options, brandingForm{look: st.draft.Custom, draft: st.draft.Version, live: st.live.Version})
 	switch ec.QueryParam("done") {
 	case "saved":
-		page.Notice = t("console.branding.saved")
+		page.Notice = t(ec, "console.branding.saved")
 	case "published":
-		page.Notice = t("console.branding.published", st.live.Version)
+		page.Notice = t(ec, "console.branding.published", st.live.Version)
 	case "logo":
-		page.Notice = t("console.branding.logoUploaded")
+		page.Notice = t(ec, "console.branding.logoUploaded")
 	}
 	return render(ec, http.StatusOK, manage.ConsoleBrandingPage(page))
 }
@@ -166,22 +166,22 @@ func (c *Console) brandingPage(ec echo.Context, st brandingState, options []page
 		f.errors = errorsOf(c.Settings.CheckLook(f.look))
 	}
 	page := manage.ConsoleBranding{
-		ConsolePage: c.frame(ec, t("console.branding"), "branding"),
+		ConsolePage: c.frame(ec, t(ec, "console.branding"), "branding"),
 		Merchants:   options, MerchantID: m.ID, ReadOnly: m.ReadOnly(),
 		DraftVersion: strconv.FormatInt(f.draft, 10), LiveVersion: strconv.FormatInt(f.live, 10),
-		Checks:    checksOf(f.look),
+		Checks:    checksOf(ec, f.look),
 		Page:      c.previewPage(ec.QueryParam("page")),
-		Pages:     c.previewPages(),
+		Pages:     c.previewPages(ec),
 		Accept:    settings.LogoKinds(),
-		LogoSize:  t("console.branding.logoHint", settings.MaxLogoBytes>>10, settings.MaxLogoSide),
+		LogoSize:  t(ec, "console.branding.logoHint", settings.MaxLogoBytes>>10, settings.MaxLogoSide),
 		LogoError: f.errors["logo"],
 	}
 	page.ConsolePage.Scripts = []string{c.Assets.BrandingJS}
 	if st.draft.UpdatedBy != "" {
-		page.DraftBy = t("console.branding.draftBy", st.draft.UpdatedBy, when(st.draft.Updated))
+		page.DraftBy = t(ec, "console.branding.draftBy", st.draft.UpdatedBy, when(st.draft.Updated))
 	}
 	if st.live.Version != 0 {
-		page.LiveBy = t("console.branding.liveBy", st.live.Version, st.live.By, when(st.live.At))
+		page.LiveBy = t(ec, "console.branding.liveBy", st.live.Version, st.live.By, when(st.live.At))
 	}
 	live := rules.Customization{}
 	if m.Customization != nil {
@@ -192,12 +192,12 @@ func (c *Console) brandingPage(ec echo.Context, st brandingState, options []page
 	}
 	values := lookValues(f.look)
 	for _, name := range settings.LookFields {
-		field := manage.BrandField{Name: name, Label: t("console.branding.field." + name), Hint: t("console.branding.hint." + name),
+		field := manage.BrandField{Name: name, Label: t(ec, "console.branding.field."+name), Hint: t(ec, "console.branding.hint."+name),
 			Value: values[name], Error: f.errors[name]}
 		if allowed, ok := enumOf[name]; ok {
-			field.Options = append(field.Options, pages.ConsoleOption{Value: "", Label: t("console.branding.default"), Selected: values[name] == ""})
+			field.Options = append(field.Options, pages.ConsoleOption{Value: "", Label: t(ec, "console.branding.default"), Selected: values[name] == ""})
 			for _, v := range allowed {
-				field.Options = append(field.Options, pages.ConsoleOption{Value: v, Label: t("console.branding.enum." + v), Selected: v == values[name]})
+				field.Options = append(field.Options, pages.ConsoleOption{Value: v, Label: t(ec, "console.branding.enum."+v), Selected: v == values[name]})
 			}
 		}
 		page.Fields = append(page.Fields, field)
@@ -232,10 +232,10 @@ func (c *Console) previewPage(page string) string {
 	return previewPage
 }
 
-func (c *Console) previewPages() []pages.ConsoleOption {
+func (c *Console) previewPages(ec echo.Context) []pages.ConsoleOption {
 	var out []pages.ConsoleOption
 	for _, p := range c.Previews.Pages() {
-		out = append(out, pages.ConsoleOption{Value: p, Label: t("console.branding.page." + p)})
+		out = append(out, pages.ConsoleOption{Value: p, Label: t(ec, "console.branding.page."+p)})
 	}
 	return out
 }
@@ -254,13 +254,13 @@ func previewQuery(m *merchant.Merchant, options []pages.ConsoleOption, extra url
 }
 
 // checksOf are a look's contrast checks as the editor says them.
-func checksOf(look rules.Customization) []manage.BrandCheck {
+func checksOf(ec echo.Context, look rules.Customization) []manage.BrandCheck {
 	var out []manage.BrandCheck
 	for _, ch := range theme.New(&look, "").Checks() {
-		bc := manage.BrandCheck{ID: ch.ID, Label: t("console.branding.check." + ch.ID), Ratio: fmt.Sprintf("%.2f:1", ch.Ratio), Warn: !ch.Passing()}
+		bc := manage.BrandCheck{ID: ch.ID, Label: t(ec, "console.branding.check."+ch.ID), Ratio: fmt.Sprintf("%.2f:1", ch.Ratio), Warn: !ch.Passing()}
 		if ch.Suggestion != "" {
 			bc.Field, bc.Suggestion = ch.Field, ch.Suggestion
-			bc.Advice = t("console.branding.suggest", t("console.branding.field."+ch.Field), ch.Suggestion,
+			bc.Advice = t(ec, "console.branding.suggest", t(ec, "console.branding.field."+ch.Field), ch.Suggestion,
 				fmt.Sprintf("%.2f:1", theme.Contrast(ch.Suggestion, otherOf(ch))))
 		}
 		out = append(out, bc)
@@ -296,7 +296,7 @@ func (c *Console) checkBranding(ec echo.Context) error {
 		vars[v[0]] = v[1]
 	}
 	checks := map[string]any{}
-	for _, ch := range checksOf(look) {
+	for _, ch := range checksOf(ec, look) {
 		checks[ch.ID] = map[string]any{"ratio": ch.Ratio, "warn": ch.Warn, "advice": ch.Advice, "field": ch.Field, "suggestion": ch.Suggestion}
 	}
 	ec.Response().Header().Set("Cache-Control", "no-store")
@@ -403,7 +403,7 @@ func (c *Console) brandingRefused(ec echo.Context, m *merchant.Merchant, options
 		pc     *settings.PublishConflictError
 		le     *settings.LogoError
 		status = http.StatusUnprocessableEntity
-		notice = t("console.form.fix")
+		notice = t(ec, "console.form.fix")
 		newer  *manage.BrandNewer
 	)
 	switch {
@@ -415,14 +415,14 @@ func (c *Console) brandingRefused(ec echo.Context, m *merchant.Merchant, options
 		// The newer draft's number goes with the form: saved again, what
 		// was typed goes over what is shown.
 		status, f.draft = http.StatusConflict, dc.Newer.Version
-		notice = t("console.branding.draftConflict", dc.Newer.UpdatedBy, when(dc.Newer.Updated))
+		notice = t(ec, "console.branding.draftConflict", dc.Newer.UpdatedBy, when(dc.Newer.Updated))
 		newer = &manage.BrandNewer{Values: lookValues(dc.Newer.Custom)}
 	case errors.As(err, &pc):
 		status, f.live = http.StatusConflict, pc.Newer.Version
-		notice = t("console.branding.publishConflict", pc.Newer.Version, pc.Newer.By, when(pc.Newer.At))
+		notice = t(ec, "console.branding.publishConflict", pc.Newer.Version, pc.Newer.By, when(pc.Newer.At))
 		newer = &manage.BrandNewer{Values: lookValues(pc.Newer.Custom), Version: strconv.FormatInt(pc.Newer.Version, 10)}
 	case errors.Is(err, settings.ErrNothingToPublish):
-		status, notice = http.StatusConflict, t("console.branding.nothingToPublish")
+		status, notice = http.StatusConflict, t(ec, "console.branding.nothingToPublish")
 	case errors.Is(err, settings.ErrManagedByFile):
 		return errManagedByFile
 	default:
@@ -458,7 +458,7 @@ func (c *Console) publishBranding(ec echo.Context) error {
 		}
 		page := c.brandingPage(ec, st, options, f)
 		page.Confirm = true
-		page.Notice, page.NoticeError = t("console.branding.confirm"), true
+		page.Notice, page.NoticeError = t(ec, "console.branding.confirm"), true
 		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleBrandingPage(page))
 	}
 	if _, err := c.Settings.Publish(ctx, actor(ec), m.ID, f.live, f.look); err != nil {
@@ -479,7 +479,7 @@ func (c *Console) showBrandingHistory(ec echo.Context) error {
 		return err
 	}
 	page := manage.ConsoleBrandingHistory{
-		ConsolePage: c.frame(ec, t("console.branding.history"), "branding"),
+		ConsolePage: c.frame(ec, t(ec, "console.branding.history"), "branding"),
 		Merchants:   options, MerchantID: m.ID, ReadOnly: m.ReadOnly(),
 	}
 	for i, h := range history {
@@ -490,7 +490,7 @@ func (c *Console) showBrandingHistory(ec echo.Context) error {
 			Revert:  templ.SafeURL(fmt.Sprintf("%s/revert/%d", RouteBranding, h.Version)),
 		}
 		if h.RevertedFrom != 0 {
-			row.Changed = t("console.branding.revertedFrom", h.RevertedFrom, row.Changed)
+			row.Changed = t(ec, "console.branding.revertedFrom", h.RevertedFrom, row.Changed)
 		}
 		if i == 0 {
 			page.LiveVersion = row.Version
@@ -498,7 +498,7 @@ func (c *Console) showBrandingHistory(ec echo.Context) error {
 		page.Versions = append(page.Versions, row)
 	}
 	if ec.QueryParam("done") == "reverted" && len(history) > 0 {
-		page.Notice = t("console.branding.reverted", history[0].RevertedFrom, history[0].Version)
+		page.Notice = t(ec, "console.branding.reverted", history[0].RevertedFrom, history[0].Version)
 	}
 	return render(ec, http.StatusOK, manage.ConsoleBrandingHistoryPage(page))
 }
@@ -539,7 +539,7 @@ func (c *Console) uploadLogo(ec echo.Context) error {
 	f := formOf(ec)
 	file, err := ec.FormFile("logo")
 	if err != nil {
-		return c.brandingRefused(ec, m, options, f, &settings.LogoError{Reason: t("console.branding.logoNone")})
+		return c.brandingRefused(ec, m, options, f, &settings.LogoError{Reason: t(ec, "console.branding.logoNone")})
 	}
 	src, err := file.Open()
 	if err != nil {
@@ -552,14 +552,14 @@ func (c *Console) uploadLogo(ec echo.Context) error {
 		return err
 	}
 	if len(data) > settings.MaxLogoBytes {
-		return c.brandingRefused(ec, m, options, f, &settings.LogoError{Reason: t("console.branding.logoTooBig", (file.Size+1023)/1024, settings.MaxLogoBytes>>10)})
+		return c.brandingRefused(ec, m, options, f, &settings.LogoError{Reason: t(ec, "console.branding.logoTooBig", (file.Size+1023)/1024, settings.MaxLogoBytes>>10)})
 	}
 	logo, err := settings.ReadLogo(data)
 	if err != nil {
 		return c.brandingRefused(ec, m, options, f, err)
 	}
 	if !c.Sandbox && !strings.HasPrefix(c.BaseURL, "https://") {
-		return c.brandingRefused(ec, m, options, f, &settings.LogoError{Reason: t("console.branding.logoNoHTTPS")})
+		return c.brandingRefused(ec, m, options, f, &settings.LogoError{Reason: t(ec, "console.branding.logoNoHTTPS")})
 	}
 	ctx := ec.Request().Context()
 	if err := c.Settings.PutLogo(ctx, actor(ec), m.ID, logo); err != nil {

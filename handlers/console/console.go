@@ -222,7 +222,7 @@ func (c *Console) allow(action merchant.Action) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(ec echo.Context) error {
 			if s := sessionOf(ec); !s.may(action) {
-				return errRole(action, s.role)
+				return errRole(ec, action, s.role)
 			}
 			return next(ec)
 		}
@@ -230,13 +230,13 @@ func (c *Console) allow(action merchant.Action) echo.MiddlewareFunc {
 }
 
 // errRole refuses what a role does not allow, naming the roles that do.
-func errRole(action merchant.Action, role merchant.Role) error {
+func errRole(ec echo.Context, action merchant.Action, role merchant.Role) error {
 	var names []string
 	for _, r := range merchant.RolesThatMay(action) {
-		names = append(names, t("console.role."+string(r)))
+		names = append(names, t(ec, "console.role."+string(r)))
 	}
 	return &consoleError{status: http.StatusForbidden, key: "console.error.role",
-		err: fmt.Errorf("role %s may not %s", role, action), args: []any{strings.Join(names, ", "), t("console.role." + string(role))}}
+		err: fmt.Errorf("role %s may not %s", role, action), args: []any{strings.Join(names, ", "), t(ec, "console.role."+string(role))}}
 }
 
 // RouteAct is where a person who belongs to several merchants chooses the
@@ -288,7 +288,18 @@ func render(ec echo.Context, status int, page templ.Component) error {
 }
 
 // t is the console's text for key.
-func t(key string, args ...any) string { return i18n.Staff("en").T(key, args...) }
+func t(ec echo.Context, key string, args ...any) string { return localizerOf(ec).T(key, args...) }
+
+// localizerOf is the language a console request is answered in: the
+// person's own choice, else their browser's, else English.
+func localizerOf(ec echo.Context) *i18n.Localizer {
+	if l, ok := ec.Get(ctxLocalizer).(*i18n.Localizer); ok {
+		return l
+	}
+	return i18n.Staff("en")
+}
+
+const ctxLocalizer = "console.localizer"
 
 // consoleError is an error a console user is shown: key names its heading
 // in the console's catalog, key+".text" its message; err is for the log.
@@ -345,9 +356,9 @@ func (c *Console) answerErrors(next echo.HandlerFunc) echo.HandlerFunc {
 				"status", ce.status, "method", ec.Request().Method, "route", ec.Path(), "err", err)
 		}
 		page := pages.ConsoleError{
-			ConsolePage: c.frame(ec, t(ce.key), ""),
-			Heading:     t(ce.key), Message: t(ce.key+".text", ce.args...),
-			Back: templ.SafeURL(RouteOverview), BackLabel: t("console.error.back"),
+			ConsolePage: c.frame(ec, t(ec, ce.key), ""),
+			Heading:     t(ec, ce.key), Message: t(ec, ce.key+".text", ce.args...),
+			Back: templ.SafeURL(RouteOverview), BackLabel: t(ec, "console.error.back"),
 		}
 		return render(ec, ce.status, pages.ConsoleErrorPage(page))
 	}
@@ -364,14 +375,14 @@ func (c *Console) frame(ec echo.Context, title, nav string) pages.ConsolePage {
 		p.Operator = s.user.Operator
 		p.MayManage, p.MayAudit, p.MayDevelop = s.may(merchant.Manage), s.may(merchant.Audit), s.may(merchant.Develop)
 		p.MayBrand = s.may(merchant.Brand)
-		p.Whose = t("console.operator")
+		p.Whose = t(ec, "console.operator")
 		if m := s.merchant; m != nil {
-			p.Whose = t("console.whose", m.Name, t("console.role."+string(s.role)))
+			p.Whose = t(ec, "console.whose", m.Name, t(ec, "console.role."+string(s.role)))
 		}
 		if !s.user.Operator && len(s.user.Memberships) > 1 {
 			for _, ms := range s.user.Memberships {
 				p.ActFor = append(p.ActFor, pages.ConsoleOption{Value: ms.Merchant.ID,
-					Label: ms.Merchant.Name + " (" + t("console.role."+string(ms.Role)) + ")", Selected: ms.Merchant == s.merchant})
+					Label: ms.Merchant.Name + " (" + t(ec, "console.role."+string(ms.Role)) + ")", Selected: ms.Merchant == s.merchant})
 			}
 		}
 	}

@@ -55,11 +55,11 @@ func (c *Console) showDevelopers(ec echo.Context) error {
 	return c.developersAnswer(ec, m.ID, options, http.StatusOK, func(page *manage.ConsoleDevelopers) {
 		switch ec.QueryParam("done") {
 		case "revoked":
-			page.Notice = t("console.developers.revoked", ec.QueryParam("name"))
+			page.Notice = t(ec, "console.developers.revoked", ec.QueryParam("name"))
 		case "retired":
-			page.Notice = t("console.developers.keyRetiredNotice", ec.QueryParam("name"))
+			page.Notice = t(ec, "console.developers.keyRetiredNotice", ec.QueryParam("name"))
 		case "overlapEnded":
-			page.Notice = t("console.developers.overlapEnded")
+			page.Notice = t(ec, "console.developers.overlapEnded")
 		}
 	})
 }
@@ -67,7 +67,7 @@ func (c *Console) showDevelopers(ec echo.Context) error {
 func (c *Console) developersPage(ec echo.Context, m *merchant.Merchant, options []pages.ConsoleOption) (manage.ConsoleDevelopers, error) {
 	base := strings.TrimRight(c.BaseURL, "/")
 	page := manage.ConsoleDevelopers{
-		ConsolePage: c.frame(ec, t("console.developers"), "developers"),
+		ConsolePage: c.frame(ec, t(ec, "console.developers"), "developers"),
 		Merchants:   options, MerchantID: m.ID, ReadOnly: m.ReadOnly(),
 		APIBase: base + apiBase, Contract: base + apiContract,
 		Curl: "curl -s " + base + apiBase + "/links \\\n  -H \"Authorization: Bearer $CHECKOUT_API_TOKEN\" \\\n  -d '{\"order\":\"A-1\",\"amount\":\"49.90\",\"return_url\":\"" +
@@ -79,9 +79,9 @@ func (c *Console) developersPage(ec echo.Context, m *merchant.Merchant, options 
 	page.Embed = `<iframe id="paybybank" src="` + base + `/checkout?…a signed link…" title="Pay by bank"
         style="width:100%;border:0;min-height:600px"></iframe>
 <script src="` + base + `/static/embed.js" data-frame="paybybank" async></script>`
-	page.Framing = t("console.developers.framingNone")
+	page.Framing = t(ec, "console.developers.framingNone")
 	if len(m.FrameAncestors) > 0 {
-		page.Framing = t("console.developers.framing", strings.Join(m.FrameAncestors, ", "))
+		page.Framing = t(ec, "console.developers.framing", strings.Join(m.FrameAncestors, ", "))
 	}
 	recent, err := c.Ledger.RecentAPIRequests(ec.Request().Context(), m.ID, recentRequests)
 	if err != nil {
@@ -103,30 +103,30 @@ func (c *Console) developersPage(ec echo.Context, m *merchant.Merchant, options 
 	page.RetireUntil = now.Add(settings.LinkKeyRetire).UTC().Format(untilLayout)
 	page.Webhook = manage.ConsoleWebhookForm{URL: m.WebhookURL, Overlap: "24"}
 	if m.WebhookURL != "" {
-		page.Webhook.Secret = t("console.developers.secretSet")
+		page.Webhook.Secret = t(ec, "console.developers.secretSet")
 	}
 	if older := m.OlderWebhookSecrets(now); older != nil {
 		page.Webhook.Overlapping = true
-		page.Webhook.Secret = t("console.developers.secretOverlap", when(m.PreviousUntil))
+		page.Webhook.Secret = t(ec, "console.developers.secretOverlap", when(m.PreviousUntil))
 	}
 	for _, kid := range slices.Sorted(maps.Keys(m.LinkKeys)) {
-		key := manage.ConsoleLinkKey{KID: kid, Opened: opened[kid], State: t("console.developers.keyLive"),
+		key := manage.ConsoleLinkKey{KID: kid, Opened: opened[kid], State: t(ec, "console.developers.keyLive"),
 			Retire: templ.SafeURL(RouteLinkKeys + "/" + url.PathEscape(kid) + "/retire" + page.Query)}
 		if kid == m.NewestKID() {
-			key.State = t("console.developers.keyNewest")
+			key.State = t(ec, "console.developers.keyNewest")
 		}
 		if until, ok := m.Retiring[kid]; ok {
 			key.Retiring = true
-			key.State = t("console.developers.keyRetiring", when(until))
+			key.State = t(ec, "console.developers.keyRetiring", when(until))
 			if !now.Before(until) {
-				key.State = t("console.developers.keyRetired", when(until))
+				key.State = t(ec, "console.developers.keyRetired", when(until))
 			}
 		}
 		page.LinkKeys = append(page.LinkKeys, key)
 	}
 	for _, tk := range tokens {
 		row := manage.ConsoleToken{ID: tk.ID, Name: tk.Name, Prefix: tk.Prefix + "…", Created: when(tk.Created),
-			LastUsed: t("console.developers.never"), Expires: t("console.developers.noExpiry"), FromFile: tk.Managed == merchant.ManagedByFile,
+			LastUsed: t(ec, "console.developers.never"), Expires: t(ec, "console.developers.noExpiry"), FromFile: tk.Managed == merchant.ManagedByFile,
 			Revoke: templ.SafeURL(RouteTokens + "/" + url.PathEscape(tk.ID) + "/revoke" + page.Query)}
 		if !tk.Used.IsZero() {
 			row.LastUsed = tk.Used.UTC().Format("2006-01-02 15:00")
@@ -157,8 +157,8 @@ func (c *Console) developersAnswer(ec echo.Context, id string, options []pages.C
 }
 
 // refusedForm marks a Developers page answering a form that needs a change.
-func refusedForm(page *manage.ConsoleDevelopers) {
-	page.Notice, page.NoticeError = t("console.form.fix"), true
+func refusedForm(ec echo.Context, page *manage.ConsoleDevelopers) {
+	page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
 }
 
 func firstOrigin(m *merchant.Merchant) string {
@@ -187,7 +187,7 @@ func (c *Console) makeToken(ec echo.Context) error {
 		form.Errors = map[string]string{fe.Field: fe.Reason}
 		return c.developersAnswer(ec, m.ID, options, http.StatusUnprocessableEntity, func(page *manage.ConsoleDevelopers) {
 			page.Form = form
-			refusedForm(page)
+			refusedForm(ec, page)
 		})
 	case errors.Is(err, settings.ErrManagedByFile):
 		return errManagedByFile
@@ -196,7 +196,7 @@ func (c *Console) makeToken(ec echo.Context) error {
 	}
 	c.log(ec).Info("console: API token made", "merchant", m.ID, "token", made.ID)
 	return c.developersAnswer(ec, m.ID, options, http.StatusOK, func(page *manage.ConsoleDevelopers) {
-		page.Notice = t("console.developers.madeNotice", made.Name)
+		page.Notice = t(ec, "console.developers.madeNotice", made.Name)
 		page.NewToken = made.Token
 	})
 }
@@ -246,7 +246,7 @@ func (c *Console) makeLinkKey(ec echo.Context) error {
 	}
 	c.log(ec).Info("console: link key made", "merchant", m.ID, "kid", made.KID)
 	return c.developersAnswer(ec, m.ID, options, http.StatusOK, func(page *manage.ConsoleDevelopers) {
-		page.Notice = t("console.developers.keyMade", made.KID)
+		page.Notice = t(ec, "console.developers.keyMade", made.KID)
 		page.NewKID, page.NewSecret = made.KID, made.Secret
 	})
 }
@@ -265,7 +265,7 @@ func (c *Console) retireLinkKey(ec echo.Context) error {
 		parsed, err := time.Parse(untilLayout, v)
 		if err != nil || !parsed.After(c.Now()) {
 			return c.developersAnswer(ec, m.ID, options, http.StatusUnprocessableEntity, func(page *manage.ConsoleDevelopers) {
-				page.Notice, page.NoticeError = t("console.developers.badUntil", v), true
+				page.Notice, page.NoticeError = t(ec, "console.developers.badUntil", v), true
 			})
 		}
 		until = parsed
@@ -303,7 +303,7 @@ func (c *Console) setWebhook(ec echo.Context) error {
 			form.Secret, form.Overlapping = page.Webhook.Secret, page.Webhook.Overlapping
 			form.Errors = map[string]string{field: reason}
 			page.Webhook = form
-			refusedForm(page)
+			refusedForm(ec, page)
 		})
 	}
 	if m.ReadOnly() {
@@ -322,7 +322,7 @@ func (c *Console) setWebhook(ec echo.Context) error {
 		return refuse("url", fe.Reason)
 	}
 	if u, err := url.Parse(form.URL); err == nil && c.isOwnAddress(u) {
-		return refuse("url", t("console.developers.ownAddress"))
+		return refuse("url", t(ec, "console.developers.ownAddress"))
 	}
 	if !form.SaveAnyway {
 		d := c.Webhooks.Ping(ec.Request().Context(), &try)
@@ -332,7 +332,7 @@ func (c *Console) setWebhook(ec echo.Context) error {
 				answer = "HTTP " + strconv.Itoa(d.Code)
 			}
 			form.PingFailed = true
-			return refuse("url", t("console.developers.pingFailed", answer))
+			return refuse("url", t(ec, "console.developers.pingFailed", answer))
 		}
 	}
 	made, err := c.Settings.SetWebhook(ec.Request().Context(), actor(ec), m.ID, form.URL)
@@ -346,7 +346,7 @@ func (c *Console) setWebhook(ec echo.Context) error {
 	}
 	c.log(ec).Info("console: webhook endpoint set", "merchant", m.ID)
 	return c.developersAnswer(ec, m.ID, options, http.StatusOK, func(page *manage.ConsoleDevelopers) {
-		page.Notice = t("console.developers.webhookSet")
+		page.Notice = t(ec, "console.developers.webhookSet")
 		page.NewWebhookSecret = made
 	})
 }
@@ -376,7 +376,7 @@ func (c *Console) rollWebhookSecret(ec echo.Context) error {
 		return c.developersAnswer(ec, m.ID, options, http.StatusUnprocessableEntity, func(page *manage.ConsoleDevelopers) {
 			page.Webhook.Overlap = ec.FormValue("overlap")
 			page.Webhook.Errors = map[string]string{"overlap": fe.Reason}
-			refusedForm(page)
+			refusedForm(ec, page)
 		})
 	case errors.Is(err, settings.ErrManagedByFile):
 		return errManagedByFile
@@ -385,7 +385,7 @@ func (c *Console) rollWebhookSecret(ec echo.Context) error {
 	}
 	c.log(ec).Info("console: webhook secret rolled", "merchant", m.ID, "overlap_hours", hours)
 	return c.developersAnswer(ec, m.ID, options, http.StatusOK, func(page *manage.ConsoleDevelopers) {
-		page.Notice = t("console.developers.rolled")
+		page.Notice = t(ec, "console.developers.rolled")
 		page.NewWebhookSecret = secret
 	})
 }

@@ -69,7 +69,7 @@ func (c *Console) showOverview(ec echo.Context) error {
 			w = x
 		}
 	}
-	merchantID, options, err := c.scope(ec, ec.QueryParam("merchant"), t("console.allMerchants"))
+	merchantID, options, err := c.scope(ec, ec.QueryParam("merchant"), t(ec, "console.allMerchants"))
 	if err != nil {
 		return err
 	}
@@ -80,10 +80,10 @@ func (c *Console) showOverview(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	l := i18n.Staff("en")
+	l := localizerOf(ec)
 	m := pages.ConsoleOverview{
-		ConsolePage: c.frame(ec, t("console.overview"), "overview"),
-		Range:       t("console.range." + w.param + ".long"),
+		ConsolePage: c.frame(ec, t(ec, "console.overview"), "overview"),
+		Range:       t(ec, "console.range."+w.param+".long"),
 		RangeValue:  w.param,
 		Merchants:   options,
 		Chart:       chart(ov.Buckets, since, now, w.step, l),
@@ -94,7 +94,7 @@ func (c *Console) showOverview(ec echo.Context) error {
 		if merchantID != "" && options != nil {
 			q.Set("merchant", merchantID)
 		}
-		m.Ranges = append(m.Ranges, pages.ConsoleLink{Label: t("console.range." + x.param),
+		m.Ranges = append(m.Ranges, pages.ConsoleLink{Label: t(ec, "console.range."+x.param),
 			URL: templ.SafeURL(RouteOverview + "?" + q.Encode()), Current: x == w})
 	}
 	f := ov.Funnel
@@ -102,15 +102,15 @@ func (c *Console) showOverview(ec echo.Context) error {
 		key string
 		n   int64
 	}{{"opened", f.Opened}, {"sent", f.Sent}, {"began", f.Began}, {"paid", f.Paid}} {
-		m.Funnel = append(m.Funnel, pages.ConsoleStage{Label: t("console.funnel." + s.key), Count: count(l, s.n),
-			Share: t("console.funnel.share", percent(s.n, f.Opened)), Percent: int(math.Round(share(s.n, f.Opened) * 100))})
+		m.Funnel = append(m.Funnel, pages.ConsoleStage{Label: t(ec, "console.funnel."+s.key), Count: count(l, s.n),
+			Share: t(ec, "console.funnel.share", percent(l, s.n, f.Opened)), Percent: int(math.Round(share(s.n, f.Opened) * 100))})
 	}
 	a := ov.Attempts
 	m.Figures = []pages.ConsoleFigure{
-		{Label: t("console.fig.conversion"), Value: percent(f.Paid, f.Opened), Hint: t("console.fig.conversion.hint"), TestID: "conversion"},
-		{Label: t("console.fig.canceled"), Value: count(l, a.Canceled), Hint: t("console.fig.canceled.hint"), TestID: "canceled"},
-		{Label: t("console.fig.abandoned"), Value: count(l, a.Abandoned), Hint: t("console.fig.abandoned.hint"), TestID: "abandoned"},
-		{Label: t("console.fig.median"), Value: medianPaid(ov.PaidTimes), Hint: t("console.fig.median.hint"), TestID: "median"},
+		{Label: t(ec, "console.fig.conversion"), Value: percent(l, f.Paid, f.Opened), Hint: t(ec, "console.fig.conversion.hint"), TestID: "conversion"},
+		{Label: t(ec, "console.fig.canceled"), Value: count(l, a.Canceled), Hint: t(ec, "console.fig.canceled.hint"), TestID: "canceled"},
+		{Label: t(ec, "console.fig.abandoned"), Value: count(l, a.Abandoned), Hint: t(ec, "console.fig.abandoned.hint"), TestID: "abandoned"},
+		{Label: t(ec, "console.fig.median"), Value: medianPaid(l, ov.PaidTimes), Hint: t(ec, "console.fig.median.hint"), TestID: "median"},
 	}
 	m.Health = c.health(ctx, ec.QueryParam("health"), func(q url.Values) {
 		q.Set("range", w.param)
@@ -137,20 +137,20 @@ func (c *Console) health(ctx context.Context, asked string, keep func(url.Values
 	for _, x := range bankhealth.Windows {
 		q := url.Values{"health": {x.Name}}
 		keep(q)
-		h.Windows = append(h.Windows, pages.ConsoleLink{Label: t("console.health." + x.Name),
+		h.Windows = append(h.Windows, pages.ConsoleLink{Label: l.T("console.health." + x.Name),
 			URL: templ.SafeURL(RouteOverview + "?" + q.Encode() + "#health-heading"), Current: x == w})
 	}
 	s := c.Health.Snapshot()
 	if s.At.IsZero() {
-		h.Note, h.Empty = t("console.health.notYet"), t("console.health.notYet")
+		h.Note, h.Empty = l.T("console.health.notYet"), l.T("console.health.notYet")
 		return h
 	}
 	th := c.Health.Thresholds
-	h.Note = t("console.health.note", t("console.health."+w.Name+".long"), th.MinFinished,
-		strconv.FormatFloat(th.MinSuccess*100, 'f', -1, 64)+" %", t("console.health.ago", int(c.Now().Sub(s.At).Seconds())))
+	h.Note = l.T("console.health.note", l.T("console.health."+w.Name+".long"), th.MinFinished,
+		strconv.FormatFloat(th.MinSuccess*100, 'f', -1, 64)+" %", l.T("console.health.ago", int(c.Now().Sub(s.At).Seconds())))
 	figures := slices.Clone(s.Figures(w).Banks)
 	if len(figures) == 0 {
-		h.Empty = t("console.health.none")
+		h.Empty = l.T("console.health.none")
 		return h
 	}
 	// The busiest first, over every country; degraded banks always.
@@ -162,14 +162,14 @@ func (c *Console) health(ctx context.Context, asked string, keep func(url.Values
 		}
 		row := pages.ConsoleHealthRow{Bank: bankOf(list, b.Country, b.BankID), Started: count(l, b.Started),
 			Completed: count(l, b.Completed), Canceled: count(l, b.Canceled), Abandoned: count(l, b.Abandoned),
-			Open: count(l, b.Open()), Success: percent(b.Completed, b.Finished()), Median: t("console.fig.none"), Degraded: b.Degraded}
+			Open: count(l, b.Open()), Success: percent(l, b.Completed, b.Finished()), Median: l.T("console.fig.none"), Degraded: b.Degraded}
 		if b.Completed > 0 && b.MedianToPaid > 0 {
 			row.Median = duration(b.MedianToPaid)
 		}
 		h.Rows = append(h.Rows, row)
 	}
 	if len(figures) > len(h.Rows) {
-		h.More = t("console.health.more", healthRows)
+		h.More = l.T("console.health.more", healthRows)
 	}
 	return h
 }
@@ -183,9 +183,9 @@ func share(n, of int64) float64 {
 }
 
 // percent is n ÷ of as a percentage with one decimal; a dash when of is 0.
-func percent(n, of int64) string {
+func percent(l *i18n.Localizer, n, of int64) string {
 	if of == 0 {
-		return t("console.fig.none")
+		return l.T("console.fig.none")
 	}
 	return strconv.FormatFloat(share(n, of)*100, 'f', 1, 64) + " %"
 }
@@ -195,11 +195,11 @@ func count(l *i18n.Localizer, n int64) string { return l.Number(n) }
 
 // medianPaid reads the median time from submit to paid off the rollup's
 // buckets, within about 12 % of the true median.
-func medianPaid(buckets map[int]int64) string {
+func medianPaid(l *i18n.Localizer, buckets map[int]int64) string {
 	if d, ok := ledger.MedianPaid(buckets); ok {
 		return duration(d)
 	}
-	return t("console.fig.none")
+	return l.T("console.fig.none")
 }
 
 // duration is a time span as a person reads it: 850 ms, 42 s, 3 min 5 s,
@@ -230,10 +230,10 @@ const (
 // chart lays out the payments per step from since to now as stacked bars,
 // one per step, empty steps included.
 func chart(buckets []ledger.Bucket, since, now time.Time, step time.Duration, l *i18n.Localizer) pages.ConsoleChart {
-	c := pages.ConsoleChart{Caption: t("console.chart.perHour"), Unit: t("console.chart.hour")}
+	c := pages.ConsoleChart{Caption: l.T("console.chart.perHour"), Unit: l.T("console.chart.hour")}
 	layout := "15:00"
 	if step >= 24*time.Hour {
-		c.Caption, c.Unit, layout = t("console.chart.perDay"), t("console.chart.day"), "Jan 2"
+		c.Caption, c.Unit, layout = l.T("console.chart.perDay"), l.T("console.chart.day"), "Jan 2"
 	}
 	byStart := map[int64]ledger.Bucket{}
 	for _, b := range buckets {
@@ -283,13 +283,13 @@ func chart(buckets []ledger.Bucket, since, now time.Time, step time.Duration, l 
 // bankChart is conversion per bank (paid ÷ payments made) for the busiest
 // banks, named as the banks list names them.
 func (c *Console) bankChart(ctx context.Context, counts []ledger.BankCounts, l *i18n.Localizer) pages.ConsoleBankChart {
-	chart := pages.ConsoleBankChart{Caption: t("console.banks.heading")}
+	chart := pages.ConsoleBankChart{Caption: l.T("console.banks.heading")}
 	list := c.bankList(ctx)
 	for i, b := range counts {
 		conv := share(b.Completed, b.Started)
 		chart.Rows = append(chart.Rows, pages.ConsoleBankRow{
 			Bank: bankOf(list, b.Country, b.BankID), Attempts: count(l, b.Started), Paid: count(l, b.Completed),
-			Canceled: count(l, b.Canceled), Abandoned: count(l, b.Abandoned), Conversion: percent(b.Completed, b.Started),
+			Canceled: count(l, b.Canceled), Abandoned: count(l, b.Abandoned), Conversion: percent(l, b.Completed, b.Started),
 			Percent: int(math.Round(conv * 100)), Y: float64(i) * 28,
 		})
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/payment"
@@ -67,18 +68,18 @@ func (q listQuery) values() url.Values {
 
 // filter reads the query into the ledger's filter, with a message for
 // each field that cannot be read.
-func (q listQuery) filter(merchantID string) (ledger.OrderFilter, ledger.OrderCursor, map[string]string) {
+func (q listQuery) filter(ec echo.Context, merchantID string) (ledger.OrderFilter, ledger.OrderCursor, map[string]string) {
 	f := ledger.OrderFilter{Merchant: merchantID, Prefix: q.q, BankID: q.bank}
 	errs := map[string]string{}
 	if q.status != "" {
 		if !slices.Contains(statuses, pisclient.Status(q.status)) {
-			errs["status"] = t("console.filters.badStatus")
+			errs["status"] = t(ec, "console.filters.badStatus")
 		}
 		f.Status = q.status
 	}
 	if q.country != "" {
 		if rules.CheckCountryCode("country", q.country) != nil {
-			errs["country"] = t("console.filters.badCountry")
+			errs["country"] = t(ec, "console.filters.badCountry")
 		}
 		f.Country = q.country
 	}
@@ -88,20 +89,20 @@ func (q listQuery) filter(merchantID string) (ledger.OrderFilter, ledger.OrderCu
 		}
 		d, err := time.Parse(time.DateOnly, s)
 		if err != nil {
-			errs[field] = t("console.filters.badDate", label)
+			errs[field] = t(ec, "console.filters.badDate", label)
 		}
 		return d
 	}
-	f.From = day("from", q.from, t("console.filters.from"))
-	if to := day("to", q.to, t("console.filters.to")); !to.IsZero() {
+	f.From = day("from", q.from, t(ec, "console.filters.from"))
+	if to := day("to", q.to, t(ec, "console.filters.to")); !to.IsZero() {
 		f.To = to.Add(24 * time.Hour)
 		if !f.From.IsZero() && f.To.Before(f.From.Add(time.Nanosecond)) && errs["from"] == "" {
-			errs["to"] = t("console.filters.badRange")
+			errs["to"] = t(ec, "console.filters.badRange")
 		}
 	}
 	after, err := ledger.ParseOrderCursor(q.after)
 	if err != nil {
-		errs["after"] = t("console.filters.badCursor")
+		errs["after"] = t(ec, "console.filters.badCursor")
 	}
 	return f, after, errs
 }
@@ -118,15 +119,15 @@ func (c *Console) showPayments(ec echo.Context) error {
 		q.merchant = ""
 	}
 	ctx := ec.Request().Context()
-	f, after, errs := q.filter(merchantID)
+	f, after, errs := q.filter(ec, merchantID)
 	list := c.bankList(ctx)
 	m := pages.ConsolePayments{
-		ConsolePage: c.frame(ec, t("console.payments"), "payments"),
+		ConsolePage: c.frame(ec, t(ec, "console.payments"), "payments"),
 		Action:      templ.SafeURL(RoutePayments), Query: q.q, From: q.from, To: q.to, Merchants: options,
 		Operator: options != nil, Errors: errs, Searched: len(q.values()) > 0,
 	}
 	for _, s := range statuses {
-		m.Statuses = append(m.Statuses, pages.ConsoleOption{Value: string(s), Label: statusOf(string(s)).Word, Selected: q.status == string(s)})
+		m.Statuses = append(m.Statuses, pages.ConsoleOption{Value: string(s), Label: statusOf(localizerOf(ec), string(s)).Word, Selected: q.status == string(s)})
 	}
 	seen, err := c.Ledger.BanksSeen(ctx, merchantID, c.Now().Add(-90*24*time.Hour))
 	if err != nil {
@@ -169,7 +170,7 @@ func (c *Console) showPayments(ec echo.Context) error {
 	for _, o := range orders {
 		row := pages.ConsolePaymentRow{
 			OrderID: o.OrderID, URL: c.orderURL(o.MerchantID, o.OrderID, options != nil), Amount: o.Amount + " " + o.Currency,
-			Status: statusOf(o.Status), Paid: yesNo(!o.Paid.IsZero()), Bank: bankOf(list, o.Country, o.BankID), Country: o.Country,
+			Status: statusOf(localizerOf(ec), o.Status), Paid: yesNo(ec, !o.Paid.IsZero()), Bank: bankOf(list, o.Country, o.BankID), Country: o.Country,
 			Created: when(o.Created), Updated: when(o.Updated),
 		}
 		if options != nil {
@@ -189,19 +190,19 @@ func (c *Console) orderURL(merchantID, orderID string, operator bool) templ.Safe
 	return templ.SafeURL(u)
 }
 
-func yesNo(b bool) string {
+func yesNo(ec echo.Context, b bool) string {
 	if b {
-		return t("console.yes")
+		return t(ec, "console.yes")
 	}
-	return t("console.no")
+	return t(ec, "console.no")
 }
 
 // statusOf is a status as a badge: its word and colour.
-func statusOf(status string) pages.ConsoleStatus {
-	s := pages.ConsoleStatus{Code: status, Word: t("console.status." + status)}
+func statusOf(l *i18n.Localizer, status string) pages.ConsoleStatus {
+	s := pages.ConsoleStatus{Code: status, Word: l.T("console.status." + status)}
 	switch pisclient.Status(status) {
 	case "":
-		s.Word, s.Tone, s.Code = t("console.status.none"), "processing", "–"
+		s.Word, s.Tone, s.Code = l.T("console.status.none"), "processing", "–"
 	case pisclient.StatusNotFound, pisclient.StatusInProgress:
 		s.Tone = "pending"
 	case pisclient.StatusAccepted:
@@ -211,7 +212,7 @@ func statusOf(status string) pages.ConsoleStatus {
 	case pisclient.StatusCanceled:
 		s.Tone = "canceled"
 	default:
-		s.Word, s.Tone = t("console.status.other", status), "processing"
+		s.Word, s.Tone = l.T("console.status.other", status), "processing"
 	}
 	return s
 }
@@ -228,7 +229,7 @@ func (c *Console) exportPayments(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f, _, errs := q.filter(merchantID)
+	f, _, errs := q.filter(ec, merchantID)
 	if len(errs) > 0 {
 		return ec.Redirect(http.StatusSeeOther, RoutePayments+"?"+q.values().Encode())
 	}
@@ -255,7 +256,7 @@ func (c *Console) exportPayments(ec echo.Context) error {
 			break
 		}
 		for _, o := range orders {
-			row := []string{o.OrderID, o.Amount, o.Currency, o.Status, yesNo(!o.Paid.IsZero()), when(o.Paid),
+			row := []string{o.OrderID, o.Amount, o.Currency, o.Status, yesNo(ec, !o.Paid.IsZero()), when(o.Paid),
 				o.BankID, bankOf(list, o.Country, o.BankID).Name, o.Country, when(o.Created), when(o.Updated)}
 			if options != nil {
 				row = append([]string{o.MerchantID}, row...)
@@ -368,16 +369,16 @@ func (c *Console) showOrder(ec echo.Context) error {
 	operator := sessionOf(ec).user.Operator
 	v := payment.Describe(o, attempts)
 	page := pages.ConsoleOrder{
-		ConsolePage: c.frame(ec, t("console.order.heading", id), "payments"),
-		OrderID:     id, Amount: o.Amount + " " + o.Currency, Status: statusOf(string(v.Status)),
-		Paid: yesNo(v.Paid), Final: yesNo(v.Final()), Created: when(o.Created), Updated: when(o.Updated),
+		ConsolePage: c.frame(ec, t(ec, "console.order.heading", id), "payments"),
+		OrderID:     id, Amount: o.Amount + " " + o.Currency, Status: statusOf(localizerOf(ec), string(v.Status)),
+		Paid: yesNo(ec, v.Paid), Final: yesNo(ec, v.Final()), Created: when(o.Created), Updated: when(o.Updated),
 		Check: templ.SafeURL(RoutePayments + "/" + url.PathEscape(id) + "/check"), Back: templ.SafeURL(RoutePayments),
 	}
 	if v.Attempt == nil {
-		page.Status = statusOf("")
+		page.Status = statusOf(localizerOf(ec), "")
 	}
 	if !v.Known {
-		page.Status = pages.ConsoleStatus{Word: t("console.status.unknown"), Tone: "processing", Code: string(v.Status)}
+		page.Status = pages.ConsoleStatus{Word: t(ec, "console.status.unknown"), Tone: "processing", Code: string(v.Status)}
 	}
 	if operator {
 		page.Merchant, page.MerchantID = m.Name+" ("+m.ID+")", m.ID
@@ -385,7 +386,7 @@ func (c *Console) showOrder(ec echo.Context) error {
 	list := c.bankList(ctx)
 	for _, a := range attempts {
 		ca := pages.ConsoleAttempt{Seq: strconv.Itoa(a.Seq), Bank: bankOf(list, a.Country, a.BankID), UpstreamID: a.UpstreamID,
-			Amount: a.Amount + " " + a.Currency, Status: statusOf(a.Status)}
+			Amount: a.Amount + " " + a.Currency, Status: statusOf(localizerOf(ec), a.Status)}
 		for _, s := range history[a.UpstreamID] {
 			ca.History = append(ca.History, pages.ConsoleStep{At: when(s.At), State: string(s.State), Status: s.Status})
 		}
@@ -393,7 +394,7 @@ func (c *Console) showOrder(ec echo.Context) error {
 	}
 	redelivered := ec.QueryParam("redelivered")
 	for _, e := range events {
-		ce := pages.ConsoleEvent{ID: e.ID, Type: e.Type, Created: when(e.Created), Delivery: t("console.delivery." + e.Delivery),
+		ce := pages.ConsoleEvent{ID: e.ID, Type: e.Type, Created: when(e.Created), Delivery: t(ec, "console.delivery."+e.Delivery),
 			Redeliver: templ.SafeURL("/console/events/" + url.PathEscape(e.ID) + "/redeliver"), Highlight: e.ID == redelivered}
 		var body struct {
 			Data struct {
@@ -404,37 +405,37 @@ func (c *Console) showOrder(ec echo.Context) error {
 			ce.Status = body.Data.Status
 		}
 		for _, d := range e.Deliveries {
-			ce.Tries = append(ce.Tries, tryOf(d))
+			ce.Tries = append(ce.Tries, tryOf(ec, d))
 		}
 		if ce.Highlight && len(e.Deliveries) > 0 {
-			last := tryOf(e.Deliveries[len(e.Deliveries)-1])
-			page.Notice, page.NoticeError = t("console.order.redelivered", last.Code, last.Duration), !last.OK
+			last := tryOf(ec, e.Deliveries[len(e.Deliveries)-1])
+			page.Notice, page.NoticeError = t(ec, "console.order.redelivered", last.Code, last.Duration), !last.OK
 			if !last.OK {
-				page.Notice = t("console.order.redeliverFailed", last.Error)
+				page.Notice = t(ec, "console.order.redeliverFailed", last.Error)
 			}
 		}
 		page.Events = append(page.Events, ce)
 	}
 	switch ec.QueryParam("checked") {
 	case "known":
-		page.Notice = t("console.order.checked", page.Status.Word)
+		page.Notice = t(ec, "console.order.checked", page.Status.Word)
 	case "unknown":
-		page.Notice, page.NoticeError = t("console.order.checkedUnknown"), true
+		page.Notice, page.NoticeError = t(ec, "console.order.checkedUnknown"), true
 	}
 	if ec.QueryParam("busy") == "1" {
-		page.Notice = t("console.order.busy")
+		page.Notice = t(ec, "console.order.busy")
 	}
 	return render(ec, http.StatusOK, pages.ConsoleOrderPage(page))
 }
 
 // tryOf is a delivery try as the page shows it.
-func tryOf(d ledger.Delivery) pages.ConsoleTry {
+func tryOf(ec echo.Context, d ledger.Delivery) pages.ConsoleTry {
 	tr := pages.ConsoleTry{N: strconv.Itoa(d.Try), At: when(d.At), Duration: duration(d.Duration), Error: d.Error,
 		OK: d.Code >= 200 && d.Code <= 299, Code: strconv.Itoa(d.Code)}
 	if d.Code == 0 {
 		tr.Code = "–"
 		if tr.Error == "" {
-			tr.Error = t("console.delivery.noAnswer")
+			tr.Error = t(ec, "console.delivery.noAnswer")
 		}
 	}
 	return tr

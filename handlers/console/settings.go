@@ -57,11 +57,11 @@ func (c *Console) operatorsOnly(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // managedLabel says how a merchant is managed, as the console shows it.
-func managedLabel(m *merchant.Merchant) string {
+func managedLabel(ec echo.Context, m *merchant.Merchant) string {
 	if m.ReadOnly() {
-		return t("console.managed.file")
+		return t(ec, "console.managed.file")
 	}
-	return t("console.managed.console")
+	return t(ec, "console.managed.console")
 }
 
 // showMerchants answers GET /console/merchants (operators): every merchant
@@ -70,19 +70,19 @@ func (c *Console) showMerchants(ec echo.Context) error {
 	page := c.merchantsPage(ec, manage.ConsoleNewMerchant{})
 	switch ec.QueryParam("done") {
 	case "disabled":
-		page.Notice = t("console.merchants.disabled", ec.QueryParam("id"))
+		page.Notice = t(ec, "console.merchants.disabled", ec.QueryParam("id"))
 	case "enabled":
-		page.Notice = t("console.merchants.enabled", ec.QueryParam("id"))
+		page.Notice = t(ec, "console.merchants.enabled", ec.QueryParam("id"))
 	}
 	return render(ec, http.StatusOK, manage.ConsoleMerchantsPage(page))
 }
 
 func (c *Console) merchantsPage(ec echo.Context, form manage.ConsoleNewMerchant) manage.ConsoleMerchants {
-	page := manage.ConsoleMerchants{ConsolePage: c.frame(ec, t("console.merchants"), "merchants"), New: form}
+	page := manage.ConsoleMerchants{ConsolePage: c.frame(ec, t(ec, "console.merchants"), "merchants"), New: form}
 	for _, m := range c.Merchants.All() {
 		row := manage.ConsoleMerchantRow{
-			ID: m.ID, Name: m.Name, Managed: managedLabel(m), ReadOnly: m.ReadOnly(), Disabled: m.Disabled(),
-			State:    t("console.state." + m.State),
+			ID: m.ID, Name: m.Name, Managed: managedLabel(ec, m), ReadOnly: m.ReadOnly(), Disabled: m.Disabled(),
+			State:    t(ec, "console.state."+m.State),
 			Settings: templ.SafeURL(RouteSettings + "?merchant=" + url.QueryEscape(m.ID)),
 			Toggle:   templ.SafeURL(RouteMerchants + "/" + url.PathEscape(m.ID) + "/disable"),
 		}
@@ -105,7 +105,7 @@ func (c *Console) createMerchant(ec echo.Context) error {
 	case errors.As(err, &fe):
 		form.Errors = map[string]string{fe.Field: fieldReason(fe)}
 		page := c.merchantsPage(ec, form)
-		page.Notice, page.NoticeError = t("console.form.fix"), true
+		page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
 		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleMerchantsPage(page))
 	case errors.Is(err, settings.ErrNoKeys):
 		return errNoKeys
@@ -114,7 +114,7 @@ func (c *Console) createMerchant(ec echo.Context) error {
 	}
 	c.log(ec).Info("console: merchant added", "merchant", created.Merchant.ID)
 	page := c.merchantsPage(ec, manage.ConsoleNewMerchant{})
-	page.Notice = t("console.merchants.created", created.Merchant.Name)
+	page.Notice = t(ec, "console.merchants.created", created.Merchant.Name)
 	page.Created = &manage.ConsoleCreated{ID: created.Merchant.ID, Token: created.Token, KID: created.KID, LinkSecret: created.LinkSecret}
 	return render(ec, http.StatusOK, manage.ConsoleMerchantsPage(page))
 }
@@ -170,7 +170,7 @@ func (c *Console) showSettings(ec echo.Context) error {
 	}
 	page := c.settingsPage(ec, m, options, shopFormOf(m))
 	if ec.QueryParam("saved") == "1" {
-		page.Notice = t("console.settings.saved")
+		page.Notice = t(ec, "console.settings.saved")
 	}
 	return render(ec, http.StatusOK, manage.ConsoleSettingsPage(page))
 }
@@ -178,10 +178,10 @@ func (c *Console) showSettings(ec echo.Context) error {
 func (c *Console) settingsPage(ec echo.Context, m *merchant.Merchant, options []pages.ConsoleOption, form manage.ConsoleShopForm) manage.ConsoleSettings {
 	form.MerchantID = m.ID
 	return manage.ConsoleSettings{
-		ConsolePage: c.frame(ec, t("console.settings"), "settings"),
+		ConsolePage: c.frame(ec, t(ec, "console.settings"), "settings"),
 		Merchants:   options, MerchantID: m.ID, Name: m.Name,
-		State: t("console.state." + m.State), Disabled: m.Disabled(),
-		Managed: managedLabel(m), ReadOnly: m.ReadOnly(), Form: form,
+		State: t(ec, "console.state."+m.State), Disabled: m.Disabled(),
+		Managed: managedLabel(ec, m), ReadOnly: m.ReadOnly(), Form: form,
 		Updated: when(m.Updated), UpdatedBy: m.UpdatedBy,
 	}
 }
@@ -238,7 +238,7 @@ func (c *Console) saveSettings(ec echo.Context) error {
 		form.Version = strconv.FormatInt(ce.Newer.Version, 10)
 		newer := shopFormOf(ce.Newer)
 		form.Newer = &newer
-		form.NewerBy = t("console.settings.conflict", ce.By, when(ce.At))
+		form.NewerBy = t(ec, "console.settings.conflict", ce.By, when(ce.At))
 		return c.settingsRefused(ec, m, options, form, http.StatusConflict)
 	}
 	switch {
@@ -259,7 +259,7 @@ func (c *Console) saveSettings(ec echo.Context) error {
 
 func (c *Console) settingsRefused(ec echo.Context, m *merchant.Merchant, options []pages.ConsoleOption, form manage.ConsoleShopForm, status int) error {
 	page := c.settingsPage(ec, m, options, form)
-	page.Notice, page.NoticeError = t("console.form.fix"), true
+	page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
 	if form.Newer != nil {
 		page.Notice = form.NewerBy
 	}
@@ -314,7 +314,7 @@ func parsePins(s string) (map[string][]string, string) {
 // auditScope is whose audit log a person reads: an operator every
 // merchant's (or one, with ?merchant=), anyone else their merchant's.
 func (c *Console) auditScope(ec echo.Context) (string, []pages.ConsoleOption, error) {
-	return c.scope(ec, ec.QueryParam("merchant"), t("console.allMerchants"))
+	return c.scope(ec, ec.QueryParam("merchant"), t(ec, "console.allMerchants"))
 }
 
 // showAudit answers GET /console/audit: every change of the settings,
@@ -329,7 +329,7 @@ func (c *Console) showAudit(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	page := manage.ConsoleAudit{ConsolePage: c.frame(ec, t("console.audit"), "audit"), Merchants: options, MerchantID: merchantID}
+	page := manage.ConsoleAudit{ConsolePage: c.frame(ec, t(ec, "console.audit"), "audit"), Merchants: options, MerchantID: merchantID}
 	q := url.Values{}
 	if options != nil && merchantID != "" {
 		q.Set("merchant", merchantID)

@@ -49,13 +49,13 @@ func (c *Console) showTeam(ec echo.Context) error {
 	}
 	switch ec.QueryParam("done") {
 	case "role":
-		page.Notice = t("console.team.roleChanged", ec.QueryParam("who"))
+		page.Notice = t(ec, "console.team.roleChanged", ec.QueryParam("who"))
 	case "removed":
-		page.Notice = t("console.team.removed", ec.QueryParam("who"))
+		page.Notice = t(ec, "console.team.removed", ec.QueryParam("who"))
 	case "required":
-		page.Notice = t("console.team.required")
+		page.Notice = t(ec, "console.team.required")
 	case "notRequired":
-		page.Notice = t("console.team.notRequired")
+		page.Notice = t(ec, "console.team.notRequired")
 	}
 	return render(ec, http.StatusOK, manage.ConsoleTeamPage(page))
 }
@@ -71,12 +71,12 @@ func (c *Console) teamPage(ec echo.Context, m *merchant.Merchant, options []page
 		return manage.ConsoleTeam{}, err
 	}
 	page := manage.ConsoleTeam{
-		ConsolePage: c.frame(ec, t("console.team"), "team"),
+		ConsolePage: c.frame(ec, t(ec, "console.team"), "team"),
 		Merchants:   options, MerchantID: m.ID, Name: m.Name, ReadOnly: m.ReadOnly(),
 		Invite: form, RequireTwoStep: m.RequireTwoStep,
 	}
 	for _, r := range merchant.Roles {
-		page.Roles = append(page.Roles, pages.ConsoleOption{Value: string(r), Label: t("console.role." + string(r))})
+		page.Roles = append(page.Roles, pages.ConsoleOption{Value: string(r), Label: t(ec, "console.role."+string(r))})
 	}
 	me := strings.ToLower(sessionOf(ec).user.Email)
 	for _, u := range c.Merchants.ConsoleUsers() {
@@ -85,7 +85,7 @@ func (c *Console) teamPage(ec echo.Context, m *merchant.Merchant, options []page
 			continue
 		}
 		email := strings.ToLower(u.Email)
-		last := t("console.team.never")
+		last := t(ec, "console.team.never")
 		if at := seen[email]; !at.IsZero() {
 			last = when(at)
 		}
@@ -94,14 +94,14 @@ func (c *Console) teamPage(ec echo.Context, m *merchant.Merchant, options []page
 			q = "?merchant=" + url.QueryEscape(m.ID)
 		}
 		page.Members = append(page.Members, manage.ConsoleMember{
-			Email: email, Role: string(role), RoleLabel: t("console.role." + string(role)),
-			TwoStep: twoStepWord(u.TwoStep), LastSignIn: last, You: email == me,
+			Email: email, Role: string(role), RoleLabel: t(ec, "console.role."+string(role)),
+			TwoStep: twoStepWord(ec, u.TwoStep), LastSignIn: last, You: email == me,
 			RoleURL:   templ.SafeURL(RouteTeam + "/" + url.PathEscape(email) + "/role" + q),
 			RemoveURL: templ.SafeURL(RouteTeam + "/" + url.PathEscape(email) + "/remove" + q),
 		})
 	}
 	for _, inv := range pending {
-		page.Pending = append(page.Pending, manage.ConsolePending{Email: inv.Email, Role: t("console.role." + inv.Role), Expires: when(inv.Expires)})
+		page.Pending = append(page.Pending, manage.ConsolePending{Email: inv.Email, Role: t(ec, "console.role."+inv.Role), Expires: when(inv.Expires)})
 	}
 	return page, nil
 }
@@ -123,7 +123,7 @@ func (c *Console) invite(ec echo.Context) error {
 		if perr != nil {
 			return perr
 		}
-		page.Notice, page.NoticeError = t("console.form.fix"), true
+		page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
 		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleTeamPage(page))
 	case errors.Is(err, settings.ErrManagedByFile):
 		return errManagedByFile
@@ -135,20 +135,20 @@ func (c *Console) invite(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	page.Notice = t("console.team.invited", inv.Email, t("console.role."+string(inv.Role)))
+	page.Notice = t(ec, "console.team.invited", inv.Email, t(ec, "console.role."+string(inv.Role)))
 	page.Link = c.BaseURL + strings.Replace(RouteAccept, ":token", inv.Token, 1)
 	page.LinkExpires = when(inv.Expires)
 	if c.Mail != nil {
 		sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ec.Request().Context()), 20*time.Second)
 		defer cancel()
-		body := t("console.invite.mailBody", m.Name, t("console.role."+string(inv.Role)), page.LinkExpires, page.Link)
-		if err := c.Mail.Send(sendCtx, inv.Email, t("console.invite.mailSubject", m.Name), body); err != nil {
+		body := t(ec, "console.invite.mailBody", m.Name, t(ec, "console.role."+string(inv.Role)), page.LinkExpires, page.Link)
+		if err := c.Mail.Send(sendCtx, inv.Email, t(ec, "console.invite.mailSubject", m.Name), body); err != nil {
 			// The link is still shown, to pass on by hand; the log never
 			// holds it.
 			c.log(ec).Warn("console: the invitation could not be e-mailed", "merchant", m.ID, "email", maskEmail(inv.Email), "err", err)
-			page.Notice += " " + t("console.team.mailFailed")
+			page.Notice += " " + t(ec, "console.team.mailFailed")
 		} else {
-			page.Notice += " " + t("console.team.mailed")
+			page.Notice += " " + t(ec, "console.team.mailed")
 		}
 	}
 	return render(ec, http.StatusOK, manage.ConsoleTeamPage(page))
@@ -187,11 +187,11 @@ func (c *Console) teamChange(change func(ec echo.Context, merchantID, email stri
 	}
 }
 
-func twoStepWord(on bool) string {
+func twoStepWord(ec echo.Context, on bool) string {
 	if on {
-		return t("console.team.twoStepOn")
+		return t(ec, "console.team.twoStepOn")
 	}
-	return t("console.team.twoStepOff")
+	return t(ec, "console.team.twoStepOff")
 }
 
 func (c *Console) setRole(ec echo.Context, merchantID, email string) error {
@@ -209,11 +209,11 @@ func (c *Console) showInvitation(ec echo.Context) error {
 	if err != nil {
 		return c.invitationGone(ec, err)
 	}
-	return c.invitationForm(ec, http.StatusOK, c.invitationModel(inv))
+	return c.invitationForm(ec, http.StatusOK, c.invitationModel(ec, inv))
 }
 
-func (c *Console) invitationModel(inv ledger.Invitation) manage.ConsoleInvitation {
-	m := manage.ConsoleInvitation{Email: inv.Email, Role: t("console.role." + inv.Role)}
+func (c *Console) invitationModel(ec echo.Context, inv ledger.Invitation) manage.ConsoleInvitation {
+	m := manage.ConsoleInvitation{Email: inv.Email, Role: t(ec, "console.role."+inv.Role)}
 	if shop, ok := c.Merchants.Get(inv.MerchantID); ok {
 		m.Shop = shop.Name
 	}
@@ -244,7 +244,7 @@ func (c *Console) invitationForm(ec echo.Context, status int, m manage.ConsoleIn
 	if err := sess.Save(ec.Request(), ec.Response()); err != nil {
 		return err
 	}
-	m.ConsolePage = pages.ConsolePage{Title: t("console.invite.title"), Assets: c.Assets, CSRF: sess.Values["csrf"].(string)}
+	m.ConsolePage = pages.ConsolePage{Title: t(ec, "console.invite.title"), Assets: c.Assets, CSRF: sess.Values["csrf"].(string)}
 	m.Action = templ.SafeURL(strings.Replace(RouteAccept, ":token", url.PathEscape(ec.Param("token")), 1))
 	return render(ec, status, manage.ConsoleInvitationPage(m))
 }
@@ -259,11 +259,11 @@ func (c *Console) acceptInvitation(ec echo.Context) error {
 	if err != nil {
 		return c.invitationGone(ec, err)
 	}
-	m := c.invitationModel(inv)
+	m := c.invitationModel(ec, inv)
 	pre, err := c.store.Get(ec.Request(), cookieName)
 	want, _ := pre.Values["csrf"].(string)
 	if err != nil || want == "" || subtle.ConstantTimeCompare([]byte(ec.FormValue("csrf")), []byte(want)) != 1 {
-		m.Error = t("console.login.expired")
+		m.Error = t(ec, "console.login.expired")
 		return c.invitationForm(ec, http.StatusForbidden, m)
 	}
 	pw, again := ec.FormValue("password"), ec.FormValue("password_again")
@@ -274,14 +274,14 @@ func (c *Console) acceptInvitation(ec echo.Context) error {
 		if over, err := tries.exhausted(MaxFailures); err != nil {
 			return err
 		} else if over {
-			m.Error = t("console.login.tooMany")
+			m.Error = t(ec, "console.login.tooMany")
 			return c.invitationForm(ec, http.StatusTooManyRequests, m)
 		}
 		if u, ok := c.Merchants.ConsoleUser(inv.Email); !ok || !u.Matches(pw) {
 			if err := tries.refused(); err != nil {
 				return err
 			}
-			m.Errors = map[string]string{"password": t("console.invite.wrongPassword")}
+			m.Errors = map[string]string{"password": t(ec, "console.invite.wrongPassword")}
 			return c.invitationForm(ec, http.StatusUnauthorized, m)
 		}
 	} else {
@@ -290,7 +290,7 @@ func (c *Console) acceptInvitation(ec echo.Context) error {
 			return c.invitationForm(ec, http.StatusUnprocessableEntity, m)
 		}
 		if pw != again {
-			m.Errors = map[string]string{"password_again": t("console.invite.mismatch")}
+			m.Errors = map[string]string{"password_again": t(ec, "console.invite.mismatch")}
 			return c.invitationForm(ec, http.StatusUnprocessableEntity, m)
 		}
 		if phc, err = password.Hash(pw, password.Default); err != nil {

@@ -68,14 +68,14 @@ func (c *Console) pendingCode(ec echo.Context) (*merchant.ConsoleUser, map[any]a
 // showCodeStep answers GET /console/login/code.
 func (c *Console) showCodeStep(ec echo.Context) error {
 	if _, values, ok := c.pendingCode(ec); ok {
-		return render(ec, http.StatusOK, manage.ConsoleCodePage(c.codeModel(values, "")))
+		return render(ec, http.StatusOK, manage.ConsoleCodePage(c.codeModel(ec, values, "")))
 	}
 	return ec.Redirect(http.StatusSeeOther, RouteLogin+"?ended=1")
 }
 
-func (c *Console) codeModel(values map[any]any, problem string) manage.ConsoleCode {
+func (c *Console) codeModel(ec echo.Context, values map[any]any, problem string) manage.ConsoleCode {
 	csrf, _ := values["csrf"].(string)
-	return manage.ConsoleCode{ConsolePage: pages.ConsolePage{Title: t("console.code.title"), Assets: c.Assets, CSRF: csrf}, Error: problem}
+	return manage.ConsoleCode{ConsolePage: pages.ConsolePage{Title: t(ec, "console.code.title"), Assets: c.Assets, CSRF: csrf}, Error: problem}
 }
 
 // checkCodeStep answers POST /console/login/code: a code of the person's
@@ -96,7 +96,7 @@ func (c *Console) checkCodeStep(ec echo.Context) error {
 		return err
 	} else if over {
 		c.log(ec).Warn("console code refused: too many tries", "email", maskEmail(u.Email))
-		return render(ec, http.StatusTooManyRequests, manage.ConsoleCodePage(c.codeModel(values, t("console.login.tooMany"))))
+		return render(ec, http.StatusTooManyRequests, manage.ConsoleCodePage(c.codeModel(ec, values, t(ec, "console.login.tooMany"))))
 	}
 	recovery, err := c.Settings.CheckCode(ctx, u, ec.FormValue("code"), c.Now())
 	switch {
@@ -105,11 +105,11 @@ func (c *Console) checkCodeStep(ec echo.Context) error {
 			return err
 		}
 		c.log(ec).Warn("console code refused", "email", maskEmail(u.Email), "reason", err.Error())
-		problem := t("console.code.wrong")
+		problem := t(ec, "console.code.wrong")
 		if errors.Is(err, settings.ErrCodeUsed) {
-			problem = t("console.code.used")
+			problem = t(ec, "console.code.used")
 		}
-		return render(ec, http.StatusUnauthorized, manage.ConsoleCodePage(c.codeModel(values, problem)))
+		return render(ec, http.StatusUnauthorized, manage.ConsoleCodePage(c.codeModel(ec, values, problem)))
 	case err != nil:
 		return err
 	}
@@ -180,7 +180,7 @@ func (c *Console) confirmTwoStep(ec echo.Context) error {
 		if perr != nil {
 			return perr
 		}
-		page.Setup = &manage.ConsoleTwoStepSetup{Error: t("console.code.wrongSetup")}
+		page.Setup = &manage.ConsoleTwoStepSetup{Error: t(ec, "console.code.wrongSetup")}
 		if again, serr := settings.SetupFor(s.user.Email, ec.FormValue("secret")); serr == nil {
 			page.Setup.Secret = again.Secret
 			page.Setup.QR, _ = web.QRSVG(again.URL)
@@ -196,7 +196,7 @@ func (c *Console) confirmTwoStep(ec echo.Context) error {
 		return err
 	}
 	page.TwoStep, page.RecoveryCodes = true, codes
-	page.Notice = t("console.twoStep.on")
+	page.Notice = t(ec, "console.twoStep.on")
 	return render(ec, http.StatusOK, manage.ConsoleAccountPage(page))
 }
 
@@ -210,7 +210,7 @@ func (c *Console) endTwoStep(ec echo.Context) error {
 		if perr != nil {
 			return perr
 		}
-		page.Errors = map[string]string{"code": t("console.code.wrong")}
+		page.Errors = map[string]string{"code": t(ec, "console.code.wrong")}
 		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleAccountPage(page))
 	}
 	if err != nil {

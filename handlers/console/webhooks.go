@@ -6,7 +6,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/merchant"
 	pages "github.com/paybybank/checkout/views/console"
 )
@@ -58,33 +57,33 @@ func (c *Console) webhooksPage(ec echo.Context, m *merchant.Merchant, options []
 	if err != nil {
 		return pages.ConsoleWebhooks{}, err
 	}
-	l := i18n.Staff("en")
+	l := localizerOf(ec)
 	page := pages.ConsoleWebhooks{
-		ConsolePage: c.frame(ec, t("console.webhooks"), "webhooks"),
+		ConsolePage: c.frame(ec, t(ec, "console.webhooks"), "webhooks"),
 		Merchants:   options, MerchantID: m.ID, Endpoint: m.WebhookURL,
 	}
-	success := pages.ConsoleFigure{Label: t("console.webhooks.success"), Value: percent(h.Delivered, h.Tries),
-		Hint: t("console.webhooks.success.hint", count(l, h.Delivered), count(l, h.Tries)), TestID: "success"}
+	success := pages.ConsoleFigure{Label: t(ec, "console.webhooks.success"), Value: percent(l, h.Delivered, h.Tries),
+		Hint: t(ec, "console.webhooks.success.hint", count(l, h.Delivered), count(l, h.Tries)), TestID: "success"}
 	if h.Tries == 0 {
-		success.Hint = t("console.webhooks.noTries")
+		success.Hint = t(ec, "console.webhooks.noTries")
 	}
-	oldest := t("console.fig.none")
+	oldest := t(ec, "console.fig.none")
 	if !h.OldestPending.IsZero() {
 		oldest = duration(now.Sub(h.OldestPending))
 	}
 	page.Figures = []pages.ConsoleFigure{
 		success,
-		{Label: t("console.webhooks.pending"), Value: count(l, h.Pending), Hint: t("console.webhooks.pending.hint"), TestID: "pending"},
-		{Label: t("console.webhooks.failed"), Value: count(l, h.Failed), Hint: t("console.webhooks.failed.hint"), TestID: "failed"},
-		{Label: t("console.webhooks.oldest"), Value: oldest, Hint: t("console.webhooks.oldest.hint"), TestID: "oldest"},
+		{Label: t(ec, "console.webhooks.pending"), Value: count(l, h.Pending), Hint: t(ec, "console.webhooks.pending.hint"), TestID: "pending"},
+		{Label: t(ec, "console.webhooks.failed"), Value: count(l, h.Failed), Hint: t(ec, "console.webhooks.failed.hint"), TestID: "failed"},
+		{Label: t(ec, "console.webhooks.oldest"), Value: oldest, Hint: t(ec, "console.webhooks.oldest.hint"), TestID: "oldest"},
 	}
 	if f := h.LastFailure; f != nil {
-		try := tryOf(f.Delivery)
+		try := tryOf(ec, f.Delivery)
 		why := try.Error
 		if why == "" {
 			why = "HTTP " + try.Code
 		}
-		page.LastFailure = t("console.webhooks.failure", f.EventID, try.N, why)
+		page.LastFailure = t(ec, "console.webhooks.failure", f.EventID, try.N, why)
 		page.LastFailureWhen = when(f.At)
 		page.LastFailureURL = c.orderURL(m.ID, f.OrderID, options != nil)
 	}
@@ -101,7 +100,7 @@ func (c *Console) sendTest(ec echo.Context) error {
 	var test *pages.ConsoleTry
 	if m.WebhookURL != "" {
 		d := c.Webhooks.Ping(ec.Request().Context(), m)
-		tr := tryOf(d)
+		tr := tryOf(ec, d)
 		test = &tr
 		c.log(ec).Info("console: test event sent", "merchant", m.ID, "code", d.Code, "email", maskEmail(sessionOf(ec).user.Email))
 	}
