@@ -1,6 +1,9 @@
 package i18n
 
-import "golang.org/x/text/number"
+import (
+	"golang.org/x/text/language"
+	"golang.org/x/text/number"
+)
 
 // The console's strings (issue 21), apart from the shopper's catalog,
 // which every language must translate in full: the console is in English
@@ -15,6 +18,41 @@ func Staff(lang string) *Localizer {
 		return l
 	}
 	return staffLocalizers["en"]
+}
+
+// StaffChoices are the languages the console speaks, in the order of
+// Supported, for its switcher.
+func StaffChoices() []Choice {
+	var out []Choice
+	for _, c := range Choices {
+		if _, ok := staffCatalog[c.Code]; ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// StaffLanguage is the console's language for a person: their own choice
+// when the console speaks it, else the first language of their browser's
+// (Accept-Language) that it speaks, else English.
+func StaffLanguage(chosen, acceptLanguage string) string {
+	if _, ok := staffCatalog[chosen]; ok {
+		return chosen
+	}
+	tags, _, _ := language.ParseAcceptLanguage(acceptLanguage)
+	for _, t := range tags {
+		if lang := Negotiate(t.String()); lang != "en" || isEnglish(t) {
+			if _, ok := staffCatalog[lang]; ok {
+				return lang
+			}
+		}
+	}
+	return "en"
+}
+
+func isEnglish(t language.Tag) bool {
+	b, _ := t.Base()
+	return b.String() == "en"
 }
 
 var staffLocalizers = func() map[string]*Localizer {
@@ -447,6 +485,10 @@ var consoleEN = map[string]string{
 	"console.webhooks.noFailure":             "No delivery has failed.",
 	"console.webhooks.failure":               "Event %s (try %s): %s",
 	"console.webhooks.seeOrder":              "See the order",
+	"console.language":                       "Language",
+	"console.languageSubmit":                 "Change",
+	"console.error.language":                 "This language is not one the console speaks",
+	"console.error.language.text":            "Choose one of the languages the list offers.",
 	"console.branding":                       "Branding",
 	"console.branding.saved":                 "The draft is saved. Shoppers still see the live look until you publish.",
 	"console.branding.published":             "Version %d is live on every instance: shoppers see it from their next page.",

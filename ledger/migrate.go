@@ -416,6 +416,10 @@ var migrations = []string{
 		created_at   BIGINT NOT NULL,
 		created_by   TEXT NOT NULL
 	)`,
+
+	// 13: the console in the shop's language (issue 36): the language a
+	// person chose, empty while they follow their browser's.
+	`ALTER TABLE console_people ADD COLUMN language TEXT NOT NULL DEFAULT ''`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

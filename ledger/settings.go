@@ -73,8 +73,11 @@ type PersonRow struct {
 	// while it is off.
 	TOTPSecret string
 	Managed    string
-	Created    time.Time
-	Updated    time.Time
+	// Language is the console's language the person chose; empty while
+	// they follow their browser's.
+	Language string
+	Created  time.Time
+	Updated  time.Time
 }
 
 // MembershipRow is a person's place at one merchant: their role there.
@@ -221,7 +224,7 @@ func msOrZero(t time.Time) int64 {
 }
 
 func peopleRows(ctx context.Context, q querier) ([]PersonRow, error) {
-	rows, err := q.QueryContext(ctx, `SELECT email, operator, password_hash, totp_secret, managed, created_at, updated_at
+	rows, err := q.QueryContext(ctx, `SELECT email, operator, password_hash, totp_secret, managed, language, created_at, updated_at
 		FROM console_people ORDER BY created_at, email`)
 	if err != nil {
 		return nil, err
@@ -232,7 +235,7 @@ func peopleRows(ctx context.Context, q querier) ([]PersonRow, error) {
 		var p PersonRow
 		var operator int
 		var created, updated int64
-		if err := rows.Scan(&p.Email, &operator, &p.PasswordHash, &p.TOTPSecret, &p.Managed, &created, &updated); err != nil {
+		if err := rows.Scan(&p.Email, &operator, &p.PasswordHash, &p.TOTPSecret, &p.Managed, &p.Language, &created, &updated); err != nil {
 			return nil, err
 		}
 		p.Operator = operator == 1
@@ -376,8 +379,16 @@ func (s *SettingsTx) RevokeToken(ctx context.Context, merchantID, id string) (bo
 // People reads the console's people inside the change.
 func (s *SettingsTx) People(ctx context.Context) ([]PersonRow, error) { return peopleRows(ctx, s.tx) }
 
+// SetLanguage keeps the console language a person chose ("" to follow
+// their browser's).
+func (s *SettingsTx) SetLanguage(ctx context.Context, email, lang string) error {
+	s.changed = true
+	_, err := s.tx.ExecContext(ctx, `UPDATE console_people SET language = $2 WHERE email = $1`, strings.ToLower(email), lang)
+	return err
+}
+
 // PutPerson writes a person, new or not (by e-mail, in lower case); their
-// memberships are left as they are.
+// memberships and language are left as they are.
 func (s *SettingsTx) PutPerson(ctx context.Context, p PersonRow) error {
 	s.changed = true
 	operator := 0

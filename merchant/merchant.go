@@ -129,7 +129,10 @@ type ConsoleUser struct {
 	// Managed says where the person was made: the merchants file, the
 	// console or the command line (operator add).
 	Managed string `json:"-"`
-	hashed  password.Hashed
+	// Language is the console's language the person chose; empty while
+	// they follow their browser's.
+	Language string `json:"-"`
+	hashed   password.Hashed
 }
 
 // Membership is a person's role at one merchant.

@@ -330,7 +330,7 @@ func (s *Store) build(snap ledger.SettingsSnapshot) (*merchant.Directory, error)
 	}
 	byEmail := make(map[string]*merchant.ConsoleUser, len(snap.People))
 	for _, p := range snap.People {
-		u := &merchant.ConsoleUser{Email: p.Email, PasswordHash: p.PasswordHash, Managed: p.Managed, Operator: p.Operator}
+		u := &merchant.ConsoleUser{Email: p.Email, PasswordHash: p.PasswordHash, Managed: p.Managed, Operator: p.Operator, Language: p.Language}
 		if p.TOTPSecret != "" {
 			secret, err := s.openTOTP(p.Email, p.TOTPSecret)
 			if err != nil {

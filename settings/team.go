@@ -256,3 +256,18 @@ func (s *Store) SetPassword(ctx context.Context, email, phc string) error {
 	}
 	return s.Load(ctx)
 }
+
+// SetLanguage keeps the console language a person chose, on every
+// instance ("" to follow their browser's again).
+func (s *Store) SetLanguage(ctx context.Context, by Actor, email, lang string) error {
+	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+		if err := tx.SetLanguage(ctx, email, lang); err != nil {
+			return err
+		}
+		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, Action: "console language chosen: " + email, Fields: "language (" + lang + ")"})
+	})
+	if err != nil {
+		return err
+	}
+	return s.Load(ctx)
+}

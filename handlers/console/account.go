@@ -2,10 +2,13 @@ package console
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/password"
 	"github.com/paybybank/checkout/settings"
@@ -17,7 +20,32 @@ const (
 	RouteAccount         = "/console/account"
 	RouteAccountPassword = "/console/account/password"
 	RouteAccountSessions = "/console/account/sessions"
+	RouteAccountLanguage = "/console/account/language"
 )
+
+// chooseLanguage answers POST /console/account/language: the console
+// speaks the language chosen to this person from now on, on every
+// instance ("" follows their browser's again), and the page they chose it
+// on comes back in it.
+func (c *Console) chooseLanguage(ec echo.Context) error {
+	lang := ec.FormValue("language")
+	known := lang == ""
+	for _, ch := range i18n.StaffChoices() {
+		known = known || ch.Code == lang
+	}
+	if !known {
+		return &consoleError{status: http.StatusBadRequest, key: "console.error.language", err: fmt.Errorf("language %q", lang)}
+	}
+	s := sessionOf(ec)
+	if err := c.Settings.SetLanguage(ec.Request().Context(), actor(ec), s.user.Email, lang); err != nil {
+		return err
+	}
+	back := ec.FormValue("back")
+	if !strings.HasPrefix(back, "/console") || strings.HasPrefix(back, "//") {
+		back = RouteAccount
+	}
+	return ec.Redirect(http.StatusSeeOther, back)
+}
 
 // showAccount answers GET /console/account: the person's password and
 // their sessions.

@@ -159,6 +159,7 @@ func (c *Console) signedIn(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 		}
 		ec.Set(ctxSession, s)
+		speak(ec, s.user.Language)
 		if mustSetUpTwoStep(s.user) && !whileSettingUp[ec.Path()] {
 			// Their team requires two-step sign-in: nothing else first.
 			return ec.Redirect(http.StatusSeeOther, RouteAccount)

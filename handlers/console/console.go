@@ -187,6 +187,7 @@ func (c *Console) Routes(e *echo.Echo) {
 	in(http.MethodGet, RouteAccount, merchant.Read, c.showAccount)
 	in(http.MethodPost, RouteAccountPassword, merchant.Read, c.changePassword)
 	in(http.MethodPost, RouteAccountSessions, merchant.Read, c.endOtherSessions)
+	in(http.MethodPost, RouteAccountLanguage, merchant.Read, c.chooseLanguage)
 	in(http.MethodGet, RouteDevelopers, merchant.Develop, c.showDevelopers)
 	in(http.MethodPost, RouteTokens, merchant.Develop, c.makeToken)
 	in(http.MethodPost, RouteTokenRevoke, merchant.Develop, c.revokeToken)
@@ -271,6 +272,7 @@ func (c *Console) maybeSignedIn(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(ec echo.Context) error {
 		if s, _, err := c.openSession(ec); err == nil && s != nil {
 			ec.Set(ctxSession, s)
+			speak(ec, s.user.Language)
 		}
 		return next(ec)
 	}
@@ -283,7 +285,7 @@ const contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; style-s
 // render writes a console page. Nothing on it may be kept by a browser or a
 // proxy: it is one merchant's business.
 func render(ec echo.Context, status int, page templ.Component) error {
-	ctx := i18n.With(context.WithoutCancel(ec.Request().Context()), i18n.Staff("en"))
+	ctx := i18n.With(context.WithoutCancel(ec.Request().Context()), localizerOf(ec))
 	return web.Write(ec, status, page, ctx, func([]byte) string { return contentSecurityPolicy })
 }
 
@@ -300,6 +302,12 @@ func localizerOf(ec echo.Context) *i18n.Localizer {
 }
 
 const ctxLocalizer = "console.localizer"
+
+// speak answers the request in the language chosen ("" for none), else
+// the browser's, else English.
+func speak(ec echo.Context, chosen string) {
+	ec.Set(ctxLocalizer, i18n.Staff(i18n.StaffLanguage(chosen, ec.Request().Header.Get("Accept-Language"))))
+}
 
 // consoleError is an error a console user is shown: key names its heading
 // in the console's catalog, key+".text" its message; err is for the log.
@@ -330,6 +338,8 @@ var (
 // with internal text on the page.
 func (c *Console) answerErrors(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(ec echo.Context) error {
+		// Until the person is known, their browser's language.
+		speak(ec, "")
 		err := next(ec)
 		if err == nil || ec.Response().Committed {
 			return err
@@ -369,7 +379,13 @@ func (c *Console) log(ec echo.Context) *slog.Logger { return web.Logger(ec, c.Lo
 
 // frame is the layout model of a page for the signed-in user, if any.
 func (c *Console) frame(ec echo.Context, title, nav string) pages.ConsolePage {
-	p := pages.ConsolePage{Title: title, Assets: c.Assets, Nav: nav}
+	l := localizerOf(ec)
+	p := pages.ConsolePage{Title: title, Assets: c.Assets, Nav: nav, Lang: l.Lang(), Back: ec.Request().URL.RequestURI()}
+	if choices := i18n.StaffChoices(); len(choices) > 1 {
+		for _, ch := range choices {
+			p.Languages = append(p.Languages, pages.ConsoleOption{Value: ch.Code, Label: ch.Name, Selected: ch.Code == l.Lang()})
+		}
+	}
 	if s := sessionOf(ec); s != nil {
 		p.User, p.CSRF = s.user.Email, s.csrf
 		p.Operator = s.user.Operator
