@@ -103,3 +103,35 @@ func TestSignOutEverywhereElse(t *testing.T) {
 	}
 	page(t, laptop.post("/console/account/password", url.Values{"csrf": {csrf}, "current": {secret}, "password": {newPassword}, "password_again": {newPassword}}), http.StatusConflict)
 }
+
+func TestAPersonsLanguageIsKeptOnEveryInstance(t *testing.T) {
+	db := ledgertest.SQLiteURL(t)
+	e := setupOn(t, db)
+	other := setupOn(t, db)
+	// Someone the console made: each instance of the tests hashes the
+	// file's people anew.
+	e.shop3()
+	ops := e.browser()
+	b, _ := e.join(invite(t, ops, ops.signIn(operator), "shop3", "ann@shop3.example", "viewer"), newPassword, newPassword)
+	doc := page(t, b.get("/console"), http.StatusOK)
+	csrf := csrfOf(doc)
+	if lang := doc.Find("html").AttrOr("lang", ""); lang != "en" {
+		t.Errorf("the console's <html lang> is %q", lang)
+	}
+	// A language the console does not speak is refused, saying so.
+	if res := b.post("/console/account/language", url.Values{"csrf": {csrf}, "language": {"xx"}}); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("an unknown language: %d", res.StatusCode)
+	}
+	res := b.post("/console/account/language", url.Values{"csrf": {csrf}, "language": {"en"}, "back": {"/console/payments"}})
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/console/payments" {
+		t.Fatalf("choosing English: %d → %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	waitFor(t, "the other instance knows the choice", func() bool {
+		u, ok := other.settings.Dir.ConsoleUser("ann@shop3.example")
+		return ok && u.Language == "en"
+	})
+	// A way back elsewhere than the console is not taken.
+	if res := b.post("/console/account/language", url.Values{"csrf": {csrf}, "language": {""}, "back": {"//evil.example/"}}); res.Header.Get("Location") != "/console/account" {
+		t.Errorf("a foreign way back: %d, led to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+}
