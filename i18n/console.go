@@ -1,69 +1,8 @@
 package i18n
 
-import (
-	"golang.org/x/text/language"
-	"golang.org/x/text/number"
-)
-
-// The console's strings (issue 21), apart from the shopper's catalog,
-// which every language must translate in full: the console is in English
-// for now, its strings here so that translations can be added as
-// staffCatalog entries without touching a page.
-var staffCatalog = map[string]map[string]string{"en": consoleEN}
-
-// Staff returns the localizer of the console's pages in lang; English
-// while the console is not translated into it.
-func Staff(lang string) *Localizer {
-	if l, ok := staffLocalizers[lang]; ok {
-		return l
-	}
-	return staffLocalizers["en"]
-}
-
-// StaffChoices are the languages the console speaks, in the order of
-// Supported, for its switcher.
-func StaffChoices() []Choice {
-	var out []Choice
-	for _, c := range Choices {
-		if _, ok := staffCatalog[c.Code]; ok {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// StaffLanguage is the console's language for a person: their own choice
-// when the console speaks it, else the first language of their browser's
-// (Accept-Language) that it speaks, else English.
-func StaffLanguage(chosen, acceptLanguage string) string {
-	if _, ok := staffCatalog[chosen]; ok {
-		return chosen
-	}
-	tags, _, _ := language.ParseAcceptLanguage(acceptLanguage)
-	for _, t := range tags {
-		if lang := Negotiate(t.String()); lang != "en" || isEnglish(t) {
-			if _, ok := staffCatalog[lang]; ok {
-				return lang
-			}
-		}
-	}
-	return "en"
-}
-
-func isEnglish(t language.Tag) bool {
-	b, _ := t.Base()
-	return b.String() == "en"
-}
-
-var staffLocalizers = func() map[string]*Localizer {
-	out := make(map[string]*Localizer, len(staffCatalog))
-	for lang, messages := range staffCatalog {
-		shopper := New(lang)
-		out[lang] = &Localizer{lang: lang, tag: shopper.tag, messages: messages, fallback: staffCatalog["en"], digits: shopper.digits}
-	}
-	return out
-}()
-
+// consoleEN is the console's English: every other language of the console
+// translates each of its strings (staff.go; tests hold them to it). CSV
+// headers are not here: they stay English, for programs.
 var consoleEN = map[string]string{
 	"console.name":         "Pay by bank console",
 	"layout.skip":          "Skip to content",
@@ -577,6 +516,3 @@ var consoleEN = map[string]string{
 	"console.error.brandingLive":             "That look is live already",
 	"console.error.brandingLive.text":        "Making it live again would change nothing.",
 }
-
-// Number writes a count as the language does: 12,345 in English.
-func (l *Localizer) Number(n int64) string { return l.digits.Sprint(number.Decimal(n)) }

@@ -12,6 +12,9 @@ import (
 var counted = map[string]int{
 	"status.refresh":  1, // seconds
 	"invalid.tooLong": 2, // characters
+	// The console's (issue 36).
+	"console.health.note": 2, // payments
+	"console.health.more": 1, // banks
 }
 
 // plurals gives, per language, the forms of the counted sentences by CLDR
@@ -23,6 +26,14 @@ var plurals = map[string]map[string][]string{
 		"status.refresh": {
 			"one", "This page checks again in %d second.",
 			"other", "This page checks again in %d seconds.",
+		},
+		"console.health.note": {
+			"one", "Payments made %s at each bank, by how they ended, over every shop of this deployment: no shop's orders are named. A bank is degraded when at least %d payment finished in the last hour and fewer than %s of them were paid. Read %s.",
+			"other", "Payments made %s at each bank, by how they ended, over every shop of this deployment: no shop's orders are named. A bank is degraded when at least %d payments finished in the last hour and fewer than %s of them were paid. Read %s.",
+		},
+		"console.health.more": {
+			"one", "The %d busiest bank and every degraded one are shown; GET /api/v1/banks/health gives them all.",
+			"other", "The %d busiest banks and every degraded one are shown; GET /api/v1/banks/health gives them all.",
 		},
 	},
 	"pl": {

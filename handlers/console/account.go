@@ -84,7 +84,7 @@ func (c *Console) accountPage(ec echo.Context) (manage.ConsoleAccount, error) {
 	}
 	for _, x := range list {
 		page.Sessions = append(page.Sessions, manage.ConsoleSession{Device: x.Device, Address: x.Address,
-			Seen: when(x.Seen), Since: when(x.Created), Current: x.ID == s.id})
+			Seen: when(localizerOf(ec), x.Seen), Since: when(localizerOf(ec), x.Created), Current: x.ID == s.id})
 	}
 	return page, nil
 }

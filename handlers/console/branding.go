@@ -178,10 +178,10 @@ func (c *Console) brandingPage(ec echo.Context, st brandingState, options []page
 	}
 	page.ConsolePage.Scripts = []string{c.Assets.BrandingJS}
 	if st.draft.UpdatedBy != "" {
-		page.DraftBy = t(ec, "console.branding.draftBy", st.draft.UpdatedBy, when(st.draft.Updated))
+		page.DraftBy = t(ec, "console.branding.draftBy", st.draft.UpdatedBy, when(localizerOf(ec), st.draft.Updated))
 	}
 	if st.live.Version != 0 {
-		page.LiveBy = t(ec, "console.branding.liveBy", st.live.Version, st.live.By, when(st.live.At))
+		page.LiveBy = t(ec, "console.branding.liveBy", st.live.Version, st.live.By, when(localizerOf(ec), st.live.At))
 	}
 	live := rules.Customization{}
 	if m.Customization != nil {
@@ -415,11 +415,11 @@ func (c *Console) brandingRefused(ec echo.Context, m *merchant.Merchant, options
 		// The newer draft's number goes with the form: saved again, what
 		// was typed goes over what is shown.
 		status, f.draft = http.StatusConflict, dc.Newer.Version
-		notice = t(ec, "console.branding.draftConflict", dc.Newer.UpdatedBy, when(dc.Newer.Updated))
+		notice = t(ec, "console.branding.draftConflict", dc.Newer.UpdatedBy, when(localizerOf(ec), dc.Newer.Updated))
 		newer = &manage.BrandNewer{Values: lookValues(dc.Newer.Custom)}
 	case errors.As(err, &pc):
 		status, f.live = http.StatusConflict, pc.Newer.Version
-		notice = t(ec, "console.branding.publishConflict", pc.Newer.Version, pc.Newer.By, when(pc.Newer.At))
+		notice = t(ec, "console.branding.publishConflict", pc.Newer.Version, pc.Newer.By, when(localizerOf(ec), pc.Newer.At))
 		newer = &manage.BrandNewer{Values: lookValues(pc.Newer.Custom), Version: strconv.FormatInt(pc.Newer.Version, 10)}
 	case errors.Is(err, settings.ErrNothingToPublish):
 		status, notice = http.StatusConflict, t(ec, "console.branding.nothingToPublish")
@@ -484,7 +484,7 @@ func (c *Console) showBrandingHistory(ec echo.Context) error {
 	}
 	for i, h := range history {
 		row := manage.BrandVersion{
-			Version: strconv.FormatInt(h.Version, 10), At: when(h.At), By: h.By, Live: i == 0,
+			Version: strconv.FormatInt(h.Version, 10), At: when(localizerOf(ec), h.At), By: h.By, Live: i == 0,
 			Changed: strings.Join(h.Changed, ", "),
 			Thumb:   templ.SafeURL(RouteBranding + "/preview/banks?" + previewQuery(m, options, url.Values{"version": {strconv.FormatInt(h.Version, 10)}})),
 			Revert:  templ.SafeURL(fmt.Sprintf("%s/revert/%d", RouteBranding, h.Version)),
@@ -519,7 +519,7 @@ func (c *Console) revertBranding(ec echo.Context) error {
 		return errNotFound
 	case errors.As(err, &pc):
 		return &consoleError{status: http.StatusConflict, key: "console.error.brandingChanged", err: err,
-			args: []any{pc.Newer.Version, pc.Newer.By, when(pc.Newer.At)}}
+			args: []any{pc.Newer.Version, pc.Newer.By, when(localizerOf(ec), pc.Newer.At)}}
 	case errors.Is(err, settings.ErrNothingToPublish):
 		return &consoleError{status: http.StatusConflict, key: "console.error.brandingLive", err: err}
 	case err != nil:

@@ -88,7 +88,7 @@ func (c *Console) developersPage(ec echo.Context, m *merchant.Merchant, options 
 		return page, err
 	}
 	for _, r := range recent {
-		page.Recent = append(page.Recent, manage.ConsoleAPIRequest{At: when(r.At), Method: r.Method, Route: r.Route,
+		page.Recent = append(page.Recent, manage.ConsoleAPIRequest{At: when(localizerOf(ec), r.At), Method: r.Method, Route: r.Route,
 			Status: strconv.Itoa(r.Status), Failed: r.Status >= 400})
 	}
 	tokens, err := c.Ledger.MerchantTokens(ec.Request().Context(), m.ID)
@@ -107,7 +107,7 @@ func (c *Console) developersPage(ec echo.Context, m *merchant.Merchant, options 
 	}
 	if older := m.OlderWebhookSecrets(now); older != nil {
 		page.Webhook.Overlapping = true
-		page.Webhook.Secret = t(ec, "console.developers.secretOverlap", when(m.PreviousUntil))
+		page.Webhook.Secret = t(ec, "console.developers.secretOverlap", when(localizerOf(ec), m.PreviousUntil))
 	}
 	for _, kid := range slices.Sorted(maps.Keys(m.LinkKeys)) {
 		key := manage.ConsoleLinkKey{KID: kid, Opened: opened[kid], State: t(ec, "console.developers.keyLive"),
@@ -117,22 +117,22 @@ func (c *Console) developersPage(ec echo.Context, m *merchant.Merchant, options 
 		}
 		if until, ok := m.Retiring[kid]; ok {
 			key.Retiring = true
-			key.State = t(ec, "console.developers.keyRetiring", when(until))
+			key.State = t(ec, "console.developers.keyRetiring", when(localizerOf(ec), until))
 			if !now.Before(until) {
-				key.State = t(ec, "console.developers.keyRetired", when(until))
+				key.State = t(ec, "console.developers.keyRetired", when(localizerOf(ec), until))
 			}
 		}
 		page.LinkKeys = append(page.LinkKeys, key)
 	}
 	for _, tk := range tokens {
-		row := manage.ConsoleToken{ID: tk.ID, Name: tk.Name, Prefix: tk.Prefix + "…", Created: when(tk.Created),
+		row := manage.ConsoleToken{ID: tk.ID, Name: tk.Name, Prefix: tk.Prefix + "…", Created: when(localizerOf(ec), tk.Created),
 			LastUsed: t(ec, "console.developers.never"), Expires: t(ec, "console.developers.noExpiry"), FromFile: tk.Managed == merchant.ManagedByFile,
 			Revoke: templ.SafeURL(RouteTokens + "/" + url.PathEscape(tk.ID) + "/revoke" + page.Query)}
 		if !tk.Used.IsZero() {
 			row.LastUsed = tk.Used.UTC().Format("2006-01-02 15:00")
 		}
 		if !tk.Expires.IsZero() {
-			row.Expires = when(tk.Expires)
+			row.Expires = when(localizerOf(ec), tk.Expires)
 			row.Expired = !c.Now().Before(tk.Expires)
 		}
 		page.Tokens = append(page.Tokens, row)

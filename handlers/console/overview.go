@@ -187,7 +187,7 @@ func percent(l *i18n.Localizer, n, of int64) string {
 	if of == 0 {
 		return l.T("console.fig.none")
 	}
-	return strconv.FormatFloat(share(n, of)*100, 'f', 1, 64) + " %"
+	return l.Percent(share(n, of))
 }
 
 // count is a count as English writes it: 12,345.

@@ -32,14 +32,19 @@ const pageSize = 50
 var statuses = []pisclient.Status{pisclient.StatusNotFound, pisclient.StatusInProgress, pisclient.StatusAccepted,
 	pisclient.StatusCompleted, pisclient.StatusCanceled}
 
-// timeLayout is how the console writes a time: UTC, to the second.
-const timeLayout = "2006-01-02 15:04:05"
-
-func when(t time.Time) string {
+func when(l *i18n.Localizer, t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.UTC().Format(timeLayout)
+	return l.DateTime(t)
+}
+
+// amount is an order's amount as the language writes it.
+func amount(l *i18n.Localizer, value, currency string) string {
+	if currency == rules.Currency {
+		return l.Amount(value)
+	}
+	return value + " " + currency
 }
 
 // listQuery is the list's filters as the request gave them: kept as typed,
@@ -169,9 +174,9 @@ func (c *Console) showPayments(ec echo.Context) error {
 	m.CSV = templ.SafeURL(RouteCSV + "?" + base.Encode())
 	for _, o := range orders {
 		row := pages.ConsolePaymentRow{
-			OrderID: o.OrderID, URL: c.orderURL(o.MerchantID, o.OrderID, options != nil), Amount: o.Amount + " " + o.Currency,
-			Status: statusOf(localizerOf(ec), o.Status), Paid: yesNo(ec, !o.Paid.IsZero()), Bank: bankOf(list, o.Country, o.BankID), Country: o.Country,
-			Created: when(o.Created), Updated: when(o.Updated),
+			OrderID: o.OrderID, URL: c.orderURL(o.MerchantID, o.OrderID, options != nil), Amount: amount(localizerOf(ec), o.Amount, o.Currency),
+			Status: statusOf(localizerOf(ec), o.Status), Paid: yesNo(localizerOf(ec), !o.Paid.IsZero()), Bank: bankOf(list, o.Country, o.BankID), Country: o.Country,
+			Created: when(localizerOf(ec), o.Created), Updated: when(localizerOf(ec), o.Updated),
 		}
 		if options != nil {
 			row.Merchant = o.MerchantID
@@ -190,11 +195,11 @@ func (c *Console) orderURL(merchantID, orderID string, operator bool) templ.Safe
 	return templ.SafeURL(u)
 }
 
-func yesNo(ec echo.Context, b bool) string {
+func yesNo(l *i18n.Localizer, b bool) string {
 	if b {
-		return t(ec, "console.yes")
+		return l.T("console.yes")
 	}
-	return t(ec, "console.no")
+	return l.T("console.no")
 }
 
 // statusOf is a status as a badge: its word and colour.
@@ -235,6 +240,9 @@ func (c *Console) exportPayments(ec echo.Context) error {
 	}
 	ctx := ec.Request().Context()
 	list := c.bankList(ctx)
+	// A CSV file is read by programs: English and ISO times, whatever the
+	// person's language.
+	english := i18n.Staff("en")
 	h := ec.Response().Header()
 	h.Set(echo.HeaderContentType, "text/csv; charset=utf-8")
 	h.Set("Content-Disposition", `attachment; filename="payments-`+c.Now().UTC().Format("2006-01-02")+`.csv"`)
@@ -256,8 +264,8 @@ func (c *Console) exportPayments(ec echo.Context) error {
 			break
 		}
 		for _, o := range orders {
-			row := []string{o.OrderID, o.Amount, o.Currency, o.Status, yesNo(ec, !o.Paid.IsZero()), when(o.Paid),
-				o.BankID, bankOf(list, o.Country, o.BankID).Name, o.Country, when(o.Created), when(o.Updated)}
+			row := []string{o.OrderID, o.Amount, o.Currency, o.Status, yesNo(english, !o.Paid.IsZero()), when(english, o.Paid),
+				o.BankID, bankOf(list, o.Country, o.BankID).Name, o.Country, when(english, o.Created), when(english, o.Updated)}
 			if options != nil {
 				row = append([]string{o.MerchantID}, row...)
 			}
@@ -370,8 +378,8 @@ func (c *Console) showOrder(ec echo.Context) error {
 	v := payment.Describe(o, attempts)
 	page := pages.ConsoleOrder{
 		ConsolePage: c.frame(ec, t(ec, "console.order.heading", id), "payments"),
-		OrderID:     id, Amount: o.Amount + " " + o.Currency, Status: statusOf(localizerOf(ec), string(v.Status)),
-		Paid: yesNo(ec, v.Paid), Final: yesNo(ec, v.Final()), Created: when(o.Created), Updated: when(o.Updated),
+		OrderID:     id, Amount: amount(localizerOf(ec), o.Amount, o.Currency), Status: statusOf(localizerOf(ec), string(v.Status)),
+		Paid: yesNo(localizerOf(ec), v.Paid), Final: yesNo(localizerOf(ec), v.Final()), Created: when(localizerOf(ec), o.Created), Updated: when(localizerOf(ec), o.Updated),
 		Check: templ.SafeURL(RoutePayments + "/" + url.PathEscape(id) + "/check"), Back: templ.SafeURL(RoutePayments),
 	}
 	if v.Attempt == nil {
@@ -386,15 +394,15 @@ func (c *Console) showOrder(ec echo.Context) error {
 	list := c.bankList(ctx)
 	for _, a := range attempts {
 		ca := pages.ConsoleAttempt{Seq: strconv.Itoa(a.Seq), Bank: bankOf(list, a.Country, a.BankID), UpstreamID: a.UpstreamID,
-			Amount: a.Amount + " " + a.Currency, Status: statusOf(localizerOf(ec), a.Status)}
+			Amount: amount(localizerOf(ec), a.Amount, a.Currency), Status: statusOf(localizerOf(ec), a.Status)}
 		for _, s := range history[a.UpstreamID] {
-			ca.History = append(ca.History, pages.ConsoleStep{At: when(s.At), State: string(s.State), Status: s.Status})
+			ca.History = append(ca.History, pages.ConsoleStep{At: when(localizerOf(ec), s.At), State: string(s.State), Status: s.Status})
 		}
 		page.Attempts = append(page.Attempts, ca)
 	}
 	redelivered := ec.QueryParam("redelivered")
 	for _, e := range events {
-		ce := pages.ConsoleEvent{ID: e.ID, Type: e.Type, Created: when(e.Created), Delivery: t(ec, "console.delivery."+e.Delivery),
+		ce := pages.ConsoleEvent{ID: e.ID, Type: e.Type, Created: when(localizerOf(ec), e.Created), Delivery: t(ec, "console.delivery."+e.Delivery),
 			Redeliver: templ.SafeURL("/console/events/" + url.PathEscape(e.ID) + "/redeliver"), Highlight: e.ID == redelivered}
 		var body struct {
 			Data struct {
@@ -430,7 +438,7 @@ func (c *Console) showOrder(ec echo.Context) error {
 
 // tryOf is a delivery try as the page shows it.
 func tryOf(ec echo.Context, d ledger.Delivery) pages.ConsoleTry {
-	tr := pages.ConsoleTry{N: strconv.Itoa(d.Try), At: when(d.At), Duration: duration(d.Duration), Error: d.Error,
+	tr := pages.ConsoleTry{N: strconv.Itoa(d.Try), At: when(localizerOf(ec), d.At), Duration: duration(d.Duration), Error: d.Error,
 		OK: d.Code >= 200 && d.Code <= 299, Code: strconv.Itoa(d.Code)}
 	if d.Code == 0 {
 		tr.Code = "–"

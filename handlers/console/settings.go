@@ -14,6 +14,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/settings"
@@ -182,7 +183,7 @@ func (c *Console) settingsPage(ec echo.Context, m *merchant.Merchant, options []
 		Merchants:   options, MerchantID: m.ID, Name: m.Name,
 		State: t(ec, "console.state."+m.State), Disabled: m.Disabled(),
 		Managed: managedLabel(ec, m), ReadOnly: m.ReadOnly(), Form: form,
-		Updated: when(m.Updated), UpdatedBy: m.UpdatedBy,
+		Updated: when(localizerOf(ec), m.Updated), UpdatedBy: m.UpdatedBy,
 	}
 }
 
@@ -238,7 +239,7 @@ func (c *Console) saveSettings(ec echo.Context) error {
 		form.Version = strconv.FormatInt(ce.Newer.Version, 10)
 		newer := shopFormOf(ce.Newer)
 		form.Newer = &newer
-		form.NewerBy = t(ec, "console.settings.conflict", ce.By, when(ce.At))
+		form.NewerBy = t(ec, "console.settings.conflict", ce.By, when(localizerOf(ec), ce.At))
 		return c.settingsRefused(ec, m, options, form, http.StatusConflict)
 	}
 	switch {
@@ -346,7 +347,7 @@ func (c *Console) showAudit(ec echo.Context) error {
 	}
 	for _, e := range list {
 		page.Rows = append(page.Rows, manage.ConsoleAuditRow{
-			At: when(e.At), Actor: e.Actor, Merchant: e.MerchantID, Action: e.Action, Fields: e.Fields, RequestID: e.RequestID,
+			At: when(localizerOf(ec), e.At), Actor: e.Actor, Merchant: e.MerchantID, Action: e.Action, Fields: e.Fields, RequestID: e.RequestID,
 		})
 	}
 	return render(ec, http.StatusOK, manage.ConsoleAuditPage(page))
@@ -375,7 +376,7 @@ func (c *Console) exportAudit(ec echo.Context) error {
 			break
 		}
 		for _, e := range list {
-			row := []string{strconv.FormatInt(e.ID, 10), when(e.At), e.Actor, e.MerchantID, e.Action, e.Fields, e.RequestID}
+			row := []string{strconv.FormatInt(e.ID, 10), when(i18n.Staff("en"), e.At), e.Actor, e.MerchantID, e.Action, e.Fields, e.RequestID}
 			for i := range row {
 				row[i] = safeCell(row[i])
 			}

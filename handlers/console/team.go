@@ -87,7 +87,7 @@ func (c *Console) teamPage(ec echo.Context, m *merchant.Merchant, options []page
 		email := strings.ToLower(u.Email)
 		last := t(ec, "console.team.never")
 		if at := seen[email]; !at.IsZero() {
-			last = when(at)
+			last = when(localizerOf(ec), at)
 		}
 		q := ""
 		if options != nil {
@@ -101,7 +101,7 @@ func (c *Console) teamPage(ec echo.Context, m *merchant.Merchant, options []page
 		})
 	}
 	for _, inv := range pending {
-		page.Pending = append(page.Pending, manage.ConsolePending{Email: inv.Email, Role: t(ec, "console.role."+inv.Role), Expires: when(inv.Expires)})
+		page.Pending = append(page.Pending, manage.ConsolePending{Email: inv.Email, Role: t(ec, "console.role."+inv.Role), Expires: when(localizerOf(ec), inv.Expires)})
 	}
 	return page, nil
 }
@@ -137,7 +137,7 @@ func (c *Console) invite(ec echo.Context) error {
 	}
 	page.Notice = t(ec, "console.team.invited", inv.Email, t(ec, "console.role."+string(inv.Role)))
 	page.Link = c.BaseURL + strings.Replace(RouteAccept, ":token", inv.Token, 1)
-	page.LinkExpires = when(inv.Expires)
+	page.LinkExpires = when(localizerOf(ec), inv.Expires)
 	if c.Mail != nil {
 		sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ec.Request().Context()), 20*time.Second)
 		defer cancel()

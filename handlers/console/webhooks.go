@@ -84,7 +84,7 @@ func (c *Console) webhooksPage(ec echo.Context, m *merchant.Merchant, options []
 			why = "HTTP " + try.Code
 		}
 		page.LastFailure = t(ec, "console.webhooks.failure", f.EventID, try.N, why)
-		page.LastFailureWhen = when(f.At)
+		page.LastFailureWhen = when(localizerOf(ec), f.At)
 		page.LastFailureURL = c.orderURL(m.ID, f.OrderID, options != nil)
 	}
 	return page, nil
