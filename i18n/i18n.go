@@ -132,7 +132,7 @@ func (l *Localizer) T(key string, args ...any) string {
 	if len(args) == 0 || !strings.Contains(format, "%") {
 		return format
 	}
-	if _, counts := plurals[l.lang][key]; counts && l.plural != nil {
+	if counts(l.lang, key) && l.plural != nil {
 		return l.plural.Sprintf(key, args...)
 	}
 	return fmt.Sprintf(format, args...)

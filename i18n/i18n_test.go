@@ -145,7 +145,7 @@ func TestCountedSentencesFollowTheNumber(t *testing.T) {
 // TestPluralFormsKeepThePlaceholders holds every plural form to the English
 // sentence's placeholders, and to keys English has.
 func TestPluralFormsKeepThePlaceholders(t *testing.T) {
-	for lang, keys := range plurals {
+	for lang, keys := range allPlurals() {
 		for key, forms := range keys {
 			if _, ok := counted[key]; !ok {
 				t.Errorf("%s: %q is not a counted sentence", lang, key)

@@ -27,14 +27,6 @@ var plurals = map[string]map[string][]string{
 			"one", "This page checks again in %d second.",
 			"other", "This page checks again in %d seconds.",
 		},
-		"console.health.note": {
-			"one", "Payments made %s at each bank, by how they ended, over every shop of this deployment: no shop's orders are named. A bank is degraded when at least %d payment finished in the last hour and fewer than %s of them were paid. Read %s.",
-			"other", "Payments made %s at each bank, by how they ended, over every shop of this deployment: no shop's orders are named. A bank is degraded when at least %d payments finished in the last hour and fewer than %s of them were paid. Read %s.",
-		},
-		"console.health.more": {
-			"one", "The %d busiest bank and every degraded one are shown; GET /api/v1/banks/health gives them all.",
-			"other", "The %d busiest banks and every degraded one are shown; GET /api/v1/banks/health gives them all.",
-		},
 	},
 	"pl": {
 		"status.refresh": {
@@ -182,7 +174,7 @@ var plurals = map[string]map[string][]string{
 // pluralCatalog holds the plural forms for x/text's message printers.
 var pluralCatalog = func() msgcatalog.Catalog {
 	b := msgcatalog.NewBuilder()
-	for lang, keys := range plurals {
+	for lang, keys := range allPlurals() {
 		tag := language.MustParse(lang)
 		for key, forms := range keys {
 			cases := make([]any, len(forms))
@@ -199,8 +191,34 @@ var pluralCatalog = func() msgcatalog.Catalog {
 
 // pluralPrinter prints the counted sentences of lang; nil when it has none.
 func pluralPrinter(lang string) *message.Printer {
-	if _, ok := plurals[lang]; !ok {
+	if _, ok := allPlurals()[lang]; !ok {
 		return nil
 	}
 	return message.NewPrinter(language.MustParse(lang), message.Catalog(pluralCatalog))
+}
+
+// allPlurals are the counted sentences of the shopper's pages and of the
+// console together, by language.
+func allPlurals() map[string]map[string][]string {
+	out := map[string]map[string][]string{}
+	for _, set := range []map[string]map[string][]string{plurals, staffPlurals} {
+		for lang, keys := range set {
+			if out[lang] == nil {
+				out[lang] = map[string][]string{}
+			}
+			for key, forms := range keys {
+				out[lang][key] = forms
+			}
+		}
+	}
+	return out
+}
+
+// counts says whether key is a counted sentence in lang.
+func counts(lang, key string) bool {
+	if _, ok := plurals[lang][key]; ok {
+		return true
+	}
+	_, ok := staffPlurals[lang][key]
+	return ok
 }
