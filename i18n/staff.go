@@ -12,6 +12,7 @@ import (
 // every English string (console.go; tests hold each to it).
 var staffCatalog = map[string]map[string]string{
 	"en": consoleEN,
+	"pl": consolePL,
 }
 
 // Staff returns the localizer of the console's pages in lang; English for

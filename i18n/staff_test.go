@@ -1,0 +1,105 @@
+package i18n
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sameInEveryLanguage are the console's strings that are no words: a
+// pattern of names.
+var sameInEveryLanguage = map[string]bool{"console.whose": true}
+
+// TestTheConsoleSpeaksEveryLanguage fails when a language of the console
+// lacks a string, leaves it empty, copies an English sentence, changes its
+// placeholders, or has a key English does not.
+func TestTheConsoleSpeaksEveryLanguage(t *testing.T) {
+	for lang, messages := range staffCatalog {
+		for key, english := range consoleEN {
+			got, ok := messages[key]
+			switch {
+			case !ok || strings.TrimSpace(got) == "":
+				t.Errorf("%s: %q is not translated", lang, key)
+			case lang != "en" && got == english && !sameInEveryLanguage[key] && strings.Contains(strings.TrimSpace(verbs.ReplaceAllString(english, "")), " "):
+				t.Errorf("%s: %q is the English sentence %q", lang, key, english)
+			case !slices.Equal(verbs.FindAllString(got, -1), verbs.FindAllString(english, -1)):
+				t.Errorf("%s: %q has placeholders %v, English has %v", lang, key, verbs.FindAllString(got, -1), verbs.FindAllString(english, -1))
+			}
+		}
+		for key := range messages {
+			if _, ok := consoleEN[key]; !ok {
+				t.Errorf("%s: %q is not an English key (a typo or a leftover)", lang, key)
+			}
+		}
+		// The sentences that count something change with the number.
+		for key := range counted {
+			if !strings.HasPrefix(key, "console.") {
+				continue
+			}
+			if _, ok := staffPlurals[lang][key]; !ok {
+				t.Errorf("%s: %q has no plural forms", lang, key)
+			}
+		}
+	}
+}
+
+func TestTheConsoleWritesNumbersAndTimesAsItsLanguageDoes(t *testing.T) {
+	at := time.Date(2026, 11, 24, 9, 5, 7, 0, time.UTC)
+	for _, tt := range []struct {
+		lang, amount, percent, count, when string
+	}{
+		{"en", "€1,234.50", "25.0%", "12,345", "2026-11-24 09:05:07"},
+		{"pl", "1\u00a0234,50\u00a0€", "25,0%", "12\u00a0345", "24.11.2026, 09:05:07"},
+	} {
+		l := Staff(tt.lang)
+		if got := l.Amount("1234.5"); got != tt.amount {
+			t.Errorf("%s amount %q, want %q", tt.lang, got, tt.amount)
+		}
+		if got := l.Percent(0.25); got != tt.percent {
+			t.Errorf("%s percent %q, want %q", tt.lang, got, tt.percent)
+		}
+		if got := l.Number(12345); got != tt.count {
+			t.Errorf("%s count %q, want %q", tt.lang, got, tt.count)
+		}
+		if got := l.DateTime(at); got != tt.when {
+			t.Errorf("%s time %q, want %q", tt.lang, got, tt.when)
+		}
+	}
+	for lang := range staffCatalog {
+		if _, ok := dateTimeLayouts[lang]; !ok {
+			t.Errorf("%s: no date layout", lang)
+		}
+	}
+}
+
+func TestTheConsolesCountedSentencesFollowTheNumber(t *testing.T) {
+	for _, tt := range []struct {
+		lang string
+		n    int
+		want string
+	}{
+		{"en", 1, "The 1 busiest bank "}, {"en", 20, "The 20 busiest banks "},
+		{"pl", 1, "Pokazano 1 najbardziej obciążony bank "}, {"pl", 3, "Pokazano 3 najbardziej obciążone banki "},
+		{"pl", 20, "Pokazano 20 najbardziej obciążonych banków "},
+	} {
+		if got := Staff(tt.lang).T("console.health.more", tt.n); !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%s, %d: %q, want it to begin %q", tt.lang, tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestTheConsolesLanguageIsTheChoiceThenTheBrowsers(t *testing.T) {
+	for _, tt := range []struct{ chosen, accept, want string }{
+		{"", "", "en"},
+		{"", "pl-PL,pl;q=0.9,en;q=0.8", "pl"},
+		{"en", "pl", "en"},
+		{"pl", "en-GB", "pl"},
+		{"xx", "pl", "pl"},
+		{"", "zh-CN", "en"},
+	} {
+		if got := StaffLanguage(tt.chosen, tt.accept); got != tt.want {
+			t.Errorf("StaffLanguage(%q, %q) = %q, want %q", tt.chosen, tt.accept, got, tt.want)
+		}
+	}
+}
