@@ -13,6 +13,7 @@ import (
 var staffCatalog = map[string]map[string]string{
 	"en": consoleEN,
 	"pl": consolePL,
+	"de": consoleDE,
 }
 
 // Staff returns the localizer of the console's pages in lang; English for

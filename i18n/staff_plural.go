@@ -5,6 +5,7 @@ package i18n
 // "other".
 var staffPlurals = map[string]map[string][]string{
 	"pl": consolePluralsPL,
+	"de": consolePluralsDE,
 	"en": {
 		"console.health.note": {
 			"one", "Payments made %s at each bank, by how they ended, over every shop of this deployment: no shop's orders are named. A bank is degraded when at least %d payment finished in the last hour and fewer than %s of them were paid. Read %s.",
