@@ -135,3 +135,32 @@ func TestAPersonsLanguageIsKeptOnEveryInstance(t *testing.T) {
 		t.Errorf("a foreign way back: %d, led to %q", res.StatusCode, res.Header.Get("Location"))
 	}
 }
+
+func TestTheConsoleSpeaksTheBrowsersLanguageUntilAPersonChooses(t *testing.T) {
+	e := setup(t)
+	b := e.browser()
+	req, _ := http.NewRequest(http.MethodGet, e.url+"/console/login", nil)
+	req.Header.Set("Accept-Language", "pl-PL,pl;q=0.9,en;q=0.5")
+	res, err := b.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := page(t, res, http.StatusOK)
+	if lang := doc.Find("html").AttrOr("lang", ""); lang != "pl" || !strings.Contains(doc.Find("h1").Text(), "Zaloguj") {
+		t.Errorf("the sign-in page for a Polish browser is in %q: %q", lang, doc.Find("h1").Text())
+	}
+	csrf := b.signIn(shop1User)
+	doc = page(t, b.get("/console"), http.StatusOK)
+	if lang := doc.Find("html").AttrOr("lang", ""); lang != "en" {
+		t.Errorf("without Accept-Language the console is in %q", lang)
+	}
+	res = b.post("/console/account/language", url.Values{"csrf": {csrf}, "language": {"el"}, "back": {"/console/payments"}})
+	res.Body.Close()
+	doc = page(t, b.get("/console/payments"), http.StatusOK)
+	if lang := doc.Find("html").AttrOr("lang", ""); lang != "el" || !strings.Contains(doc.Find("h1").Text(), "Πληρωμές") {
+		t.Errorf("after choosing Greek the payments page is in %q: %q", lang, doc.Find("h1").Text())
+	}
+	if doc.Find(`[data-testid="language-switch"] option[selected]`).AttrOr("value", "") != "el" {
+		t.Error("the switcher does not show the language chosen")
+	}
+}

@@ -380,7 +380,7 @@ func (c *Console) log(ec echo.Context) *slog.Logger { return web.Logger(ec, c.Lo
 // frame is the layout model of a page for the signed-in user, if any.
 func (c *Console) frame(ec echo.Context, title, nav string) pages.ConsolePage {
 	l := localizerOf(ec)
-	p := pages.ConsolePage{Title: title, Assets: c.Assets, Nav: nav, Lang: l.Lang(), Back: ec.Request().URL.RequestURI()}
+	p := pages.ConsolePage{Title: title, Assets: c.Assets, Nav: nav, Back: ec.Request().URL.RequestURI()}
 	if choices := i18n.StaffChoices(); len(choices) > 1 {
 		for _, ch := range choices {
 			p.Languages = append(p.Languages, pages.ConsoleOption{Value: ch.Code, Label: ch.Name, Selected: ch.Code == l.Lang()})

@@ -32,10 +32,9 @@ type ConsolePage struct {
 	Operator, MayManage, MayAudit, MayDevelop, MayBrand bool
 	// Scripts are the page's own scripts, loaded deferred.
 	Scripts []string
-	// Lang is the page's language; Languages, when the console speaks
-	// several, the switcher's choices; Back the page's own address, where
-	// a choice leads back to.
-	Lang      string
+	// Languages, when the console speaks several, are the switcher's
+	// choices; Back is the page's own address, where a choice leads back
+	// to.
 	Languages []ConsoleOption
 	Back      string
 	// ActFor lets a person who belongs to several merchants choose the
