@@ -12,6 +12,7 @@ import (
 // every English string (console.go; tests hold each to it).
 var staffCatalog = map[string]map[string]string{
 	"en": consoleEN,
+	"ga": consoleGA,
 	"mt": consoleMT,
 	"is": consoleIS,
 	"bg": consoleBG,

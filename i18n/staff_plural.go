@@ -4,6 +4,7 @@ package i18n
 // names them) in each language, by CLDR plural category; the last form is
 // "other".
 var staffPlurals = map[string]map[string][]string{
+	"ga": consolePluralsGA,
 	"mt": consolePluralsMT,
 	"is": consolePluralsIS,
 	"bg": consolePluralsBG,
