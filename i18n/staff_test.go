@@ -44,6 +44,20 @@ func TestTheConsoleSpeaksEveryLanguage(t *testing.T) {
 	}
 }
 
+// TestTheConsoleSpeaksTheShoppersLanguages fails when a language the
+// shopper's pages speak has no console catalog: the people who run a shop
+// read the same language as its shoppers.
+func TestTheConsoleSpeaksTheShoppersLanguages(t *testing.T) {
+	for _, tag := range Supported {
+		if _, ok := staffCatalog[code(tag)]; !ok {
+			t.Errorf("%s: the shopper's pages speak it, the console does not", code(tag))
+		}
+	}
+	if len(StaffChoices()) != len(Supported) {
+		t.Errorf("the console's switcher offers %d languages, the shopper's pages speak %d", len(StaffChoices()), len(Supported))
+	}
+}
+
 func TestTheConsoleWritesNumbersAndTimesAsItsLanguageDoes(t *testing.T) {
 	at := time.Date(2026, 11, 24, 9, 5, 7, 0, time.UTC)
 	for _, tt := range []struct {
@@ -51,6 +65,7 @@ func TestTheConsoleWritesNumbersAndTimesAsItsLanguageDoes(t *testing.T) {
 	}{
 		{"en", "€1,234.50", "25.0%", "12,345", "2026-11-24 09:05:07"},
 		{"pl", "1\u00a0234,50\u00a0€", "25,0%", "12\u00a0345", "24.11.2026, 09:05:07"},
+		{"de", "1.234,50\u00a0€", "25,0\u00a0%", "12.345", "24.11.2026, 09:05:07"},
 	} {
 		l := Staff(tt.lang)
 		if got := l.Amount("1234.5"); got != tt.amount {

@@ -230,6 +230,28 @@ func TestAnInvitationIsEMailedWhenTheAppCanSendMail(t *testing.T) {
 	}
 }
 
+// TestAnInvitationIsWrittenInTheInvitersLanguage: the e-mail speaks the
+// language the owner reads the console in.
+func TestAnInvitationIsWrittenInTheInvitersLanguage(t *testing.T) {
+	e := setup(t)
+	e.shop3()
+	ops := e.browser()
+	ann, _ := e.join(invite(t, ops, ops.signIn(operator), "shop3", "ann@shop3.example", "owner"), newPassword, newPassword)
+	csrf := csrfOf(page(t, ann.get("/console/team"), http.StatusOK))
+	res := ann.post("/console/account/language", url.Values{"csrf": {csrf}, "language": {"pl"}, "back": {"/console/team"}})
+	res.Body.Close()
+	doc := page(t, ann.get("/console/team"), http.StatusOK)
+	link := invite(t, ann, csrfOf(doc), "shop3", "bob@shop3.example", "developer")
+	e.mail.mu.Lock()
+	sent := append([]string(nil), e.mail.sent...)
+	e.mail.mu.Unlock()
+	last := sent[len(sent)-1]
+	if !strings.Contains(last, "To: bob@shop3.example") || !strings.Contains(last, "Subject: Dołącz do zespołu Shop 3") ||
+		!strings.Contains(last, "z rolą programista") || !strings.Contains(last, link) {
+		t.Errorf("the e-mail of a Polish-speaking owner: %q", last)
+	}
+}
+
 func mustPath(t *testing.T, raw string) string {
 	t.Helper()
 	u, err := url.Parse(raw)
