@@ -215,7 +215,14 @@ func TestTheCSVExportIsSafeInASpreadsheet(t *testing.T) {
 	}
 	e.seed("shop2", "not-mine", "ing", pisclient.StatusCompleted)
 	b := e.browser()
-	b.signIn(shop1User)
+	csrf := b.signIn(shop1User)
+	// A person who reads the console in Polish still gets a file for
+	// programs: English headers, Yes and No, times as ISO writes them.
+	chosen := b.post("/console/account/language", url.Values{"csrf": {csrf}, "language": {"pl"}})
+	chosen.Body.Close()
+	if lang := page(t, b.get("/console/payments"), http.StatusOK).Find("html").AttrOr("lang", ""); lang != "pl" {
+		t.Fatalf("after choosing Polish the console is in %q", lang)
+	}
 	res := b.get("/console/payments.csv?bank=ing")
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") ||
@@ -238,6 +245,9 @@ func TestTheCSVExportIsSafeInASpreadsheet(t *testing.T) {
 		got[r[0]] = true
 		if r[4] != "Yes" || r[7] != "ING Deutschland" {
 			t.Errorf("row %v: want paid at ING Deutschland", r)
+		}
+		if _, err := time.Parse("2006-01-02 15:04:05", r[9]); err != nil {
+			t.Errorf("row %v: created_at %q is not written as 2006-01-02 15:04:05", r, r[9])
 		}
 	}
 	for _, want := range []string{"'=HYPERLINK(\"http://evil.example\")", "'+1", "'-2", "'@SUM(A1)", "plain, \"quoted\"\nline"} {
