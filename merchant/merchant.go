@@ -552,13 +552,31 @@ func newDirectory(list []*Merchant, operators []*ConsoleUser) (*Directory, error
 // FieldError is a setting refused: Field names it as the file and the
 // console's forms do (return_origins), Path where exactly
 // (return_origins[2]).
+//
+// Reason is English, for the file's reader and the log. Key names the same
+// refusal in the console's catalog ("console.reason." + Key) and Args the
+// values it says, so that the console says it in its person's language;
+// refusals only a file can meet have no Key.
 type FieldError struct {
 	Field  string
 	Path   string
 	Reason string
+	Key    string
+	Args   []any
 }
 
 func (e *FieldError) Error() string { return e.Path + ": " + e.Reason }
+
+// Refuse is a refusal of field, its reason in English.
+func Refuse(field, format string, args ...any) *FieldError {
+	return refuse(field, "", format, args...)
+}
+
+// Says names the refusal in the console's catalog, with the values it says.
+func (e *FieldError) Says(key string, args ...any) *FieldError {
+	e.Key, e.Args = key, args
+	return e
+}
 
 func refuse(field, path, format string, args ...any) *FieldError {
 	if path == "" {
@@ -585,13 +603,13 @@ func (m *Merchant) check() error {
 func (m *Merchant) Check() error {
 	switch {
 	case m.ID == "" || len(m.ID) > MaxIDLength || strings.ContainsFunc(m.ID, func(r rune) bool { return r <= ' ' || r == 0x7f || r == ':' || r == '~' }):
-		return refuse("id", "", "required, at most %d characters, without spaces, colons or tildes", MaxIDLength)
+		return refuse("id", "", "required, at most %d characters, without spaces, colons or tildes", MaxIDLength).Says("id", MaxIDLength)
 	case strings.TrimSpace(m.Name) == "":
-		return refuse("name", "", "required")
+		return refuse("name", "", "required").Says("required")
 	case len(m.Name) > MaxNameLength:
-		return refuse("name", "", "at most %d characters", MaxNameLength)
+		return refuse("name", "", "at most %d characters", MaxNameLength).Says("tooLong", MaxNameLength)
 	case len(m.ReturnOrigins) == 0:
-		return refuse("return_origins", "", "at least one origin is required")
+		return refuse("return_origins", "", "at least one origin is required").Says("originRequired")
 	case m.APIRate != 0 && !(m.APIRate >= 1 && m.APIRate <= MaxAPIRate):
 		return refuse("api_rate", "", "requests a second, from 1 to %d (or absent for API_RATE)", MaxAPIRate)
 	}
@@ -613,7 +631,7 @@ func (m *Merchant) Check() error {
 		for i, o := range field.origins {
 			u, ok := rules.WebURL(o)
 			if !ok || u.Path != "" || u.RawQuery != "" {
-				return refuse(field.name, fmt.Sprintf("%s[%d]", field.name, i), "%q is not an origin like https://shop.example", o)
+				return refuse(field.name, fmt.Sprintf("%s[%d]", field.name, i), "%q is not an origin like https://shop.example", o).Says("origin", i+1, o)
 			}
 			field.origins[i] = Origin(u)
 		}
@@ -628,21 +646,21 @@ func (m *Merchant) Check() error {
 		switch {
 		case err != nil || u.Host == "" || u.User != nil || u.Fragment != "" ||
 			u.Scheme != "https" && !(u.Scheme == "http" && loopbackName(u.Hostname())):
-			return refuse("webhook_url", "", "an https URL (http only for localhost, 127.0.0.1 or [::1])")
+			return refuse("webhook_url", "", "an https URL (http only for localhost, 127.0.0.1 or [::1])").Says("webhookURL")
 		case len(m.WebhookSecret) < MinSecretLength:
 			return refuse("webhook_secret", "", "required with webhook_url, at least %d characters", MinSecretLength)
 		}
 	}
 	for country, ids := range m.PopularBanks {
 		if rules.CheckCountryCode("popular_banks", country) != nil {
-			return refuse("popular_banks", "", "%q is not a country code like DE", country)
+			return refuse("popular_banks", "", "%q is not a country code like DE", country).Says("pinCountry", country)
 		}
 		if len(ids) > MaxPopularBanks {
-			return refuse("popular_banks", "popular_banks["+country+"]", "at most %d banks", MaxPopularBanks)
+			return refuse("popular_banks", "popular_banks["+country+"]", "at most %d banks", MaxPopularBanks).Says("pinTooMany", country, MaxPopularBanks)
 		}
 		for _, id := range ids {
 			if strings.TrimSpace(id) == "" {
-				return refuse("popular_banks", "popular_banks["+country+"]", "an institution id is empty")
+				return refuse("popular_banks", "popular_banks["+country+"]", "an institution id is empty").Says("pinEmpty", country)
 			}
 		}
 	}

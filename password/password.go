@@ -54,15 +54,30 @@ func Hash(pw string, p Params) (string, error) {
 		b64.EncodeToString(salt), b64.EncodeToString(key)), nil
 }
 
-// CheckNew says why pw may not become a password, or nil.
+// Refusal says why a password may not be chosen: in English, and by Key
+// and Args for the console to say it in its person's language
+// ("console.reason." + Key).
+type Refusal struct {
+	Key     string
+	Args    []any
+	english string
+}
+
+func (r *Refusal) Error() string { return r.english }
+
+func refuse(key string, args []any, format string, fargs ...any) *Refusal {
+	return &Refusal{Key: key, Args: args, english: fmt.Sprintf(format, fargs...)}
+}
+
+// CheckNew says why pw may not become a password, as a *Refusal, or nil.
 func CheckNew(pw string) error {
 	switch n := utf8.RuneCountInString(pw); {
 	case n < MinLength:
-		return fmt.Errorf("a password needs at least %d characters; this one has %d", MinLength, n)
+		return refuse("passwordShort", []any{MinLength, n}, "a password needs at least %d characters; this one has %d", MinLength, n)
 	case len(pw) > maxLength:
-		return fmt.Errorf("a password has at most %d bytes", maxLength)
+		return refuse("passwordLong", []any{maxLength}, "a password has at most %d bytes", maxLength)
 	case IsCommon(pw):
-		return fmt.Errorf("this password is one of the 100,000 most used, the first ones tried by anyone guessing: choose another")
+		return refuse("passwordCommon", nil, "this password is one of the 100,000 most used, the first ones tried by anyone guessing: choose another")
 	}
 	return nil
 }

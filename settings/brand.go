@@ -82,7 +82,7 @@ func (s *Store) Draft(ctx context.Context, m *merchant.Merchant) (Draft, error) 
 func (s *Store) CheckLook(c rules.Customization) []rules.FieldError {
 	errs := c.Check()
 	if !s.Sandbox && c.LogoURL != "" && !strings.HasPrefix(c.LogoURL, "https://") {
-		errs = append(errs, rules.FieldError{Field: "customization.logoUrl", Reason: rules.ReasonInvalid, Message: "must be an https URL outside sandbox mode"})
+		errs = append(errs, rules.FieldError{Field: "customization.logoUrl", Reason: rules.ReasonNotAllowed, Message: "must be an https URL outside sandbox mode"})
 	}
 	return errs
 }
@@ -253,8 +253,18 @@ const (
 	MaxLogoSide  = 2000
 )
 
-// LogoError says why an upload is not a logo we keep.
-type LogoError struct{ Reason string }
+// LogoError says why an upload is not a logo we keep: Reason in English,
+// Key and Args for the console to say it in its person's language
+// ("console.reason." + Key).
+type LogoError struct {
+	Reason string
+	Key    string
+	Args   []any
+}
+
+func logoRefused(key string, args []any, format string, fargs ...any) *LogoError {
+	return &LogoError{Reason: fmt.Sprintf(format, fargs...), Key: key, Args: args}
+}
 
 func (e *LogoError) Error() string { return "logo refused: " + e.Reason }
 
@@ -279,14 +289,14 @@ var logoKinds = []struct {
 // logo's name is the SHA-256 of its bytes with its kind's extension.
 func ReadLogo(data []byte) (ledger.Logo, error) {
 	if len(data) == 0 {
-		return ledger.Logo{}, &LogoError{"the file is empty"}
+		return ledger.Logo{}, logoRefused("logoEmpty", nil, "the file is empty")
 	}
 	if len(data) > MaxLogoBytes {
-		return ledger.Logo{}, &LogoError{fmt.Sprintf("the file is %d KB; a logo may be %d KB at most", (len(data)+1023)/1024, MaxLogoBytes>>10)}
+		return ledger.Logo{}, logoRefused("logoTooBig", []any{(len(data) + 1023) / 1024, MaxLogoBytes >> 10}, "the file is %d KB; a logo may be %d KB at most", (len(data)+1023)/1024, MaxLogoBytes>>10)
 	}
 	head := strings.ToLower(string(data[:min(len(data), 512)]))
 	if strings.Contains(head, "<svg") || strings.Contains(head, "<?xml") {
-		return ledger.Logo{}, &LogoError{"SVG is not taken: it can carry script. Export the logo as PNG, JPEG or WebP"}
+		return ledger.Logo{}, logoRefused("logoSVG", nil, "SVG is not taken: it can carry script. Export the logo as PNG, JPEG or WebP")
 	}
 	for _, k := range logoKinds {
 		cfg, err := k.config(data)
@@ -294,18 +304,18 @@ func ReadLogo(data []byte) (ledger.Logo, error) {
 			continue
 		}
 		if cfg.Width > MaxLogoSide || cfg.Height > MaxLogoSide {
-			return ledger.Logo{}, &LogoError{fmt.Sprintf("the image is %d×%d pixels; a logo may be %d pixels a side at most", cfg.Width, cfg.Height, MaxLogoSide)}
+			return ledger.Logo{}, logoRefused("logoSide", []any{cfg.Width, cfg.Height, MaxLogoSide}, "the image is %d×%d pixels; a logo may be %d pixels a side at most", cfg.Width, cfg.Height, MaxLogoSide)
 		}
 		// The whole image decodes, not only its header: a broken file
 		// would show as a broken image to shoppers.
 		if _, err := k.decode(data); err != nil {
-			return ledger.Logo{}, &LogoError{"the " + strings.ToUpper(k.format) + " image is damaged and cannot be shown"}
+			return ledger.Logo{}, logoRefused("logoDamaged", []any{strings.ToUpper(k.format)}, "the %s image is damaged and cannot be shown", strings.ToUpper(k.format))
 		}
 		sum := sha256.Sum256(data)
 		return ledger.Logo{Name: hex.EncodeToString(sum[:]) + "." + k.ext, ContentType: k.contentType,
 			Width: cfg.Width, Height: cfg.Height, Data: data}, nil
 	}
-	return ledger.Logo{}, &LogoError{"the file is not a PNG, JPEG or WebP image"}
+	return ledger.Logo{}, logoRefused("logoKind", nil, "the file is not a PNG, JPEG or WebP image")
 }
 
 // PutLogo keeps an uploaded logo for the merchant, read by ReadLogo.

@@ -3,7 +3,6 @@ package settings
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"net/url"
 	"slices"
@@ -41,7 +40,7 @@ func (s *Store) CreateMerchant(ctx context.Context, by Actor, id, name string, r
 		if _, exists, err := tx.Merchant(ctx, m.ID); err != nil {
 			return err
 		} else if exists {
-			return &merchant.FieldError{Field: "id", Path: "id", Reason: fmt.Sprintf("%q is taken: a merchant's id is never used twice", m.ID)}
+			return merchant.Refuse("id", "%q is taken: a merchant's id is never used twice", m.ID).Says("idTaken", m.ID)
 		}
 		row, err := s.rowOf(m, merchant.Active, merchant.ManagedByConsole)
 		if err != nil {

@@ -37,11 +37,11 @@ func ParseExpiry(field, value string, now time.Time) (time.Time, error) {
 	}
 	day, err := time.Parse("2006-01-02", value)
 	if err != nil {
-		return time.Time{}, &merchant.FieldError{Field: field, Path: field, Reason: fmt.Sprintf("%q is not a date like 2027-01-31", value)}
+		return time.Time{}, merchant.Refuse(field, "%q is not a date like 2027-01-31", value).Says("expiryDate", value)
 	}
 	expires := day.AddDate(0, 0, 1)
 	if !expires.After(now) {
-		return time.Time{}, &merchant.FieldError{Field: field, Path: field, Reason: "the date is past: choose today or a later day, or leave it empty for a token that does not expire"}
+		return time.Time{}, merchant.Refuse(field, "the date is past: choose today or a later day, or leave it empty for a token that does not expire").Says("expiryPast")
 	}
 	return expires, nil
 }
@@ -54,9 +54,9 @@ func (s *Store) MakeToken(ctx context.Context, by Actor, merchantID, name string
 	name = strings.TrimSpace(name)
 	switch n := utf8.RuneCountInString(name); {
 	case n == 0:
-		return MadeToken{}, &merchant.FieldError{Field: "name", Path: "name", Reason: "required: a name says where the token is used, like \"shop server\""}
+		return MadeToken{}, merchant.Refuse("name", "required: a name says where the token is used, like \"shop server\"").Says("tokenName")
 	case n > MaxTokenName:
-		return MadeToken{}, &merchant.FieldError{Field: "name", Path: "name", Reason: fmt.Sprintf("at most %d characters; this one has %d", MaxTokenName, n)}
+		return MadeToken{}, merchant.Refuse("name", "at most %d characters; this one has %d", MaxTokenName, n).Says("tooLongHas", MaxTokenName, n)
 	}
 	made := MadeToken{ID: newID("tok"), Token: s.NewToken(), Name: name, Expires: expires}
 	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
@@ -199,12 +199,12 @@ func (s *Store) SetWebhook(ctx context.Context, by Actor, merchantID, url string
 // the merchant's server can move without a failed delivery.
 func (s *Store) RollWebhookSecret(ctx context.Context, by Actor, merchantID string, overlap time.Duration, now time.Time) (string, error) {
 	if overlap < 0 || overlap > MaxOverlap {
-		return "", &merchant.FieldError{Field: "overlap", Path: "overlap", Reason: "hours from 0 to 72"}
+		return "", merchant.Refuse("overlap", "hours from 0 to %d", int(MaxOverlap/time.Hour)).Says("overlap", int(MaxOverlap/time.Hour))
 	}
 	secret := newSecret()
 	err := s.change(ctx, by, merchantID, 0, func(m *merchant.Merchant) (string, error) {
 		if m.WebhookURL == "" {
-			return "", &merchant.FieldError{Field: "overlap", Path: "overlap", Reason: "there is no webhook endpoint yet: set one first"}
+			return "", merchant.Refuse("overlap", "there is no webhook endpoint yet: set one first").Says("noEndpoint")
 		}
 		m.PreviousWebhookSecret, m.PreviousUntil = "", time.Time{}
 		if overlap > 0 {

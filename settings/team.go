@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -44,7 +43,7 @@ type Invited struct {
 // CheckEmail refuses what is not a plain e-mail address, as a form's field.
 func CheckEmail(field, email string) error {
 	if rules.CheckEmail(field, email) != nil {
-		return &merchant.FieldError{Field: field, Path: field, Reason: fmt.Sprintf("%q is not a plain e-mail address like ann@shop.example", email)}
+		return merchant.Refuse(field, "%q is not a plain e-mail address like ann@shop.example", email).Says("email", email)
 	}
 	return nil
 }
@@ -53,7 +52,7 @@ func CheckEmail(field, email string) error {
 func CheckRole(field, name string) (merchant.Role, error) {
 	role, ok := merchant.ParseRole(name)
 	if !ok {
-		return "", &merchant.FieldError{Field: field, Path: field, Reason: fmt.Sprintf("%q is not one of %s", name, merchant.RoleNames())}
+		return "", merchant.Refuse(field, "%q is not one of %s", name, merchant.RoleNames()).Says("role", name)
 	}
 	return role, nil
 }
@@ -88,7 +87,7 @@ func (s *Store) Invite(ctx context.Context, by Actor, merchantID, email, roleNam
 		}
 		for _, ms := range members {
 			if ms.MerchantID == merchantID && ms.Email == email {
-				return &merchant.FieldError{Field: "email", Path: "email", Reason: email + " is on the team already: change their role below instead"}
+				return merchant.Refuse("email", "%s is on the team already: change their role below instead", email).Says("onTeam", email)
 			}
 		}
 		if err := tx.AddInvitation(ctx, ledger.Invitation{TokenHash: hashOf(inv.Token), MerchantID: merchantID, Email: email,

@@ -118,7 +118,7 @@ func (c *Console) changePassword(ec echo.Context) error {
 	}
 	pw := ec.FormValue("password")
 	if err := password.CheckNew(pw); err != nil {
-		return refuse(http.StatusUnprocessableEntity, "password", err.Error())
+		return refuse(http.StatusUnprocessableEntity, "password", reasonOf(ec, err))
 	}
 	if pw != ec.FormValue("password_again") {
 		return refuse(http.StatusUnprocessableEntity, "password_again", t(ec, "console.invite.mismatch"))

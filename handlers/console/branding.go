@@ -99,12 +99,12 @@ func formOf(ec echo.Context) brandingForm {
 
 // errorsOf are the refusals of a look by field, said as the editor says
 // them.
-func errorsOf(errs []rules.FieldError) map[string]string {
+func errorsOf(ec echo.Context, errs []rules.FieldError) map[string]string {
 	out := map[string]string{}
 	for _, fe := range errs {
 		name := strings.TrimPrefix(fe.Field, "customization.")
 		if _, seen := out[name]; !seen {
-			out[name] = fe.Message
+			out[name] = lookReason(ec, fe)
 		}
 	}
 	return out
@@ -163,7 +163,7 @@ func (c *Console) showBranding(ec echo.Context) error {
 func (c *Console) brandingPage(ec echo.Context, st brandingState, options []pages.ConsoleOption, f brandingForm) manage.ConsoleBranding {
 	m := st.m
 	if f.errors == nil {
-		f.errors = errorsOf(c.Settings.CheckLook(f.look))
+		f.errors = errorsOf(ec, c.Settings.CheckLook(f.look))
 	}
 	page := manage.ConsoleBranding{
 		ConsolePage: c.frame(ec, t(ec, "console.branding"), "branding"),
@@ -300,7 +300,7 @@ func (c *Console) checkBranding(ec echo.Context) error {
 		checks[ch.ID] = map[string]any{"ratio": ch.Ratio, "warn": ch.Warn, "advice": ch.Advice, "field": ch.Field, "suggestion": ch.Suggestion}
 	}
 	ec.Response().Header().Set("Cache-Control", "no-store")
-	return ec.JSON(http.StatusOK, map[string]any{"vars": vars, "checks": checks, "errors": errorsOf(c.Settings.CheckLook(look))})
+	return ec.JSON(http.StatusOK, map[string]any{"vars": vars, "checks": checks, "errors": errorsOf(ec, c.Settings.CheckLook(look))})
 }
 
 // previewBranding answers GET /console/branding/preview/{page}: the
@@ -408,9 +408,9 @@ func (c *Console) brandingRefused(ec echo.Context, m *merchant.Merchant, options
 	)
 	switch {
 	case errors.As(err, &ve):
-		f.errors = errorsOf(ve.Fields)
+		f.errors = errorsOf(ec, ve.Fields)
 	case errors.As(err, &le):
-		f.errors = map[string]string{"logo": le.Reason}
+		f.errors = map[string]string{"logo": reasonOf(ec, le)}
 	case errors.As(err, &dc):
 		// The newer draft's number goes with the form: saved again, what
 		// was typed goes over what is shown.
@@ -552,7 +552,7 @@ func (c *Console) uploadLogo(ec echo.Context) error {
 		return err
 	}
 	if len(data) > settings.MaxLogoBytes {
-		return c.brandingRefused(ec, m, options, f, &settings.LogoError{Reason: t(ec, "console.branding.logoTooBig", (file.Size+1023)/1024, settings.MaxLogoBytes>>10)})
+		return c.brandingRefused(ec, m, options, f, &settings.LogoError{Key: "logoTooBig", Args: []any{(file.Size + 1023) / 1024, settings.MaxLogoBytes >> 10}})
 	}
 	logo, err := settings.ReadLogo(data)
 	if err != nil {

@@ -184,7 +184,7 @@ func (c *Console) makeToken(ec echo.Context) error {
 	var fe *merchant.FieldError
 	switch {
 	case errors.As(err, &fe):
-		form.Errors = map[string]string{fe.Field: fe.Reason}
+		form.Errors = map[string]string{fe.Field: reasonOf(ec, fe)}
 		return c.developersAnswer(ec, m.ID, options, http.StatusUnprocessableEntity, func(page *manage.ConsoleDevelopers) {
 			page.Form = form
 			refusedForm(ec, page)
@@ -319,7 +319,7 @@ func (c *Console) setWebhook(ec echo.Context) error {
 	}
 	var fe *merchant.FieldError
 	if err := try.Check(); errors.As(err, &fe) {
-		return refuse("url", fe.Reason)
+		return refuse("url", reasonOf(ec, fe))
 	}
 	if u, err := url.Parse(form.URL); err == nil && c.isOwnAddress(u) {
 		return refuse("url", t(ec, "console.developers.ownAddress"))
@@ -338,7 +338,7 @@ func (c *Console) setWebhook(ec echo.Context) error {
 	made, err := c.Settings.SetWebhook(ec.Request().Context(), actor(ec), m.ID, form.URL)
 	switch {
 	case errors.As(err, &fe):
-		return refuse("url", fe.Reason)
+		return refuse("url", reasonOf(ec, fe))
 	case errors.Is(err, settings.ErrManagedByFile):
 		return errManagedByFile
 	case err != nil:
@@ -375,7 +375,7 @@ func (c *Console) rollWebhookSecret(ec echo.Context) error {
 	case errors.As(err, &fe):
 		return c.developersAnswer(ec, m.ID, options, http.StatusUnprocessableEntity, func(page *manage.ConsoleDevelopers) {
 			page.Webhook.Overlap = ec.FormValue("overlap")
-			page.Webhook.Errors = map[string]string{"overlap": fe.Reason}
+			page.Webhook.Errors = map[string]string{"overlap": reasonOf(ec, fe)}
 			refusedForm(ec, page)
 		})
 	case errors.Is(err, settings.ErrManagedByFile):

@@ -43,8 +43,8 @@ func TestTokensAreMadeAndRevokedOnEveryInstance(t *testing.T) {
 	long := strings.Repeat("n", 101)
 	for _, c := range []struct{ name, expires, field, says string }{
 		{long, "", "name", "at most 100 characters"},
-		{"", "", "name", "required"},
-		{"shop server", "2001-01-01", "expires", "the date is past"},
+		{"", "", "name", "Required"},
+		{"shop server", "2001-01-01", "expires", "The date is past"},
 		{"shop server", "next week", "expires", "not a date"},
 	} {
 		doc := page(t, make(c.name, c.expires), http.StatusUnprocessableEntity)
@@ -233,7 +233,7 @@ func TestAWebhookEndpointIsPingedBeforeItIsSavedAndItsSecretRolls(t *testing.T) 
 		}
 		return ann.post("/console/developers/webhook", form)
 	}
-	for u, says := range map[string]string{"ftp://shop3.example/hooks": "https URL", "http://127.0.0.1/hooks": "this checkout's own"} {
+	for u, says := range map[string]string{"ftp://shop3.example/hooks": "An https address", "http://127.0.0.1/hooks": "this checkout's own"} {
 		if doc := page(t, set(u, false), http.StatusUnprocessableEntity); !strings.Contains(doc.Find("#url-error").Text(), says) {
 			t.Errorf("%s: %q", u, doc.Find("#url-error").Text())
 		}

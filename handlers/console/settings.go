@@ -3,7 +3,6 @@ package console
 import (
 	"encoding/csv"
 	"errors"
-	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -104,7 +103,7 @@ func (c *Console) createMerchant(ec echo.Context) error {
 	var fe *merchant.FieldError
 	switch {
 	case errors.As(err, &fe):
-		form.Errors = map[string]string{fe.Field: fieldReason(fe)}
+		form.Errors = map[string]string{fe.Field: reasonOf(ec, fe)}
 		page := c.merchantsPage(ec, form)
 		page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
 		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleMerchantsPage(page))
@@ -221,8 +220,8 @@ func (c *Console) saveSettings(ec echo.Context) error {
 	}
 	version, _ := strconv.ParseInt(form.Version, 10, 64)
 	pins, pinErr := parsePins(form.PopularBanks)
-	if pinErr != "" {
-		form.Errors = map[string]string{"popular_banks": pinErr}
+	if pinErr != nil {
+		form.Errors = map[string]string{"popular_banks": reasonOf(ec, pinErr)}
 		return c.settingsRefused(ec, m, options, form, http.StatusUnprocessableEntity)
 	}
 	err = c.Settings.Update(ec.Request().Context(), actor(ec), m.ID, version, func(next *merchant.Merchant) {
@@ -244,7 +243,7 @@ func (c *Console) saveSettings(ec echo.Context) error {
 	}
 	switch {
 	case errors.As(err, &fe):
-		form.Errors = map[string]string{fe.Field: fieldReason(fe)}
+		form.Errors = map[string]string{fe.Field: reasonOf(ec, fe)}
 		return c.settingsRefused(ec, m, options, form, http.StatusUnprocessableEntity)
 	case errors.Is(err, settings.ErrManagedByFile):
 		return errManagedByFile
@@ -287,21 +286,21 @@ func lines(s string) []string {
 	return out
 }
 
-// parsePins reads pinned banks, a country per line: "DE: ing, dkb". It
-// returns the reason when a line does not read.
-func parsePins(s string) (map[string][]string, string) {
+// parsePins reads pinned banks, a country per line: "DE: ing, dkb", or
+// says which line does not read.
+func parsePins(s string) (map[string][]string, *merchant.FieldError) {
 	var pins map[string][]string
 	for i, l := range lines(s) {
 		country, ids, ok := strings.Cut(l, ":")
 		if !ok {
-			return nil, fmt.Sprintf("line %d: write a country code, a colon and the banks' ids, like DE: ing, dkb", i+1)
+			return nil, merchant.Refuse("popular_banks", "line %d: write a country code, a colon and the banks' ids, like DE: ing, dkb", i+1).Says("pinLine", i+1)
 		}
 		country = strings.ToUpper(strings.TrimSpace(country))
 		if pins == nil {
 			pins = map[string][]string{}
 		}
 		if _, dup := pins[country]; dup {
-			return nil, fmt.Sprintf("line %d: %s is on two lines", i+1, country)
+			return nil, merchant.Refuse("popular_banks", "line %d: %s is on two lines", i+1, country).Says("pinTwice", i+1, country)
 		}
 		var list []string
 		for _, id := range strings.Split(ids, ",") {
@@ -309,7 +308,7 @@ func parsePins(s string) (map[string][]string, string) {
 		}
 		pins[country] = list
 	}
-	return pins, ""
+	return pins, nil
 }
 
 // auditScope is whose audit log a person reads: an operator every

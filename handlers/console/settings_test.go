@@ -46,7 +46,7 @@ func TestOperatorsMakeAMerchantAndItsSecretsAreShownOnce(t *testing.T) {
 	if got := doc.Find(`#return_origins`).Text(); got != "https://shop3.example\nnot a url" {
 		t.Errorf("the origins typed came back as %q", got)
 	}
-	if reason := doc.Find(`#return_origins-error`).Text(); !strings.Contains(reason, "return_origins[1]") || !strings.Contains(reason, "not an origin") {
+	if reason := doc.Find(`#return_origins-error`).Text(); !strings.Contains(reason, "Line 2:") || !strings.Contains(reason, "not an origin") {
 		t.Errorf("the origins' reason is %q", reason)
 	}
 

@@ -118,7 +118,7 @@ func (c *Console) invite(ec echo.Context) error {
 	var fe *merchant.FieldError
 	switch {
 	case errors.As(err, &fe):
-		form.Errors = map[string]string{fe.Field: fe.Reason}
+		form.Errors = map[string]string{fe.Field: reasonOf(ec, fe)}
 		page, perr := c.teamPage(ec, m, options, form)
 		if perr != nil {
 			return perr
@@ -169,7 +169,7 @@ func (c *Console) teamChange(change func(ec echo.Context, merchantID, email stri
 		var fe *merchant.FieldError
 		switch {
 		case errors.As(err, &fe):
-			return &consoleError{status: http.StatusUnprocessableEntity, key: "console.error.badRole", err: err, args: []any{merchant.RoleNames()}}
+			return &consoleError{status: http.StatusUnprocessableEntity, key: "console.error.badRole", err: err, args: []any{roleNames(ec)}}
 		case errors.Is(err, settings.ErrLastOwner):
 			return errLastOwner
 		case errors.Is(err, settings.ErrNotOnTeam):
@@ -286,7 +286,7 @@ func (c *Console) acceptInvitation(ec echo.Context) error {
 		}
 	} else {
 		if err := password.CheckNew(pw); err != nil {
-			m.Errors = map[string]string{"password": err.Error()}
+			m.Errors = map[string]string{"password": reasonOf(ec, err)}
 			return c.invitationForm(ec, http.StatusUnprocessableEntity, m)
 		}
 		if pw != again {
