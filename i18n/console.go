@@ -550,4 +550,8 @@ var consoleEN = map[string]string{
 	"console.reason.logoHeight":              "From %d to %d px, like 40px.",
 	"console.reason.colour":                  "A colour like #0B5FFF: # and six hexadecimal digits.",
 	"console.reason.enum":                    "Choose one of: %s.",
+	"console.device.on":                      "%s on %s",
+	"console.device.browser":                 "a browser",
+	"console.device.system":                  "an unknown system",
+	"console.developers.signedLink":          "a signed link",
 }

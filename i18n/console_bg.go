@@ -534,6 +534,10 @@ var consoleBG = map[string]string{
 	"console.reason.logoHeight":                     "От %d до %d px, например 40px.",
 	"console.reason.colour":                         "Цвят като #0B5FFF: # и шест шестнадесетични цифри.",
 	"console.reason.enum":                           "Изберете едно от: %s.",
+	"console.device.on":                             "%s (%s)",
+	"console.device.browser":                        "браузър",
+	"console.device.system":                         "неизвестна система",
+	"console.developers.signedLink":                 "подписан линк",
 }
 
 var consolePluralsBG = map[string][]string{

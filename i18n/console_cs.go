@@ -534,6 +534,10 @@ var consoleCS = map[string]string{
 	"console.reason.logoHeight":                     "Od %d do %d px, např. 40px.",
 	"console.reason.colour":                         "Barva jako #0B5FFF: # a šest šestnáctkových číslic.",
 	"console.reason.enum":                           "Zvolte jedno z: %s.",
+	"console.device.on":                             "%s (%s)",
+	"console.device.browser":                        "prohlížeč",
+	"console.device.system":                         "neznámý systém",
+	"console.developers.signedLink":                 "podepsaný odkaz",
 }
 
 var consolePluralsCS = map[string][]string{

@@ -534,6 +534,10 @@ var consoleDA = map[string]string{
 	"console.reason.logoHeight":                     "Fra %d til %d px, som 40px.",
 	"console.reason.colour":                         "En farve som #0B5FFF: # og seks hexadecimale cifre.",
 	"console.reason.enum":                           "Vælg en af: %s.",
+	"console.device.on":                             "%s på %s",
+	"console.device.browser":                        "en browser",
+	"console.device.system":                         "et ukendt system",
+	"console.developers.signedLink":                 "et signeret link",
 }
 
 var consolePluralsDA = map[string][]string{

@@ -534,6 +534,10 @@ var consoleDE = map[string]string{
 	"console.reason.logoHeight":                     "%d bis %d px, etwa 40px.",
 	"console.reason.colour":                         "Eine Farbe wie #0B5FFF: # und sechs Hexadezimalziffern.",
 	"console.reason.enum":                           "Wählen Sie eines von: %s.",
+	"console.device.on":                             "%s unter %s",
+	"console.device.browser":                        "ein Browser",
+	"console.device.system":                         "einem unbekannten System",
+	"console.developers.signedLink":                 "ein signierter Link",
 }
 
 var consolePluralsDE = map[string][]string{

@@ -534,6 +534,10 @@ var consoleEL = map[string]string{
 	"console.reason.logoHeight":                     "Από %d έως %d px, π.χ. 40px.",
 	"console.reason.colour":                         "Ένα χρώμα όπως #0B5FFF: # και έξι δεκαεξαδικά ψηφία.",
 	"console.reason.enum":                           "Επιλέξτε ένα από: %s.",
+	"console.device.on":                             "%s σε %s",
+	"console.device.browser":                        "ένα πρόγραμμα περιήγησης",
+	"console.device.system":                         "άγνωστο σύστημα",
+	"console.developers.signedLink":                 "ένας υπογεγραμμένος σύνδεσμος",
 }
 
 var consolePluralsEL = map[string][]string{

@@ -534,6 +534,10 @@ var consoleES = map[string]string{
 	"console.reason.logoHeight":                     "De %d a %d px, como 40px.",
 	"console.reason.colour":                         "Un color como #0B5FFF: # y seis dígitos hexadecimales.",
 	"console.reason.enum":                           "Elige uno de: %s.",
+	"console.device.on":                             "%s en %s",
+	"console.device.browser":                        "un navegador",
+	"console.device.system":                         "un sistema desconocido",
+	"console.developers.signedLink":                 "un enlace firmado",
 }
 
 var consolePluralsES = map[string][]string{

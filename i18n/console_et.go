@@ -534,6 +534,10 @@ var consoleET = map[string]string{
 	"console.reason.logoHeight":                     "%d kuni %d px, näiteks 40px.",
 	"console.reason.colour":                         "Värv nagu #0B5FFF: # ja kuus kuueteistkümnendnumbrit.",
 	"console.reason.enum":                           "Valige üks neist: %s.",
+	"console.device.on":                             "%s (%s)",
+	"console.device.browser":                        "brauser",
+	"console.device.system":                         "tundmatu süsteem",
+	"console.developers.signedLink":                 "allkirjastatud link",
 }
 
 var consolePluralsET = map[string][]string{

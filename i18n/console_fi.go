@@ -534,6 +534,10 @@ var consoleFI = map[string]string{
 	"console.reason.logoHeight":                     "%d–%d px, esimerkiksi 40px.",
 	"console.reason.colour":                         "Väri kuten #0B5FFF: # ja kuusi heksadesimaalinumeroa.",
 	"console.reason.enum":                           "Valitse jokin näistä: %s.",
+	"console.device.on":                             "%s (%s)",
+	"console.device.browser":                        "selain",
+	"console.device.system":                         "tuntematon järjestelmä",
+	"console.developers.signedLink":                 "allekirjoitettu linkki",
 }
 
 var consolePluralsFI = map[string][]string{

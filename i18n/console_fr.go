@@ -534,6 +534,10 @@ var consoleFR = map[string]string{
 	"console.reason.logoHeight":                     "De %d à %d px, comme 40px.",
 	"console.reason.colour":                         "Une couleur comme #0B5FFF : # et six chiffres hexadécimaux.",
 	"console.reason.enum":                           "Choisissez parmi : %s.",
+	"console.device.on":                             "%s sous %s",
+	"console.device.browser":                        "un navigateur",
+	"console.device.system":                         "un système inconnu",
+	"console.developers.signedLink":                 "un lien signé",
 }
 
 var consolePluralsFR = map[string][]string{

@@ -547,6 +547,10 @@ var consoleGA = map[string]string{
 	"console.reason.logoHeight":              "Ó %d go %d px, mar shampla 40px.",
 	"console.reason.colour":                  "Dath cosúil le #0B5FFF: # agus sé dhigit heicsidheachúlacha.",
 	"console.reason.enum":                    "Roghnaigh ceann de: %s.",
+	"console.device.on":                      "%s (%s)",
+	"console.device.browser":                 "brabhsálaí",
+	"console.device.system":                  "córas anaithnid",
+	"console.developers.signedLink":          "nasc sínithe",
 }
 
 var consolePluralsGA = map[string][]string{

@@ -534,6 +534,10 @@ var consoleHR = map[string]string{
 	"console.reason.logoHeight":                     "Od %d do %d px, npr. 40px.",
 	"console.reason.colour":                         "Boja poput #0B5FFF: # i šest heksadecimalnih znamenki.",
 	"console.reason.enum":                           "Odaberite jedno od: %s.",
+	"console.device.on":                             "%s (%s)",
+	"console.device.browser":                        "preglednik",
+	"console.device.system":                         "nepoznat sustav",
+	"console.developers.signedLink":                 "potpisana poveznica",
 }
 
 var consolePluralsHR = map[string][]string{

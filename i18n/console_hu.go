@@ -534,6 +534,10 @@ var consoleHU = map[string]string{
 	"console.reason.logoHeight":                     "%d és %d px között, például 40px.",
 	"console.reason.colour":                         "Egy szín, például #0B5FFF: # és hat hexadecimális számjegy.",
 	"console.reason.enum":                           "Válasszon egyet: %s.",
+	"console.device.on":                             "%s (%s)",
+	"console.device.browser":                        "böngésző",
+	"console.device.system":                         "ismeretlen rendszer",
+	"console.developers.signedLink":                 "aláírt hivatkozás",
 }
 
 var consolePluralsHU = map[string][]string{

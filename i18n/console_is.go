@@ -534,6 +534,10 @@ var consoleIS = map[string]string{
 	"console.reason.logoHeight":                     "Frá %d til %d px, t.d. 40px.",
 	"console.reason.colour":                         "Litur eins og #0B5FFF: # og sex sextándakerfistölustafir.",
 	"console.reason.enum":                           "Veljið eitt af: %s.",
+	"console.device.on":                             "%s (%s)",
+	"console.device.browser":                        "vafri",
+	"console.device.system":                         "óþekkt kerfi",
+	"console.developers.signedLink":                 "undirritaður hlekkur",
 }
 
 var consolePluralsIS = map[string][]string{

@@ -534,6 +534,10 @@ var consoleIT = map[string]string{
 	"console.reason.logoHeight":                     "Da %d a %d px, come 40px.",
 	"console.reason.colour":                         "Un colore come #0B5FFF: # e sei cifre esadecimali.",
 	"console.reason.enum":                           "Scegli uno tra: %s.",
+	"console.device.on":                             "%s su %s",
+	"console.device.browser":                        "un browser",
+	"console.device.system":                         "un sistema sconosciuto",
+	"console.developers.signedLink":                 "un link firmato",
 }
 
 var consolePluralsIT = map[string][]string{

@@ -534,6 +534,10 @@ var consoleLT = map[string]string{
 	"console.reason.logoHeight":                     "Nuo %d iki %d px, pvz., 40px.",
 	"console.reason.colour":                         "Spalva, kaip #0B5FFF: # ir šeši šešioliktainiai skaitmenys.",
 	"console.reason.enum":                           "Pasirinkite vieną iš: %s.",
+	"console.device.on":                             "%s (%s)",
+	"console.device.browser":                        "naršyklė",
+	"console.device.system":                         "nežinoma sistema",
+	"console.developers.signedLink":                 "pasirašyta nuoroda",
 }
 
 var consolePluralsLT = map[string][]string{

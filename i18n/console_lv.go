@@ -534,6 +534,10 @@ var consoleLV = map[string]string{
 	"console.reason.logoHeight":                     "No %d līdz %d px, piemēram, 40px.",
 	"console.reason.colour":                         "Krāsa kā #0B5FFF: # un sešas heksadecimālas cifras.",
 	"console.reason.enum":                           "Izvēlieties vienu no: %s.",
+	"console.device.on":                             "%s (%s)",
+	"console.device.browser":                        "pārlūks",
+	"console.device.system":                         "nezināma sistēma",
+	"console.developers.signedLink":                 "parakstīta saite",
 }
 
 var consolePluralsLV = map[string][]string{

@@ -547,6 +547,10 @@ var consoleMT = map[string]string{
 	"console.reason.logoHeight":              "Minn %d sa %d px, bħal 40px.",
 	"console.reason.colour":                  "Kulur bħal #0B5FFF: # u sitt ċifri eżadeċimali.",
 	"console.reason.enum":                    "Agħżel wieħed minn: %s.",
+	"console.device.on":                      "%s fuq %s",
+	"console.device.browser":                 "browser",
+	"console.device.system":                  "sistema mhux magħrufa",
+	"console.developers.signedLink":          "link iffirmat",
 }
 
 var consolePluralsMT = map[string][]string{

@@ -534,6 +534,10 @@ var consoleNB = map[string]string{
 	"console.reason.logoHeight":                     "Fra %d til %d px, som 40px.",
 	"console.reason.colour":                         "En farge som #0B5FFF: # og seks heksadesimale sifre.",
 	"console.reason.enum":                           "Velg en av: %s.",
+	"console.device.on":                             "%s på %s",
+	"console.device.browser":                        "en nettleser",
+	"console.device.system":                         "et ukjent system",
+	"console.developers.signedLink":                 "en signert lenke",
 }
 
 var consolePluralsNB = map[string][]string{

@@ -534,6 +534,10 @@ var consoleNL = map[string]string{
 	"console.reason.logoHeight":                     "Van %d tot %d px, zoals 40px.",
 	"console.reason.colour":                         "Een kleur zoals #0B5FFF: # en zes hexadecimale cijfers.",
 	"console.reason.enum":                           "Kies een van: %s.",
+	"console.device.on":                             "%s op %s",
+	"console.device.browser":                        "een browser",
+	"console.device.system":                         "een onbekend systeem",
+	"console.developers.signedLink":                 "een ondertekende link",
 }
 
 var consolePluralsNL = map[string][]string{

@@ -549,6 +549,10 @@ var consolePL = map[string]string{
 	"console.reason.logoHeight":              "Od %d do %d px, np. 40px.",
 	"console.reason.colour":                  "Kolor w rodzaju #0B5FFF: # i sześć cyfr szesnastkowych.",
 	"console.reason.enum":                    "Wybierz jedno z: %s.",
+	"console.device.on":                      "%s (%s)",
+	"console.device.browser":                 "przeglądarka",
+	"console.device.system":                  "nieznany system",
+	"console.developers.signedLink":          "podpisany link",
 }
 
 var consolePluralsPL = map[string][]string{

@@ -534,6 +534,10 @@ var consolePT = map[string]string{
 	"console.reason.logoHeight":                     "De %d a %d px, como 40px.",
 	"console.reason.colour":                         "Uma cor como #0B5FFF: # e seis dígitos hexadecimais.",
 	"console.reason.enum":                           "Escolha um de: %s.",
+	"console.device.on":                             "%s em %s",
+	"console.device.browser":                        "um navegador",
+	"console.device.system":                         "um sistema desconhecido",
+	"console.developers.signedLink":                 "uma ligação assinada",
 }
 
 var consolePluralsPT = map[string][]string{

@@ -534,6 +534,10 @@ var consoleRO = map[string]string{
 	"console.reason.logoHeight":                     "De la %d la %d px, de exemplu 40px.",
 	"console.reason.colour":                         "O culoare ca #0B5FFF: # și șase cifre hexazecimale.",
 	"console.reason.enum":                           "Alegeți una dintre: %s.",
+	"console.device.on":                             "%s pe %s",
+	"console.device.browser":                        "un browser",
+	"console.device.system":                         "un sistem necunoscut",
+	"console.developers.signedLink":                 "un link semnat",
 }
 
 var consolePluralsRO = map[string][]string{

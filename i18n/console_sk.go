@@ -534,6 +534,10 @@ var consoleSK = map[string]string{
 	"console.reason.logoHeight":                     "Od %d do %d px, napr. 40px.",
 	"console.reason.colour":                         "Farba ako #0B5FFF: # a šesť šestnástkových číslic.",
 	"console.reason.enum":                           "Vyberte jedno z: %s.",
+	"console.device.on":                             "%s (%s)",
+	"console.device.browser":                        "prehliadač",
+	"console.device.system":                         "neznámy systém",
+	"console.developers.signedLink":                 "podpísaný odkaz",
 }
 
 var consolePluralsSK = map[string][]string{

@@ -534,6 +534,10 @@ var consoleSL = map[string]string{
 	"console.reason.logoHeight":                     "Od %d do %d px, npr. 40px.",
 	"console.reason.colour":                         "Barva, kot je #0B5FFF: # in šest šestnajstiških števk.",
 	"console.reason.enum":                           "Izberite eno od: %s.",
+	"console.device.on":                             "%s (%s)",
+	"console.device.browser":                        "brskalnik",
+	"console.device.system":                         "neznan sistem",
+	"console.developers.signedLink":                 "podpisana povezava",
 }
 
 var consolePluralsSL = map[string][]string{

@@ -534,6 +534,10 @@ var consoleSV = map[string]string{
 	"console.reason.logoHeight":                     "Från %d till %d px, som 40px.",
 	"console.reason.colour":                         "En färg som #0B5FFF: # och sex hexadecimala siffror.",
 	"console.reason.enum":                           "Välj en av: %s.",
+	"console.device.on":                             "%s på %s",
+	"console.device.browser":                        "en webbläsare",
+	"console.device.system":                         "ett okänt system",
+	"console.developers.signedLink":                 "en signerad länk",
 }
 
 var consolePluralsSV = map[string][]string{

@@ -83,7 +83,7 @@ func (c *Console) accountPage(ec echo.Context) (manage.ConsoleAccount, error) {
 		return page, err
 	}
 	for _, x := range list {
-		page.Sessions = append(page.Sessions, manage.ConsoleSession{Device: x.Device, Address: x.Address,
+		page.Sessions = append(page.Sessions, manage.ConsoleSession{Device: deviceSaid(ec, x.Device), Address: x.Address,
 			Seen: when(localizerOf(ec), x.Seen), Since: when(localizerOf(ec), x.Created), Current: x.ID == s.id})
 	}
 	return page, nil

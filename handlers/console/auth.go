@@ -337,10 +337,12 @@ func (c *Console) startSession(ec echo.Context, u *merchant.ConsoleUser, act str
 	return c.Ledger.SignedIn(ec.Request().Context(), u.Email, now)
 }
 
-// deviceOf names a browser as its person would recognise it ("Firefox on
-// Linux"), from its User-Agent, without keeping the rest of it.
+// deviceOf names a browser as its person would recognise it, from its
+// User-Agent, without keeping the rest of it: the browser's name and the
+// system's ("" for one not recognised), kept as "Firefox/Linux" so that
+// the account page says it in its reader's language (deviceSaid).
 func deviceOf(ua string) string {
-	browser, system := "a browser", "an unknown system"
+	var browser, system string
 	for _, b := range []struct{ token, name string }{
 		{"Edg/", "Edge"}, {"OPR/", "Opera"}, {"Firefox/", "Firefox"}, {"Chrome/", "Chrome"}, {"Safari/", "Safari"},
 	} {
@@ -357,7 +359,24 @@ func deviceOf(ua string) string {
 			break
 		}
 	}
-	return browser + " on " + system
+	return browser + "/" + system
+}
+
+// deviceSaid is a session's device in the reader's language: "Firefox on
+// Linux", "Firefox (Linux)". A device an earlier build kept in words reads
+// as it was kept.
+func deviceSaid(ec echo.Context, device string) string {
+	browser, system, ok := strings.Cut(device, "/")
+	if !ok {
+		return device
+	}
+	if browser == "" {
+		browser = t(ec, "console.device.browser")
+	}
+	if system == "" {
+		system = t(ec, "console.device.system")
+	}
+	return t(ec, "console.device.on", browser, system)
 }
 
 // signOut ends the session here and, through the ledger, on every

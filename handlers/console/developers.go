@@ -76,7 +76,7 @@ func (c *Console) developersPage(ec echo.Context, m *merchant.Merchant, options 
 	if options != nil {
 		page.Query = "?merchant=" + url.QueryEscape(m.ID)
 	}
-	page.Embed = `<iframe id="paybybank" src="` + base + `/checkout?…a signed link…" title="Pay by bank"
+	page.Embed = `<iframe id="paybybank" src="` + base + `/checkout?…` + t(ec, "console.developers.signedLink") + `…" title="Pay by bank"
         style="width:100%;border:0;min-height:600px"></iframe>
 <script src="` + base + `/static/embed.js" data-frame="paybybank" async></script>`
 	page.Framing = t(ec, "console.developers.framingNone")

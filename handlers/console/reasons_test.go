@@ -56,7 +56,8 @@ func TestEveryRefusalHasItsSentenceInTheConsolesCatalog(t *testing.T) {
 
 // TestARefusalIsSaidInThePersonsLanguage: an owner who reads the console
 // in Polish is told in Polish why a value was refused, whichever part of
-// the app refused it, and loses nothing typed.
+// the app refused it, and loses nothing typed; the words the console makes
+// of data (a session's device, the embed snippet) are Polish too.
 func TestARefusalIsSaidInThePersonsLanguage(t *testing.T) {
 	e := setup(t)
 	e.shop3()
@@ -87,6 +88,9 @@ func TestARefusalIsSaidInThePersonsLanguage(t *testing.T) {
 
 	// A token: the settings' developers' rules.
 	doc = page(t, ann.get("/console/developers"), http.StatusOK)
+	if got := doc.Text(); !strings.Contains(got, "/checkout?…podpisany link…") {
+		t.Error("the developers' embed snippet does not say its link in Polish")
+	}
 	doc = page(t, ann.post("/console/developers/tokens", url.Values{"csrf": {csrfOf(doc)}, "name": {""}, "expires": {"2001-01-01"}}), http.StatusUnprocessableEntity)
 	says("a token's date", doc.Find(`#expires-error`).Text(), "Ta data już minęła", "The date is past")
 
@@ -95,8 +99,12 @@ func TestARefusalIsSaidInThePersonsLanguage(t *testing.T) {
 	doc = page(t, ann.post("/console/team/invite", url.Values{"csrf": {csrfOf(doc)}, "email": {"bob at shop3"}, "role": {"viewer"}}), http.StatusUnprocessableEntity)
 	says("an e-mail", doc.Find(`#email-error`).Text(), `"bob at shop3" nie jest zwykłym adresem e-mail`, "not a plain e-mail address")
 
-	// A new password: the password's rules.
+	// A new password: the password's rules. The account page names the
+	// sessions' devices in Polish too (this client is no browser it knows).
 	doc = page(t, ann.get("/console/account"), http.StatusOK)
+	if got := doc.Find(`[data-testid="session"]`).First().Text(); !strings.Contains(got, "przeglądarka (nieznany system)") {
+		t.Errorf("a session's device reads %q", got)
+	}
 	doc = page(t, ann.post("/console/account/password", url.Values{"csrf": {csrfOf(doc)}, "current": {newPassword}, "password": {"short"}, "password_again": {"short"}}), http.StatusUnprocessableEntity)
 	says("a short password", doc.Find(`#password-error`).Text(), "Za krótkie: hasło wymaga co najmniej 12 zn., a to ma ich 5.", "needs at least")
 
