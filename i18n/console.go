@@ -554,4 +554,5 @@ var consoleEN = map[string]string{
 	"console.device.browser":                 "a browser",
 	"console.device.system":                  "an unknown system",
 	"console.developers.signedLink":          "a signed link",
+	"console.duration.days":                  "%d days",
 }

@@ -538,9 +538,16 @@ var consoleCS = map[string]string{
 	"console.device.browser":                        "prohlížeč",
 	"console.device.system":                         "neznámý systém",
 	"console.developers.signedLink":                 "podepsaný odkaz",
+	"console.duration.days":                         "%d dní",
 }
 
 var consolePluralsCS = map[string][]string{
+	"console.duration.days": {
+		"one", "%d den",
+		"few", "%d dny",
+		"many", "%d dne",
+		"other", "%d dní",
+	},
 	"console.health.note": {
 		"one", "Platby %s v každé bance podle výsledku, ze všech obchodů této instalace: žádné objednávky obchodu nejsou uvedeny. Banka má potíže, když za poslední hodinu skončila alespoň %d platba a zaplacených z nich bylo méně než %s. Načteno %s.",
 		"few", "Platby %s v každé bance podle výsledku, ze všech obchodů této instalace: žádné objednávky obchodu nejsou uvedeny. Banka má potíže, když za poslední hodinu skončily alespoň %d platby a zaplacených z nich bylo méně než %s. Načteno %s.",

@@ -538,9 +538,14 @@ var consoleDA = map[string]string{
 	"console.device.browser":                        "en browser",
 	"console.device.system":                         "et ukendt system",
 	"console.developers.signedLink":                 "et signeret link",
+	"console.duration.days":                         "%d dage",
 }
 
 var consolePluralsDA = map[string][]string{
+	"console.duration.days": {
+		"one", "%d dag",
+		"other", "%d dage",
+	},
 	"console.health.note": {
 		"one", "Betalinger %s hos hver bank, efter hvordan de endte, på tværs af alle butikker i installationen: ingen butiks ordrer nævnes. En bank har forstyrrelser, når mindst %d betaling blev afsluttet den seneste time, og mindre end %s af dem blev betalt. Læst %s.",
 		"other", "Betalinger %s hos hver bank, efter hvordan de endte, på tværs af alle butikker i installationen: ingen butiks ordrer nævnes. En bank har forstyrrelser, når mindst %d betalinger blev afsluttet den seneste time, og mindre end %s af dem blev betalt. Læst %s.",

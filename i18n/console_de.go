@@ -538,9 +538,14 @@ var consoleDE = map[string]string{
 	"console.device.browser":                        "ein Browser",
 	"console.device.system":                         "einem unbekannten System",
 	"console.developers.signedLink":                 "ein signierter Link",
+	"console.duration.days":                         "%d Tage",
 }
 
 var consolePluralsDE = map[string][]string{
+	"console.duration.days": {
+		"one", "%d Tag",
+		"other", "%d Tage",
+	},
 	"console.health.note": {
 		"one", "Zahlungen %s bei jeder Bank, nach ihrem Ausgang, über alle Shops dieser Installation: Keine Bestellungen eines Shops werden genannt. Eine Bank gilt als gestört, wenn in der letzten Stunde mindestens %d Zahlung abgeschlossen und weniger als %s davon bezahlt wurden. Gelesen %s.",
 		"other", "Zahlungen %s bei jeder Bank, nach ihrem Ausgang, über alle Shops dieser Installation: Keine Bestellungen eines Shops werden genannt. Eine Bank gilt als gestört, wenn in der letzten Stunde mindestens %d Zahlungen abgeschlossen und weniger als %s davon bezahlt wurden. Gelesen %s.",

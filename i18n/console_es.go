@@ -538,9 +538,14 @@ var consoleES = map[string]string{
 	"console.device.browser":                        "un navegador",
 	"console.device.system":                         "un sistema desconocido",
 	"console.developers.signedLink":                 "un enlace firmado",
+	"console.duration.days":                         "%d días",
 }
 
 var consolePluralsES = map[string][]string{
+	"console.duration.days": {
+		"one", "%d día",
+		"other", "%d días",
+	},
 	"console.health.note": {
 		"one", "Pagos hechos %s en cada banco, según cómo terminaron, de todas las tiendas de esta instalación: no se nombra ningún pedido de una tienda. Un banco tiene problemas cuando al menos %d pago terminó en la última hora y se pagaron menos del %s. Leído %s.",
 		"other", "Pagos hechos %s en cada banco, según cómo terminaron, de todas las tiendas de esta instalación: no se nombra ningún pedido de una tienda. Un banco tiene problemas cuando al menos %d pagos terminaron en la última hora y se pagaron menos del %s. Leído %s.",

@@ -538,9 +538,14 @@ var consoleET = map[string]string{
 	"console.device.browser":                        "brauser",
 	"console.device.system":                         "tundmatu süsteem",
 	"console.developers.signedLink":                 "allkirjastatud link",
+	"console.duration.days":                         "%d päeva",
 }
 
 var consolePluralsET = map[string][]string{
+	"console.duration.days": {
+		"one", "%d päev",
+		"other", "%d päeva",
+	},
 	"console.health.note": {
 		"one", "Maksed %s igas pangas lõpptulemuse järgi, selle paigalduse kõigist poodidest: ühegi poe tellimusi ei nimetata. Pangal on häire, kui viimase tunni jooksul lõppes vähemalt %d makse ja neist makstud on alla %s. Loetud %s.",
 		"other", "Maksed %s igas pangas lõpptulemuse järgi, selle paigalduse kõigist poodidest: ühegi poe tellimusi ei nimetata. Pangal on häire, kui viimase tunni jooksul lõppes vähemalt %d makset ja neist makstud on alla %s. Loetud %s.",

@@ -538,9 +538,14 @@ var consoleFI = map[string]string{
 	"console.device.browser":                        "selain",
 	"console.device.system":                         "tuntematon järjestelmä",
 	"console.developers.signedLink":                 "allekirjoitettu linkki",
+	"console.duration.days":                         "%d päivää",
 }
 
 var consolePluralsFI = map[string][]string{
+	"console.duration.days": {
+		"one", "%d päivä",
+		"other", "%d päivää",
+	},
 	"console.health.note": {
 		"one", "Maksut %s kussakin pankissa lopputuloksen mukaan, kaikista tämän asennuksen kaupoista: minkään kaupan tilauksia ei nimetä. Pankissa on häiriö, kun viimeisen tunnin aikana on päättynyt vähintään %d maksu ja niistä alle %s on maksettu. Luettu %s.",
 		"other", "Maksut %s kussakin pankissa lopputuloksen mukaan, kaikista tämän asennuksen kaupoista: minkään kaupan tilauksia ei nimetä. Pankissa on häiriö, kun viimeisen tunnin aikana on päättynyt vähintään %d maksua ja niistä alle %s on maksettu. Luettu %s.",

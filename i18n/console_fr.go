@@ -538,9 +538,14 @@ var consoleFR = map[string]string{
 	"console.device.browser":                        "un navigateur",
 	"console.device.system":                         "un système inconnu",
 	"console.developers.signedLink":                 "un lien signé",
+	"console.duration.days":                         "%d jours",
 }
 
 var consolePluralsFR = map[string][]string{
+	"console.duration.days": {
+		"one", "%d jour",
+		"other", "%d jours",
+	},
 	"console.health.note": {
 		"one", "Paiements effectués %s dans chaque banque, selon leur issue, sur toutes les boutiques de ce déploiement : aucune commande d’une boutique n’est nommée. Une banque est dégradée quand au moins %d paiement s’est terminé dans la dernière heure et que moins de %s d’entre eux ont été payés. Lu %s.",
 		"other", "Paiements effectués %s dans chaque banque, selon leur issue, sur toutes les boutiques de ce déploiement : aucune commande d’une boutique n’est nommée. Une banque est dégradée quand au moins %d paiements se sont terminés dans la dernière heure et que moins de %s d’entre eux ont été payés. Lu %s.",

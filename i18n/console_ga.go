@@ -551,9 +551,17 @@ var consoleGA = map[string]string{
 	"console.device.browser":                 "brabhsálaí",
 	"console.device.system":                  "córas anaithnid",
 	"console.developers.signedLink":          "nasc sínithe",
+	"console.duration.days":                  "%d lá",
 }
 
 var consolePluralsGA = map[string][]string{
+	"console.duration.days": {
+		"one", "%d lá",
+		"two", "%d lá",
+		"few", "%d lá",
+		"many", "%d lá",
+		"other", "%d lá",
+	},
 	"console.health.note": {
 		"one", "Íocaíochtaí a rinneadh %s ag gach banc, de réir mar a chríochnaigh siad, thar gach siopa den imlonnú seo: ní ainmnítear orduithe aon siopa. Bíonn banc díghrádaithe nuair a chríochnaigh %d íocaíocht ar a laghad san uair dheireanach agus gur íocadh níos lú ná %s díobh. Léite %s.",
 		"two", "Íocaíochtaí a rinneadh %s ag gach banc, de réir mar a chríochnaigh siad, thar gach siopa den imlonnú seo: ní ainmnítear orduithe aon siopa. Bíonn banc díghrádaithe nuair a chríochnaigh %d íocaíocht ar a laghad san uair dheireanach agus gur íocadh níos lú ná %s díobh. Léite %s.",

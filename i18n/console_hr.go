@@ -538,9 +538,15 @@ var consoleHR = map[string]string{
 	"console.device.browser":                        "preglednik",
 	"console.device.system":                         "nepoznat sustav",
 	"console.developers.signedLink":                 "potpisana poveznica",
+	"console.duration.days":                         "%d dana",
 }
 
 var consolePluralsHR = map[string][]string{
+	"console.duration.days": {
+		"one", "%d dan",
+		"few", "%d dana",
+		"other", "%d dana",
+	},
 	"console.health.note": {
 		"one", "Plaćanja %s u svakoj banci prema ishodu, iz svih trgovina ove instalacije: narudžbe nijedne trgovine nisu navedene. Banka ima poteškoća kad je u zadnjem satu završilo najmanje %d plaćanje, a plaćeno ih je manje od %s. Pročitano %s.",
 		"few", "Plaćanja %s u svakoj banci prema ishodu, iz svih trgovina ove instalacije: narudžbe nijedne trgovine nisu navedene. Banka ima poteškoća kad su u zadnjem satu završila najmanje %d plaćanja, a plaćeno ih je manje od %s. Pročitano %s.",

@@ -538,9 +538,14 @@ var consoleHU = map[string]string{
 	"console.device.browser":                        "böngésző",
 	"console.device.system":                         "ismeretlen rendszer",
 	"console.developers.signedLink":                 "aláírt hivatkozás",
+	"console.duration.days":                         "%d nap",
 }
 
 var consolePluralsHU = map[string][]string{
+	"console.duration.days": {
+		"one", "%d nap",
+		"other", "%d nap",
+	},
 	"console.health.note": {
 		"one", "Fizetések %s minden banknál, kimenetelük szerint, a telepítés összes boltjából: egyetlen bolt rendelését sem nevezzük meg. Egy bank akkor zavart, ha az elmúlt órában legalább %d fizetés zárult le, és kevesebb mint %s-át fizették ki. Lekérdezve: %s.",
 		"other", "Fizetések %s minden banknál, kimenetelük szerint, a telepítés összes boltjából: egyetlen bolt rendelését sem nevezzük meg. Egy bank akkor zavart, ha az elmúlt órában legalább %d fizetés zárult le, és kevesebb mint %s-át fizették ki. Lekérdezve: %s.",

@@ -538,9 +538,14 @@ var consoleIS = map[string]string{
 	"console.device.browser":                        "vafri",
 	"console.device.system":                         "óþekkt kerfi",
 	"console.developers.signedLink":                 "undirritaður hlekkur",
+	"console.duration.days":                         "%d dagar",
 }
 
 var consolePluralsIS = map[string][]string{
+	"console.duration.days": {
+		"one", "%d dagur",
+		"other", "%d dagar",
+	},
 	"console.health.note": {
 		"one", "Greiðslur %s hjá hverjum banka, eftir því hvernig þeim lauk, úr öllum verslunum þessarar uppsetningar: pantanir engrar verslunar eru nefndar. Banki telst í vanda þegar að minnsta kosti %d greiðslu lauk síðustu klukkustund og minna en %s þeirra voru greiddar. Lesið %s.",
 		"other", "Greiðslur %s hjá hverjum banka, eftir því hvernig þeim lauk, úr öllum verslunum þessarar uppsetningar: pantanir engrar verslunar eru nefndar. Banki telst í vanda þegar að minnsta kosti %d greiðslum lauk síðustu klukkustund og minna en %s þeirra voru greiddar. Lesið %s.",

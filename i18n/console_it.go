@@ -538,9 +538,14 @@ var consoleIT = map[string]string{
 	"console.device.browser":                        "un browser",
 	"console.device.system":                         "un sistema sconosciuto",
 	"console.developers.signedLink":                 "un link firmato",
+	"console.duration.days":                         "%d giorni",
 }
 
 var consolePluralsIT = map[string][]string{
+	"console.duration.days": {
+		"one", "%d giorno",
+		"other", "%d giorni",
+	},
 	"console.health.note": {
 		"one", "Pagamenti effettuati %s in ogni banca, per esito, su tutti i negozi di questa installazione: nessun ordine di un negozio è nominato. Una banca ha problemi quando almeno %d pagamento si è concluso nell’ultima ora e meno del %s è stato pagato. Letto %s.",
 		"other", "Pagamenti effettuati %s in ogni banca, per esito, su tutti i negozi di questa installazione: nessun ordine di un negozio è nominato. Una banca ha problemi quando almeno %d pagamenti si sono conclusi nell’ultima ora e meno del %s è stato pagato. Letto %s.",

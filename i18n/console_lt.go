@@ -538,9 +538,16 @@ var consoleLT = map[string]string{
 	"console.device.browser":                        "naršyklė",
 	"console.device.system":                         "nežinoma sistema",
 	"console.developers.signedLink":                 "pasirašyta nuoroda",
+	"console.duration.days":                         "%d dienų",
 }
 
 var consolePluralsLT = map[string][]string{
+	"console.duration.days": {
+		"one", "%d diena",
+		"few", "%d dienos",
+		"many", "%d dienos",
+		"other", "%d dienų",
+	},
 	"console.health.note": {
 		"one", "Mokėjimai %s kiekviename banke pagal baigtį, iš visų šio diegimo parduotuvių: jokios parduotuvės užsakymai neįvardijami. Bankas sutrikęs, kai per paskutinę valandą baigėsi bent %d mokėjimas ir apmokėta mažiau nei %s. Nuskaityta %s.",
 		"few", "Mokėjimai %s kiekviename banke pagal baigtį, iš visų šio diegimo parduotuvių: jokios parduotuvės užsakymai neįvardijami. Bankas sutrikęs, kai per paskutinę valandą baigėsi bent %d mokėjimai ir apmokėta mažiau nei %s. Nuskaityta %s.",

@@ -538,9 +538,15 @@ var consoleLV = map[string]string{
 	"console.device.browser":                        "pārlūks",
 	"console.device.system":                         "nezināma sistēma",
 	"console.developers.signedLink":                 "parakstīta saite",
+	"console.duration.days":                         "%d dienas",
 }
 
 var consolePluralsLV = map[string][]string{
+	"console.duration.days": {
+		"zero", "%d dienu",
+		"one", "%d diena",
+		"other", "%d dienas",
+	},
 	"console.health.note": {
 		"zero", "Maksājumi %s katrā bankā pēc iznākuma, no visiem šīs instalācijas veikaliem: neviena veikala pasūtījumi netiek nosaukti. Bankai ir traucējumi, ja pēdējā stundā beidzās vismaz %d maksājumu un apmaksāti bija mazāk nekā %s. Nolasīts %s.",
 		"one", "Maksājumi %s katrā bankā pēc iznākuma, no visiem šīs instalācijas veikaliem: neviena veikala pasūtījumi netiek nosaukti. Bankai ir traucējumi, ja pēdējā stundā beidzās vismaz %d maksājums un apmaksāti bija mazāk nekā %s. Nolasīts %s.",

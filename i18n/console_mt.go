@@ -551,9 +551,16 @@ var consoleMT = map[string]string{
 	"console.device.browser":                 "browser",
 	"console.device.system":                  "sistema mhux magħrufa",
 	"console.developers.signedLink":          "link iffirmat",
+	"console.duration.days":                  "%d jum",
 }
 
 var consolePluralsMT = map[string][]string{
+	"console.duration.days": {
+		"one", "%d jum",
+		"few", "%d ijiem",
+		"many", "%d jum",
+		"other", "%d jum",
+	},
 	"console.health.note": {
 		"one", "Pagamenti magħmula %s f'kull bank, skont kif spiċċaw, fil-ħwienet kollha ta' din l-installazzjoni: l-ebda ordni ta' ħanut ma tissemma. Bank huwa degradat meta mill-inqas %d pagament spiċċa fl-aħħar siegħa u anqas minn %s minnhom tħallsu. Moqri %s.",
 		"few", "Pagamenti magħmula %s f'kull bank, skont kif spiċċaw, fil-ħwienet kollha ta' din l-installazzjoni: l-ebda ordni ta' ħanut ma tissemma. Bank huwa degradat meta mill-inqas %d pagamenti spiċċaw fl-aħħar siegħa u anqas minn %s minnhom tħallsu. Moqri %s.",

@@ -538,9 +538,14 @@ var consoleNB = map[string]string{
 	"console.device.browser":                        "en nettleser",
 	"console.device.system":                         "et ukjent system",
 	"console.developers.signedLink":                 "en signert lenke",
+	"console.duration.days":                         "%d dager",
 }
 
 var consolePluralsNB = map[string][]string{
+	"console.duration.days": {
+		"one", "%d dag",
+		"other", "%d dager",
+	},
 	"console.health.note": {
 		"one", "Betalinger %s i hver bank, etter hvordan de endte, på tvers av alle butikkene i installasjonen: ingen butikks ordrer nevnes. En bank har forstyrrelser når minst %d betaling ble avsluttet den siste timen og mindre enn %s av dem ble betalt. Lest %s.",
 		"other", "Betalinger %s i hver bank, etter hvordan de endte, på tvers av alle butikkene i installasjonen: ingen butikks ordrer nevnes. En bank har forstyrrelser når minst %d betalinger ble avsluttet den siste timen og mindre enn %s av dem ble betalt. Lest %s.",

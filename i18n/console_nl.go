@@ -538,9 +538,14 @@ var consoleNL = map[string]string{
 	"console.device.browser":                        "een browser",
 	"console.device.system":                         "een onbekend systeem",
 	"console.developers.signedLink":                 "een ondertekende link",
+	"console.duration.days":                         "%d dagen",
 }
 
 var consolePluralsNL = map[string][]string{
+	"console.duration.days": {
+		"one", "%d dag",
+		"other", "%d dagen",
+	},
 	"console.health.note": {
 		"one", "Betalingen %s bij elke bank, naar afloop, over alle winkels van deze installatie: er worden geen bestellingen van een winkel genoemd. Een bank is verstoord als er het afgelopen uur minstens %d betaling is afgerond en minder dan %s daarvan is betaald. Gelezen %s.",
 		"other", "Betalingen %s bij elke bank, naar afloop, over alle winkels van deze installatie: er worden geen bestellingen van een winkel genoemd. Een bank is verstoord als er het afgelopen uur minstens %d betalingen zijn afgerond en minder dan %s daarvan is betaald. Gelezen %s.",

@@ -553,9 +553,16 @@ var consolePL = map[string]string{
 	"console.device.browser":                 "przeglądarka",
 	"console.device.system":                  "nieznany system",
 	"console.developers.signedLink":          "podpisany link",
+	"console.duration.days":                  "%d dnia",
 }
 
 var consolePluralsPL = map[string][]string{
+	"console.duration.days": {
+		"one", "%d dzień",
+		"few", "%d dni",
+		"many", "%d dni",
+		"other", "%d dnia",
+	},
 	"console.health.note": {
 		"one", "Płatności wykonane %s w każdym banku, według sposobu zakończenia, ze wszystkich sklepów tego wdrożenia: żadne zamówienia sklepu nie są wymienione. Bank ma problemy, gdy w ostatniej godzinie zakończyła się co najmniej %d płatność, a opłaconych było mniej niż %s. Odczyt %s.",
 		"few", "Płatności wykonane %s w każdym banku, według sposobu zakończenia, ze wszystkich sklepów tego wdrożenia: żadne zamówienia sklepu nie są wymienione. Bank ma problemy, gdy w ostatniej godzinie zakończyły się co najmniej %d płatności, a opłaconych było mniej niż %s. Odczyt %s.",

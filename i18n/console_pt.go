@@ -538,9 +538,14 @@ var consolePT = map[string]string{
 	"console.device.browser":                        "um navegador",
 	"console.device.system":                         "um sistema desconhecido",
 	"console.developers.signedLink":                 "uma ligação assinada",
+	"console.duration.days":                         "%d dias",
 }
 
 var consolePluralsPT = map[string][]string{
+	"console.duration.days": {
+		"one", "%d dia",
+		"other", "%d dias",
+	},
 	"console.health.note": {
 		"one", "Pagamentos feitos %s em cada banco, pelo seu desfecho, em todas as lojas desta instalação: nenhuma encomenda de uma loja é nomeada. Um banco tem problemas quando pelo menos %d pagamento terminou na última hora e menos de %s foram pagos. Lido %s.",
 		"other", "Pagamentos feitos %s em cada banco, pelo seu desfecho, em todas as lojas desta instalação: nenhuma encomenda de uma loja é nomeada. Um banco tem problemas quando pelo menos %d pagamentos terminaram na última hora e menos de %s foram pagos. Lido %s.",

@@ -538,9 +538,15 @@ var consoleRO = map[string]string{
 	"console.device.browser":                        "un browser",
 	"console.device.system":                         "un sistem necunoscut",
 	"console.developers.signedLink":                 "un link semnat",
+	"console.duration.days":                         "%d de zile",
 }
 
 var consolePluralsRO = map[string][]string{
+	"console.duration.days": {
+		"one", "%d zi",
+		"few", "%d zile",
+		"other", "%d de zile",
+	},
 	"console.health.note": {
 		"one", "Plăți făcute %s la fiecare bancă, după cum s-au încheiat, din toate magazinele acestei instalări: nu se numește nicio comandă a vreunui magazin. O bancă are probleme când în ultima oră s-a încheiat cel puțin %d plată și au fost plătite mai puțin de %s dintre ele. Citit %s.",
 		"few", "Plăți făcute %s la fiecare bancă, după cum s-au încheiat, din toate magazinele acestei instalări: nu se numește nicio comandă a vreunui magazin. O bancă are probleme când în ultima oră s-au încheiat cel puțin %d plăți și au fost plătite mai puțin de %s dintre ele. Citit %s.",

@@ -538,9 +538,16 @@ var consoleSK = map[string]string{
 	"console.device.browser":                        "prehliadač",
 	"console.device.system":                         "neznámy systém",
 	"console.developers.signedLink":                 "podpísaný odkaz",
+	"console.duration.days":                         "%d dní",
 }
 
 var consolePluralsSK = map[string][]string{
+	"console.duration.days": {
+		"one", "%d deň",
+		"few", "%d dni",
+		"many", "%d dňa",
+		"other", "%d dní",
+	},
 	"console.health.note": {
 		"one", "Platby %s v každej banke podľa výsledku, zo všetkých obchodov tejto inštalácie: nie sú uvedené žiadne objednávky obchodu. Banka má problémy, keď sa za poslednú hodinu skončila aspoň %d platba a zaplatených z nich bolo menej ako %s. Načítané %s.",
 		"few", "Platby %s v každej banke podľa výsledku, zo všetkých obchodov tejto inštalácie: nie sú uvedené žiadne objednávky obchodu. Banka má problémy, keď sa za poslednú hodinu skončili aspoň %d platby a zaplatených z nich bolo menej ako %s. Načítané %s.",

@@ -538,9 +538,16 @@ var consoleSL = map[string]string{
 	"console.device.browser":                        "brskalnik",
 	"console.device.system":                         "neznan sistem",
 	"console.developers.signedLink":                 "podpisana povezava",
+	"console.duration.days":                         "%d dni",
 }
 
 var consolePluralsSL = map[string][]string{
+	"console.duration.days": {
+		"one", "%d dan",
+		"two", "%d dneva",
+		"few", "%d dni",
+		"other", "%d dni",
+	},
 	"console.health.note": {
 		"one", "Plačila %s v vsaki banki po izidu, iz vseh trgovin te namestitve: naročila nobene trgovine niso navedena. Banka ima težave, ko se je v zadnji uri končalo vsaj %d plačilo in je bilo plačanih manj kot %s. Prebrano %s.",
 		"two", "Plačila %s v vsaki banki po izidu, iz vseh trgovin te namestitve: naročila nobene trgovine niso navedena. Banka ima težave, ko sta se v zadnji uri končali vsaj %d plačili in je bilo plačanih manj kot %s. Prebrano %s.",

@@ -538,9 +538,14 @@ var consoleSV = map[string]string{
 	"console.device.browser":                        "en webbläsare",
 	"console.device.system":                         "ett okänt system",
 	"console.developers.signedLink":                 "en signerad länk",
+	"console.duration.days":                         "%d dagar",
 }
 
 var consolePluralsSV = map[string][]string{
+	"console.duration.days": {
+		"one", "%d dag",
+		"other", "%d dagar",
+	},
 	"console.health.note": {
 		"one", "Betalningar %s hos varje bank, efter hur de slutade, över alla butiker i installationen: ingen butiks ordrar nämns. En bank har störningar när minst %d betalning avslutades den senaste timmen och mindre än %s av dem betalades. Läst %s.",
 		"other", "Betalningar %s hos varje bank, efter hur de slutade, över alla butiker i installationen: ingen butiks ordrar nämns. En bank har störningar när minst %d betalningar avslutades den senaste timmen och mindre än %s av dem betalades. Läst %s.",

@@ -13,8 +13,9 @@ var counted = map[string]int{
 	"status.refresh":  1, // seconds
 	"invalid.tooLong": 2, // characters
 	// The console's (issue 36).
-	"console.health.note": 2, // payments
-	"console.health.more": 1, // banks
+	"console.health.note":   2, // payments
+	"console.health.more":   1, // banks
+	"console.duration.days": 1, // days
 }
 
 // plurals gives, per language, the forms of the counted sentences by CLDR

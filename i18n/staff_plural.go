@@ -30,6 +30,10 @@ var staffPlurals = map[string]map[string][]string{
 	"pl": consolePluralsPL,
 	"de": consolePluralsDE,
 	"en": {
+		"console.duration.days": {
+			"one", "%d day",
+			"other", "%d days",
+		},
 		"console.health.note": {
 			"one", "Payments made %s at each bank, by how they ended, over every shop of this deployment: no shop's orders are named. A bank is degraded when at least %d payment finished in the last hour and fewer than %s of them were paid. Read %s.",
 			"other", "Payments made %s at each bank, by how they ended, over every shop of this deployment: no shop's orders are named. A bank is degraded when at least %d payments finished in the last hour and fewer than %s of them were paid. Read %s.",

@@ -102,6 +102,19 @@ func TestTheConsolesCountedSentencesFollowTheNumber(t *testing.T) {
 			t.Errorf("%s, %d: %q, want it to begin %q", tt.lang, tt.n, got, tt.want)
 		}
 	}
+	// A span of whole days, as the webhooks' oldest wait can be.
+	for _, tt := range []struct {
+		lang string
+		n    int
+		want string
+	}{
+		{"en", 2, "2 days"}, {"pl", 2, "2 dni"}, {"pl", 5, "5 dni"}, {"cs", 3, "3 dny"}, {"cs", 5, "5 dní"},
+		{"sl", 2, "2 dneva"}, {"lt", 10, "10 dienų"}, {"ro", 20, "20 de zile"}, {"ro", 3, "3 zile"},
+	} {
+		if got := Staff(tt.lang).T("console.duration.days", tt.n); got != tt.want {
+			t.Errorf("%s, %d days: %q, want %q", tt.lang, tt.n, got, tt.want)
+		}
+	}
 }
 
 func TestTheConsolesLanguageIsTheChoiceThenTheBrowsers(t *testing.T) {

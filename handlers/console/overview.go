@@ -164,7 +164,7 @@ func (c *Console) health(ctx context.Context, asked string, keep func(url.Values
 			Completed: count(l, b.Completed), Canceled: count(l, b.Canceled), Abandoned: count(l, b.Abandoned),
 			Open: count(l, b.Open()), Success: percent(l, b.Completed, b.Finished()), Median: l.T("console.fig.none"), Degraded: b.Degraded}
 		if b.Completed > 0 && b.MedianToPaid > 0 {
-			row.Median = duration(b.MedianToPaid)
+			row.Median = duration(l, b.MedianToPaid)
 		}
 		h.Rows = append(h.Rows, row)
 	}
@@ -190,21 +190,23 @@ func percent(l *i18n.Localizer, n, of int64) string {
 	return l.Percent(share(n, of))
 }
 
-// count is a count as English writes it: 12,345.
+// count is a count as the reader's language writes it: 12,345 in
+// English, 12 345 in Polish.
 func count(l *i18n.Localizer, n int64) string { return l.Number(n) }
 
 // medianPaid reads the median time from submit to paid off the rollup's
 // buckets, within about 12 % of the true median.
 func medianPaid(l *i18n.Localizer, buckets map[int]int64) string {
 	if d, ok := ledger.MedianPaid(buckets); ok {
-		return duration(d)
+		return duration(l, d)
 	}
 	return l.T("console.fig.none")
 }
 
 // duration is a time span as a person reads it: 850 ms, 42 s, 3 min 5 s,
-// 2 h 10 min.
-func duration(d time.Duration) string {
+// 2 h 10 min in the SI's symbols, which every language of the console
+// reads; whole days in the reader's words, "3 days", "3 dni".
+func duration(l *i18n.Localizer, d time.Duration) string {
 	switch {
 	case d < time.Second:
 		return fmt.Sprintf("%d ms", d.Milliseconds())
@@ -217,7 +219,7 @@ func duration(d time.Duration) string {
 		d = d.Round(time.Minute)
 		return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
 	}
-	return fmt.Sprintf("%d days", int(d.Hours()/24))
+	return l.T("console.duration.days", int(d.Hours()/24))
 }
 
 // Geometry of the payments chart, in the SVG's own units.

@@ -438,7 +438,7 @@ func (c *Console) showOrder(ec echo.Context) error {
 
 // tryOf is a delivery try as the page shows it.
 func tryOf(ec echo.Context, d ledger.Delivery) pages.ConsoleTry {
-	tr := pages.ConsoleTry{N: strconv.Itoa(d.Try), At: when(localizerOf(ec), d.At), Duration: duration(d.Duration), Error: d.Error,
+	tr := pages.ConsoleTry{N: strconv.Itoa(d.Try), At: when(localizerOf(ec), d.At), Duration: duration(localizerOf(ec), d.Duration), Error: d.Error,
 		OK: d.Code >= 200 && d.Code <= 299, Code: strconv.Itoa(d.Code)}
 	if d.Code == 0 {
 		tr.Code = "–"

@@ -69,7 +69,7 @@ func (c *Console) webhooksPage(ec echo.Context, m *merchant.Merchant, options []
 	}
 	oldest := t(ec, "console.fig.none")
 	if !h.OldestPending.IsZero() {
-		oldest = duration(now.Sub(h.OldestPending))
+		oldest = duration(l, now.Sub(h.OldestPending))
 	}
 	page.Figures = []pages.ConsoleFigure{
 		success,
