@@ -202,7 +202,7 @@ func (c *Console) brandingPage(ec echo.Context, st brandingState, options []page
 		}
 		page.Fields = append(page.Fields, field)
 	}
-	page.PreviewQuery = previewQuery(m, options, nil)
+	page.PreviewQuery = merchantQuery(m, options, nil)
 	if c.Sandbox && len(f.errors) == 0 {
 		if link, err := c.previewLink(m, st.draft.Custom); err == nil {
 			page.PreviewLink = templ.SafeURL(link)
@@ -238,19 +238,6 @@ func (c *Console) previewPages(ec echo.Context) []pages.ConsoleOption {
 		out = append(out, pages.ConsoleOption{Value: p, Label: t(ec, "console.branding.page."+p)})
 	}
 	return out
-}
-
-// previewQuery is the query of a preview's address: the merchant for an
-// operator, and extra.
-func previewQuery(m *merchant.Merchant, options []pages.ConsoleOption, extra url.Values) string {
-	q := url.Values{}
-	if options != nil {
-		q.Set("merchant", m.ID)
-	}
-	for k, v := range extra {
-		q[k] = v
-	}
-	return q.Encode()
 }
 
 // checksOf are a look's contrast checks as the editor says them.
@@ -354,7 +341,7 @@ func (c *Console) previewBranding(ec echo.Context) error {
 		}
 	}
 	link := func(page string) templ.SafeURL {
-		return templ.SafeURL(RouteBranding + "/preview/" + page + "?" + previewQuery(m, options, keep))
+		return templ.SafeURL(RouteBranding + "/preview/" + page + "?" + merchantQuery(m, options, keep))
 	}
 	return c.Previews.Preview(ec, m, &look, ec.Param("page"), link)
 }
@@ -387,7 +374,7 @@ func (c *Console) brandingMerchant(ec echo.Context) (*merchant.Merchant, []pages
 }
 
 func (c *Console) brandingURL(m *merchant.Merchant, options []pages.ConsoleOption, done string) string {
-	return RouteBranding + "?" + previewQuery(m, options, url.Values{"done": {done}})
+	return pageFor(RouteBranding, m, options, url.Values{"done": {done}})
 }
 
 // brandingRefused shows the editor again with what was typed and why it
@@ -486,7 +473,7 @@ func (c *Console) showBrandingHistory(ec echo.Context) error {
 		row := manage.BrandVersion{
 			Version: strconv.FormatInt(h.Version, 10), At: when(localizerOf(ec), h.At), By: h.By, Live: i == 0,
 			Changed: strings.Join(h.Changed, ", "),
-			Thumb:   templ.SafeURL(RouteBranding + "/preview/banks?" + previewQuery(m, options, url.Values{"version": {strconv.FormatInt(h.Version, 10)}})),
+			Thumb:   templ.SafeURL(RouteBranding + "/preview/banks?" + merchantQuery(m, options, url.Values{"version": {strconv.FormatInt(h.Version, 10)}})),
 			Revert:  templ.SafeURL(fmt.Sprintf("%s/revert/%d", RouteBranding, h.Version)),
 		}
 		if h.RevertedFrom != 0 {
@@ -525,7 +512,7 @@ func (c *Console) revertBranding(ec echo.Context) error {
 	case err != nil:
 		return err
 	}
-	return ec.Redirect(http.StatusSeeOther, RouteBrandingHistory+"?"+previewQuery(m, options, url.Values{"done": {"reverted"}}))
+	return ec.Redirect(http.StatusSeeOther, RouteBrandingHistory+"?"+merchantQuery(m, options, url.Values{"done": {"reverted"}}))
 }
 
 // uploadLogo answers POST /console/branding/logo (multipart): the image is

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -403,4 +404,23 @@ func (c *Console) frame(ec echo.Context, title, nav string) pages.ConsolePage {
 		}
 	}
 	return p
+}
+
+// pageFor is the address of route about m, with q: where the answer to a
+// change leads, back to the merchant an operator acted for.
+func pageFor(route string, m *merchant.Merchant, options []pages.ConsoleOption, q url.Values) string {
+	return route + "?" + merchantQuery(m, options, q)
+}
+
+// merchantQuery is the query of an address about m: the merchant for an
+// operator (who chooses it on each page), and extra.
+func merchantQuery(m *merchant.Merchant, options []pages.ConsoleOption, extra url.Values) string {
+	q := url.Values{}
+	if options != nil {
+		q.Set("merchant", m.ID)
+	}
+	for k, v := range extra {
+		q[k] = v
+	}
+	return q.Encode()
 }

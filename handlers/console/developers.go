@@ -218,11 +218,7 @@ func (c *Console) revokeToken(ec echo.Context) error {
 		return err
 	}
 	c.log(ec).Info("console: API token revoked", "merchant", m.ID, "token", id)
-	q := url.Values{"done": {"revoked"}, "name": {name}}
-	if options != nil {
-		q.Set("merchant", m.ID)
-	}
-	return ec.Redirect(http.StatusSeeOther, RouteDevelopers+"?"+q.Encode())
+	return ec.Redirect(http.StatusSeeOther, pageFor(RouteDevelopers, m, options, url.Values{"done": {"revoked"}, "name": {name}}))
 }
 
 var (
@@ -282,11 +278,7 @@ func (c *Console) retireLinkKey(ec echo.Context) error {
 		return err
 	}
 	c.log(ec).Info("console: link key retired", "merchant", m.ID, "kid", kid, "until", until)
-	q := url.Values{"done": {"retired"}, "name": {kid}}
-	if options != nil {
-		q.Set("merchant", m.ID)
-	}
-	return ec.Redirect(http.StatusSeeOther, RouteDevelopers+"?"+q.Encode())
+	return ec.Redirect(http.StatusSeeOther, pageFor(RouteDevelopers, m, options, url.Values{"done": {"retired"}, "name": {kid}}))
 }
 
 // setWebhook answers POST /console/developers/webhook: the endpoint is sent
@@ -401,9 +393,5 @@ func (c *Console) endOverlap(ec echo.Context) error {
 	} else if err != nil {
 		return err
 	}
-	q := url.Values{"done": {"overlapEnded"}}
-	if options != nil {
-		q.Set("merchant", m.ID)
-	}
-	return ec.Redirect(http.StatusSeeOther, RouteDevelopers+"?"+q.Encode())
+	return ec.Redirect(http.StatusSeeOther, pageFor(RouteDevelopers, m, options, url.Values{"done": {"overlapEnded"}}))
 }

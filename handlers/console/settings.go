@@ -250,11 +250,7 @@ func (c *Console) saveSettings(ec echo.Context) error {
 	case err != nil:
 		return err
 	}
-	q := url.Values{"saved": {"1"}}
-	if options != nil {
-		q.Set("merchant", m.ID)
-	}
-	return ec.Redirect(http.StatusSeeOther, RouteSettings+"?"+q.Encode())
+	return ec.Redirect(http.StatusSeeOther, pageFor(RouteSettings, m, options, url.Values{"saved": {"1"}}))
 }
 
 func (c *Console) settingsRefused(ec echo.Context, m *merchant.Merchant, options []pages.ConsoleOption, form manage.ConsoleShopForm, status int) error {

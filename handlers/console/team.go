@@ -179,11 +179,7 @@ func (c *Console) teamChange(change func(ec echo.Context, merchantID, email stri
 		case err != nil:
 			return err
 		}
-		q := url.Values{"done": {done}, "who": {strings.ToLower(email)}}
-		if options != nil {
-			q.Set("merchant", m.ID)
-		}
-		return ec.Redirect(http.StatusSeeOther, RouteTeam+"?"+q.Encode())
+		return ec.Redirect(http.StatusSeeOther, pageFor(RouteTeam, m, options, url.Values{"done": {done}, "who": {strings.ToLower(email)}}))
 	}
 }
 

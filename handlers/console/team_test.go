@@ -260,3 +260,27 @@ func mustPath(t *testing.T, raw string) string {
 	}
 	return u.Path
 }
+
+// TestAnOperatorIsLedBackToTheMerchantTheyActedFor: after a change on a
+// merchant's page, an operator lands on that merchant's page again, even
+// when its id holds characters an address must escape.
+func TestAnOperatorIsLedBackToTheMerchantTheyActedFor(t *testing.T) {
+	e := setup(t)
+	const id = "shop&4+x"
+	if _, err := e.settings.CreateMerchant(ctx, settings.Actor{Name: operator}, id, "Shop 4", []string{"https://shop4.example"}); err != nil {
+		t.Fatal(err)
+	}
+	ops := e.browser()
+	csrf := ops.signIn(operator)
+	for _, c := range []struct{ path, done string }{
+		{"/console/team/require-two-step", "required"},
+		{"/console/developers/webhook/end-overlap", "overlapEnded"},
+	} {
+		res := ops.post(c.path, url.Values{"csrf": {csrf}, "require": {"on"}, "merchant": {id}})
+		res.Body.Close()
+		to, err := url.Parse(res.Header.Get("Location"))
+		if err != nil || res.StatusCode != http.StatusSeeOther || to.Query().Get("merchant") != id || to.Query().Get("done") != c.done {
+			t.Errorf("%s: %d to %q, want back to %s's page", c.path, res.StatusCode, res.Header.Get("Location"), id)
+		}
+	}
+}

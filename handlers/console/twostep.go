@@ -4,11 +4,11 @@ import (
 	"crypto/subtle"
 	"errors"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/paybybank/checkout/handlers/web"
@@ -235,12 +235,9 @@ func (c *Console) requireTwoStep(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	to := RouteTeam + "?done=required"
+	done := "required"
 	if !on {
-		to = RouteTeam + "?done=notRequired"
+		done = "notRequired"
 	}
-	if options != nil {
-		to += "&merchant=" + templ.EscapeString(m.ID)
-	}
-	return ec.Redirect(http.StatusSeeOther, to)
+	return ec.Redirect(http.StatusSeeOther, pageFor(RouteTeam, m, options, url.Values{"done": {done}}))
 }
