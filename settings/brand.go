@@ -224,7 +224,7 @@ func publishedOf(r ledger.BrandVersion) Published {
 // lookChanges names the fields of the customization (by their PIS-API.md
 // 2.4 names) that differ between a and b; nil for none.
 func lookChanges(a, b *rules.Customization) []string {
-	fa, fb := lookFields(a), lookFields(b)
+	fa, fb := LookValues(a), LookValues(b)
 	var names []string
 	for _, name := range LookFields {
 		if fa[name] != fb[name] {
@@ -238,13 +238,16 @@ func lookChanges(a, b *rules.Customization) []string {
 // in the order the Branding page shows them.
 var LookFields = []string{"title", "logoUrl", "logoHeight", "primaryColor", "bgColor", "spacing", "radius", "modalShadow"}
 
-func lookFields(c *rules.Customization) map[string]string {
-	out := map[string]string{}
-	if c != nil {
-		raw, _ := json.Marshal(c)
-		json.Unmarshal(raw, &out)
+// LookValues are a look's fields by their LookFields names; none for nil.
+func LookValues(c *rules.Customization) map[string]string {
+	if c == nil {
+		return map[string]string{}
 	}
-	return out
+	return map[string]string{
+		"title": c.Title, "logoUrl": c.LogoURL, "logoHeight": c.LogoHeight,
+		"primaryColor": c.PrimaryColor, "bgColor": c.BgColor,
+		"spacing": c.Spacing, "radius": c.Radius, "modalShadow": c.ModalShadow,
+	}
 }
 
 // Logo limits (issue 35).

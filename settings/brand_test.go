@@ -7,6 +7,8 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -164,4 +166,30 @@ func pngOf(t testing.TB, w, h int) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// TestEveryFieldOfALookIsNamed: the Branding page's fields, the history's
+// "what changed" and the preview links all name a look's fields by
+// LookValues; a field the provider adds to the customization must be
+// there too, under its PIS-API.md name.
+func TestEveryFieldOfALookIsNamed(t *testing.T) {
+	var look rules.Customization
+	v := reflect.ValueOf(&look).Elem()
+	want := map[string]string{}
+	for i := range v.NumField() {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		v.Field(i).SetString("value of " + name)
+		want[name] = "value of " + name
+	}
+	if got := settings.LookValues(&look); !maps.Equal(got, want) {
+		t.Errorf("LookValues = %v, want %v", got, want)
+	}
+	if len(settings.LookFields) != len(want) {
+		t.Errorf("LookFields names %d fields, the customization has %d", len(settings.LookFields), len(want))
+	}
+	for _, name := range settings.LookFields {
+		if _, ok := want[name]; !ok {
+			t.Errorf("LookFields names %q, which the customization does not have", name)
+		}
+	}
 }

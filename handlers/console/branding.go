@@ -190,7 +190,7 @@ func (c *Console) brandingPage(ec echo.Context, st brandingState, options []page
 	if f.look != live {
 		page.Unpublished = true
 	}
-	values := lookValues(f.look)
+	values := settings.LookValues(&f.look)
 	for _, name := range settings.LookFields {
 		field := manage.BrandField{Name: name, Label: t(ec, "console.branding.field."+name), Hint: t(ec, "console.branding.hint."+name),
 			Value: values[name], Error: f.errors[name]}
@@ -214,15 +214,6 @@ func (c *Console) brandingPage(ec echo.Context, st brandingState, options []page
 }
 
 var enumOf = map[string][]string{"spacing": rules.SpacingValues, "radius": rules.RadiusValues, "modalShadow": rules.ShadowValues}
-
-// lookValues are a look's fields by name.
-func lookValues(c rules.Customization) map[string]string {
-	return map[string]string{
-		"title": c.Title, "logoUrl": c.LogoURL, "logoHeight": c.LogoHeight,
-		"primaryColor": c.PrimaryColor, "bgColor": c.BgColor,
-		"spacing": c.Spacing, "radius": c.Radius, "modalShadow": c.ModalShadow,
-	}
-}
 
 // previewPage is the page asked to preview, the bank list when none is.
 func (c *Console) previewPage(page string) string {
@@ -334,7 +325,7 @@ func (c *Console) previewBranding(ec echo.Context) error {
 	}
 	if ec.Request().Method == http.MethodPost {
 		keep.Set("typed", "1")
-		for name, v := range lookValues(look) {
+		for name, v := range settings.LookValues(&look) {
 			if v != "" {
 				keep.Set(name, v)
 			}
@@ -403,11 +394,11 @@ func (c *Console) brandingRefused(ec echo.Context, m *merchant.Merchant, options
 		// was typed goes over what is shown.
 		status, f.draft = http.StatusConflict, dc.Newer.Version
 		notice = t(ec, "console.branding.draftConflict", dc.Newer.UpdatedBy, when(localizerOf(ec), dc.Newer.Updated))
-		newer = &manage.BrandNewer{Values: lookValues(dc.Newer.Custom)}
+		newer = &manage.BrandNewer{Values: settings.LookValues(&dc.Newer.Custom)}
 	case errors.As(err, &pc):
 		status, f.live = http.StatusConflict, pc.Newer.Version
 		notice = t(ec, "console.branding.publishConflict", pc.Newer.Version, pc.Newer.By, when(localizerOf(ec), pc.Newer.At))
-		newer = &manage.BrandNewer{Values: lookValues(pc.Newer.Custom), Version: strconv.FormatInt(pc.Newer.Version, 10)}
+		newer = &manage.BrandNewer{Values: settings.LookValues(&pc.Newer.Custom), Version: strconv.FormatInt(pc.Newer.Version, 10)}
 	case errors.Is(err, settings.ErrNothingToPublish):
 		status, notice = http.StatusConflict, t(ec, "console.branding.nothingToPublish")
 	case errors.Is(err, settings.ErrManagedByFile):
