@@ -134,6 +134,17 @@ func (l *Ledger) BrandVersions(ctx context.Context, merchantID string) ([]BrandV
 	return list, rows.Err()
 }
 
+// NewestBrandVersion reads the merchant's live look, the newest published;
+// ErrNotFound when it never published one.
+func (l *Ledger) NewestBrandVersion(ctx context.Context, merchantID string) (BrandVersion, error) {
+	v, err := scanBrandVersion(l.db.QueryRowContext(ctx, `SELECT `+brandVersionColumns+` FROM brand_versions WHERE merchant_id = $1
+		ORDER BY version DESC LIMIT 1`, merchantID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return v, ErrNotFound
+	}
+	return v, err
+}
+
 // BrandVersion reads one published look; ErrNotFound when there is none.
 func (l *Ledger) BrandVersion(ctx context.Context, merchantID string, version int64) (BrandVersion, error) {
 	return brandVersion(ctx, l.db, merchantID, version)

@@ -206,6 +206,18 @@ func (s *Store) History(ctx context.Context, id string) ([]Published, error) {
 	return list, err
 }
 
+// Live is the merchant's live look as published from the console: its
+// newest version; the zero Published when it never published one.
+func (s *Store) Live(ctx context.Context, id string) (Published, error) {
+	row, err := s.Ledger.NewestBrandVersion(ctx, id)
+	if errors.Is(err, ledger.ErrNotFound) {
+		return Published{}, nil
+	} else if err != nil {
+		return Published{}, err
+	}
+	return publishedOf(row), nil
+}
+
 // PublishedVersion reads one published look.
 func (s *Store) PublishedVersion(ctx context.Context, id string, version int64) (Published, error) {
 	row, err := s.Ledger.BrandVersion(ctx, id, version)

@@ -62,6 +62,9 @@ func TestADraftIsPublishedRevertedAndNeverOverwrittenSilently(t *testing.T) {
 		}
 
 		// Publishing is a settings change every instance loads.
+		if live, err := a.Live(ctx, "shop3"); err != nil || live.Version != 0 {
+			t.Errorf("before any publish the live version is %d, %v", live.Version, err)
+		}
 		v1, err := a.Publish(ctx, ann, "shop3", 0, red)
 		if err != nil || v1 != 1 {
 			t.Fatalf("publish: %d, %v", v1, err)
@@ -90,6 +93,9 @@ func TestADraftIsPublishedRevertedAndNeverOverwrittenSilently(t *testing.T) {
 		b.Load(ctx)
 		if got, _ := b.Dir.Get("shop3"); *got.Customization != red {
 			t.Errorf("after the revert the other instance serves %+v", got.Customization)
+		}
+		if live, err := b.Live(ctx, "shop3"); err != nil || live.Version != 3 || live.RevertedFrom != 1 || live.Custom != red {
+			t.Errorf("the live version is %+v, %v; want 3, version 1 again", live, err)
 		}
 		history, err := a.History(ctx, "shop3")
 		if err != nil || len(history) != 3 {

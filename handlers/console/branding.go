@@ -110,8 +110,8 @@ func errorsOf(ec echo.Context, errs []rules.FieldError) map[string]string {
 	return out
 }
 
-// brandingState is what the editor shows beside the form: the draft and
-// live versions and the history's newest entry.
+// brandingState is what the editor shows beside the form: the saved draft
+// and the live version.
 type brandingState struct {
 	m     *merchant.Merchant
 	draft settings.Draft
@@ -125,14 +125,8 @@ func (c *Console) brandingState(ec echo.Context, m *merchant.Merchant) (branding
 	if st.draft, err = c.Settings.Draft(ctx, m); err != nil {
 		return st, err
 	}
-	history, err := c.Settings.History(ctx, m.ID)
-	if err != nil {
-		return st, err
-	}
-	if len(history) > 0 {
-		st.live = history[0]
-	}
-	return st, nil
+	st.live, err = c.Settings.Live(ctx, m.ID)
+	return st, err
 }
 
 // showBranding answers GET /console/branding: the editor with the saved
