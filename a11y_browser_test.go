@@ -108,8 +108,6 @@ func auditShopperPages(t *testing.T, ctx context.Context, axe, base string, link
 			t.Errorf("%s: %s (%s): %s\n\t%s", name, v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "\n\t"))
 		}
 	}
-	visible := func(css string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(css)) }
-	click := func(css string) chromedp.Action[chromedp.Void] { return chromedp.Click(chromedp.CSS(css)) }
 	bank := func(id, country, bank string) string {
 		return link(id, func(l *order.Link) { l.Country, l.Bank = country, bank })
 	}

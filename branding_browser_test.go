@@ -24,8 +24,6 @@ func TestADesignerRebrandsTheCheckoutInABrowser(t *testing.T) {
 		t.Helper()
 		step(t, ctx, what, actions...)
 	}
-	visible := func(css string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(css)) }
-	click := func(css string) chromedp.Action[chromedp.Void] { return chromedp.Click(chromedp.CSS(css)) }
 	signIn := func(email, pw string) {
 		t.Helper()
 		do("sign in as "+email, chromedp.Navigate(s.base+"/console/login"), visible(`[data-testid="sign-in"]`),

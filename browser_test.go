@@ -59,6 +59,14 @@ const stepLimit = time.Minute
 // testLimit bounds a whole browser test, under the test command's own.
 const testLimit = 10 * time.Minute
 
+// visible waits until the first element css matches is shown.
+func visible(css string) chromedp.Action[chromedp.Void] {
+	return chromedp.WaitVisible(chromedp.CSS(css))
+}
+
+// click clicks the first element css matches.
+func click(css string) chromedp.Action[chromedp.Void] { return chromedp.Click(chromedp.CSS(css)) }
+
 // step runs a browser test's actions (navigations, clicks, waits) as one
 // step named what. If they fail, or wait past stepLimit, the test fails
 // saying which step, the address the browser is at and the text it shows.

@@ -79,8 +79,6 @@ func TestTheConsoleInABrowser(t *testing.T) {
 		t.Helper()
 		step(t, ctx, what, actions...)
 	}
-	visible := func(css string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(css)) }
-	click := func(css string) chromedp.Action[chromedp.Void] { return chromedp.Click(chromedp.CSS(css)) }
 	do("pay", chromedp.Navigate(link), visible(`[data-testid="continue"]`), click(`[data-testid="continue"]`),
 		visible(`button.approve`), click(`button.leave`), visible(`[data-testid="status"]`))
 
@@ -161,8 +159,6 @@ func TestTheSettingsPagesInABrowser(t *testing.T) {
 		t.Helper()
 		step(t, ctx, what, actions...)
 	}
-	visible := func(css string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(css)) }
-	click := func(css string) chromedp.Action[chromedp.Void] { return chromedp.Click(chromedp.CSS(css)) }
 	text := func(what, css string) string {
 		t.Helper()
 		return value(t, ctx, what, chromedp.Text(chromedp.CSS(css)))
@@ -214,8 +210,6 @@ func TestATeamInABrowser(t *testing.T) {
 		t.Helper()
 		step(t, ctx, what, actions...)
 	}
-	visible := func(css string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(css)) }
-	click := func(css string) chromedp.Action[chromedp.Void] { return chromedp.Click(chromedp.CSS(css)) }
 	text := func(what, css string) string {
 		t.Helper()
 		return value(t, ctx, what, chromedp.Text(chromedp.CSS(css)))

@@ -31,7 +31,6 @@ func TestTheConsoleInPolishAndGreek(t *testing.T) {
 		t.Helper()
 		step(t, ctx, what, actions...)
 	}
-	visible := func(css string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(css)) }
 	text := func(what, css string) string {
 		t.Helper()
 		return value(t, ctx, what, chromedp.Text(chromedp.CSS(css)))

@@ -47,7 +47,6 @@ func TestScreensAtPhoneAndDesktopWidths(t *testing.T) {
 		return demoOrderLink(t, s.base, id, lang, change)
 	}
 	wait := func(css string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(css)) }
-	click := func(css string) chromedp.Action[chromedp.Void] { return chromedp.Click(chromedp.CSS(css)) }
 	for _, lang := range []string{"en", "el", "bg"} {
 		// Each status page looks its own: its icon and its heading.
 		statuses := map[string]string{}
