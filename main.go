@@ -78,8 +78,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return operatorAdd(cmdCtx, args[1:], cfg, os.Stdin, stdout, stderr)
 		case "merchants":
 			return merchantsImport(cmdCtx, args[1:], cfg, stdout, stderr)
+		case "backup":
+			return backupLedger(ctx, args[1:], cfg, stdout)
 		}
-		return fmt.Errorf("unknown command %q (commands: link, console-password, operator add, merchants import; the load generator is go run ./cmd/load)", args[0])
+		return fmt.Errorf("unknown command %q (commands: link, console-password, operator add, merchants import, backup; the load generator is go run ./cmd/load)", args[0])
 	}
 	log := slog.New(telemetry.WithTraceIDs(telemetry.Masking(slog.NewJSONHandler(stderr, nil))))
 	if cfg.Tracing {
