@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/webhook"
 )
 
 // Developers' settings (issue 34): a merchant's API tokens, made and
@@ -180,8 +183,12 @@ const MaxOverlap = 72 * time.Hour
 
 // SetWebhook points a console merchant's webhooks at url. A merchant
 // without a secret gets one, returned in the clear this once; "" when it
-// had one. A bad URL is a *merchant.FieldError on webhook_url.
+// had one. A bad URL, or one CheckWebhookAddress refuses, is a
+// *merchant.FieldError on webhook_url.
 func (s *Store) SetWebhook(ctx context.Context, by Actor, merchantID, url string) (string, error) {
+	if err := s.CheckWebhookAddress(url); err != nil {
+		return "", err
+	}
 	var made string
 	err := s.change(ctx, by, merchantID, 0, func(m *merchant.Merchant) (string, error) {
 		m.WebhookURL = strings.TrimSpace(url)
@@ -192,6 +199,29 @@ func (s *Store) SetWebhook(ctx context.Context, by Actor, merchantID, url string
 		return "webhook endpoint set", nil
 	})
 	return made, err
+}
+
+// CheckWebhookAddress refuses, outside sandbox mode, a webhook URL whose
+// host is an IP address that is not webhook.Public: no delivery could ever
+// reach it, since the app is no way into the networks behind it, so saving
+// it anyway would only hide that. A host name is not looked up here: one
+// that does not resolve yet may be saved anyway, and each delivery checks
+// the addresses it resolves to then. In sandbox mode the merchant's server
+// may be on this machine.
+func (s *Store) CheckWebhookAddress(rawURL string) error {
+	if s.Sandbox {
+		return nil
+	}
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil {
+		// Not a URL at all: merchant.Check refuses it, in its words.
+		return nil
+	}
+	addr, err := netip.ParseAddr(u.Hostname())
+	if err != nil || webhook.Public(addr) {
+		return nil
+	}
+	return merchant.Refuse("webhook_url", "%s is not a public address: webhooks are sent only to servers on the internet", addr).Says("webhookPublic", addr.String())
 }
 
 // RollWebhookSecret makes a new webhook secret, returned in the clear this

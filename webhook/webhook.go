@@ -20,6 +20,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -96,26 +97,17 @@ const (
 	maxAnswer = 4 << 10
 )
 
-// ErrPrivateTarget refuses a webhook that resolves to this machine or a
-// private network outside sandbox mode: the app must not be a way in.
+// ErrPrivateTarget refuses a webhook that resolves to this machine, a
+// private network or any other address that is not Public, outside
+// sandbox mode: the app must not be a way in.
 var ErrPrivateTarget = errors.New("webhook: the address is on a private network")
 
-// NewClient is the HTTP client of deliveries: redirects are not followed
-// (a 3xx is a failed try), each POST ends after Timeout, and unless
-// allowPrivate the connection is refused when the name resolves to a
-// loopback, private, link-local or unspecified address.
+// NewClient is the HTTP client of deliveries (and of logos): redirects are
+// not followed (a 3xx is a failed try), each POST ends after Timeout, and
+// unless allowPrivate the connection is refused when the name resolves to
+// an address that is not Public.
 func NewClient(allowPrivate bool) *http.Client {
-	dialer := &net.Dialer{Timeout: 5 * time.Second}
-	if !allowPrivate {
-		dialer.Control = func(_, address string, _ syscall.RawConn) error {
-			host, _, _ := net.SplitHostPort(address)
-			ip := net.ParseIP(host)
-			if ip == nil || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified() || ip.IsMulticast() {
-				return ErrPrivateTarget
-			}
-			return nil
-		}
-	}
+	dialer := newDialer(allowPrivate)
 	transport := &http.Transport{DialContext: dialer.DialContext, Proxy: nil, MaxIdleConnsPerHost: 2, IdleConnTimeout: 90 * time.Second,
 		TLSHandshakeTimeout: 5 * time.Second, ResponseHeaderTimeout: Timeout}
 	return &http.Client{
@@ -123,6 +115,29 @@ func NewClient(allowPrivate bool) *http.Client {
 		Timeout:       Timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
+}
+
+// newDialer is NewClient's dialer. Unless allowPrivate, it checks each
+// address the name resolved to after the socket is made and before it
+// connects, so that no packet goes to an address that is not Public, and
+// a name that resolves to another address at each lookup cannot slip
+// through.
+func newDialer(allowPrivate bool) *net.Dialer {
+	dialer := &net.Dialer{Timeout: 5 * time.Second}
+	if !allowPrivate {
+		dialer.Control = refuseNotPublic
+	}
+	return dialer
+}
+
+// refuseNotPublic is the dialer's Control: address is the resolved
+// "ip:port" about to be connected to.
+func refuseNotPublic(_, address string, _ syscall.RawConn) error {
+	target, err := netip.ParseAddrPort(address)
+	if err != nil || !Public(target.Addr()) {
+		return ErrPrivateTarget
+	}
+	return nil
 }
 
 // backoff is the pause after a failed try: 10 s doubling to 6 hours, give

@@ -100,15 +100,15 @@ func New(cfg Config) *API {
 // spends a budget of its address instead, so that guessing tokens is as
 // slow as using one.
 func (h *API) merchant(c echo.Context) (*merchant.Merchant, error) {
-	scheme, token, ok := strings.Cut(strings.TrimSpace(c.Request().Header.Get(echo.HeaderAuthorization)), " ")
 	var m *merchant.Merchant
 	var tokenID string
-	if ok && strings.EqualFold(scheme, "Bearer") {
-		m, tokenID, ok = h.Merchants.APIToken(strings.TrimSpace(token), h.Now())
+	known := false
+	if token, ok := bearer(c.Request().Header.Get(echo.HeaderAuthorization)); ok {
+		m, tokenID, known = h.Merchants.APIToken(token, h.Now())
 	}
 	r, burst := h.rate(m)
 	key := "address " + c.RealIP()
-	if ok {
+	if known {
 		// Each token its own budget: a merchant's servers may hold several.
 		key = "token " + tokenID
 		h.tokenUsed(c, tokenID)
@@ -120,12 +120,24 @@ func (h *API) merchant(c echo.Context) (*merchant.Merchant, error) {
 	case !spend.OK:
 		return nil, &web.APIError{Status: http.StatusTooManyRequests, Code: "too_many_requests",
 			Message: fmt.Sprintf("over this token's %d requests in %d s; try again in %d s", spend.Quota, spend.Window, spend.RetryAfter)}
-	case !ok:
+	case !known:
 		return nil, errUnauthorized
 	case m.Disabled():
 		return nil, errDisabled
 	}
 	return m, nil
+}
+
+// bearer is the token of an "Authorization: Bearer <token>" header, its
+// scheme in any case (RFC 9110 section 11.1). Any other header, a Basic
+// one say, carries no token of ours: false.
+func bearer(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
 }
 
 // ctxMerchant names the merchant a request's token belongs to, for Logged.

@@ -283,7 +283,8 @@ func (c *Console) retireLinkKey(ec echo.Context) error {
 
 // setWebhook answers POST /console/developers/webhook: the endpoint is sent
 // a signed ping first and saved only when it answers 2xx, or when the person
-// says to save anyway. A merchant without a secret gets one, shown once.
+// says to save anyway (outside sandbox mode, never for an IP address that
+// is not public). A merchant without a secret gets one, shown once.
 func (c *Console) setWebhook(ec echo.Context) error {
 	m, options, err := c.settingsMerchant(ec, ec.FormValue("merchant"))
 	if err != nil {
@@ -315,6 +316,12 @@ func (c *Console) setWebhook(ec echo.Context) error {
 	}
 	if u, err := url.Parse(form.URL); err == nil && c.isOwnAddress(u) {
 		return refuse("url", t(ec, "console.developers.ownAddress"))
+	}
+	// An address no delivery may reach is refused before any ping, saved
+	// anyway or not: saving anyway is for a name that does not resolve
+	// yet.
+	if err := c.Settings.CheckWebhookAddress(form.URL); errors.As(err, &fe) {
+		return refuse("url", reasonOf(ec, fe))
 	}
 	if !form.SaveAnyway {
 		d := c.Webhooks.Ping(ec.Request().Context(), &try)
