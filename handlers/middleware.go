@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,14 +14,15 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/time/rate"
 
+	"github.com/paybybank/checkout/handlers/console"
 	"github.com/paybybank/checkout/handlers/shopper"
 	"github.com/paybybank/checkout/handlers/web"
 )
 
 // Limits of every request (DESIGN.md section 6 and issue 7).
 const (
-	// MaxBody is the largest request body: a details form or an API call is
-	// a few kilobytes.
+	// MaxBody is the largest request body but on the routes of
+	// largerBodies: a details form or an API call is a few kilobytes.
 	MaxBody = "64K"
 	// RequestTimeout bounds a request's work, upstream calls included.
 	RequestTimeout = 30 * time.Second
@@ -32,6 +34,11 @@ const (
 	// send: behind a proxy or a carrier's NAT many honest shoppers share one.
 	addressShare = 50
 )
+
+// largerBodies are the routes whose bodies may be larger than MaxBody,
+// each with its own limit in bytes: the console's logo upload carries an
+// image (console.MaxLogoForm).
+var largerBodies = map[string]int64{console.RouteBrandingLogo: console.MaxLogoForm}
 
 // guard puts the app-wide protections in front of every route: request ids,
 // security headers, a request deadline and a body limit; and on POSTs, the
@@ -47,7 +54,15 @@ func (h *Handler) guard(e *echo.Echo) {
 	e.Use(h.steps.Describe(func(route string) web.Audience { return h.audiences[route] }))
 	e.Use(h.securityHeaders)
 	e.Use(middleware.ContextTimeout(RequestTimeout))
-	e.Use(middleware.BodyLimit(MaxBody))
+	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: MaxBody, Skipper: func(c echo.Context) bool {
+		_, own := largerBodies[c.Path()]
+		return own
+	}}))
+	for route, limit := range largerBodies {
+		e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: strconv.FormatInt(limit, 10), Skipper: func(c echo.Context) bool {
+			return c.Path() != route
+		}}))
+	}
 	limiter := func(r rate.Limit, burst int, skip middleware.Skipper, who func(echo.Context) string) echo.MiddlewareFunc {
 		return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
 			Skipper: skip,

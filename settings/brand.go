@@ -265,7 +265,15 @@ func LookValues(c *rules.Customization) map[string]string {
 // Logo limits (issue 35).
 const (
 	MaxLogoBytes = 512 << 10
-	MaxLogoSide  = 2000
+	// MaxLogoSide bounds a logo's width and height, read from its header
+	// before the image is decoded. It bounds what decoding it takes, which
+	// the file's size does not: a 49 KB PNG of 2000×2000 pixels at 16 bits
+	// a channel decodes to 32 MB, and a progressive CMYK JPEG takes about
+	// 20 bytes a pixel. At 1024 a side one upload takes at most about
+	// 20 MiB while it is checked, a usual PNG 4 MiB. That is still twice
+	// what the checkout shows, for sharp screens: its header is 576 px
+	// wide, and a logo at most 200 px high.
+	MaxLogoSide = 1024
 )
 
 // LogoError says why an upload is not a logo we keep: Reason in English,
@@ -300,8 +308,9 @@ var logoKinds = []struct {
 
 // ReadLogo checks an upload by decoding it, whatever its name or declared
 // type says: a PNG, JPEG or WebP image of at most MaxLogoBytes and
-// MaxLogoSide pixels a side. SVG is refused: it can carry script. The
-// logo's name is the SHA-256 of its bytes with its kind's extension.
+// MaxLogoSide pixels a side, its size read from its header before
+// anything is decoded. SVG is refused: it can carry script. The logo's
+// name is the SHA-256 of its bytes with its kind's extension.
 func ReadLogo(data []byte) (ledger.Logo, error) {
 	if len(data) == 0 {
 		return ledger.Logo{}, logoRefused("logoEmpty", nil, "the file is empty")

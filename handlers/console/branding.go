@@ -500,6 +500,13 @@ func (c *Console) revertBranding(ec echo.Context) error {
 	return ec.Redirect(http.StatusSeeOther, RouteBrandingHistory+"?"+merchantQuery(m, options, url.Values{"done": {"reverted"}}))
 }
 
+// MaxLogoForm is the largest request the logo upload takes (the app's
+// other requests take 64 KB): the editor's multipart form with a file of
+// up to twice settings.MaxLogoBytes. A file somewhat too big still comes
+// in whole, with the form's CSRF token, so that this page can say how big
+// it is and keep what was typed; a bigger one is refused with 413 unread.
+const MaxLogoForm = 2 * settings.MaxLogoBytes
+
 // uploadLogo answers POST /console/branding/logo (multipart): the image is
 // checked by decoding it, kept in the ledger, and the draft (as typed)
 // takes its address under /brand/.
