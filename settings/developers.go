@@ -12,7 +12,7 @@ import (
 
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
-	"github.com/paybybank/checkout/webhook"
+	"github.com/paybybank/checkout/rules"
 )
 
 // Developers' settings (issue 34): a merchant's API tokens, made and
@@ -63,7 +63,7 @@ func (s *Store) MakeToken(ctx context.Context, by Actor, merchantID, name string
 	}
 	made := MadeToken{ID: newID("tok"), Token: s.NewToken(), Name: name, Expires: expires}
 	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
-		if _, err := consoleMerchant(ctx, tx, merchantID); err != nil {
+		if _, err := changeableMerchant(ctx, tx, merchantID); err != nil {
 			return err
 		}
 		t := ledger.TokenRow{ID: made.ID, MerchantID: merchantID, Name: name, Hash: HashToken(made.Token),
@@ -202,7 +202,7 @@ func (s *Store) SetWebhook(ctx context.Context, by Actor, merchantID, url string
 }
 
 // CheckWebhookAddress refuses, outside sandbox mode, a webhook URL whose
-// host is an IP address that is not webhook.Public: no delivery could ever
+// host is an IP address that is not rules.PublicAddress: no delivery could ever
 // reach it, since the app is no way into the networks behind it, so saving
 // it anyway would only hide that. A host name is not looked up here: one
 // that does not resolve yet may be saved anyway, and each delivery checks
@@ -218,7 +218,7 @@ func (s *Store) CheckWebhookAddress(rawURL string) error {
 		return nil
 	}
 	addr, err := netip.ParseAddr(u.Hostname())
-	if err != nil || webhook.Public(addr) {
+	if err != nil || rules.PublicAddress(addr) {
 		return nil
 	}
 	return merchant.Refuse("webhook_url", "%s is not a public address: webhooks are sent only to servers on the internet", addr).Says("webhookPublic", addr.String())

@@ -35,6 +35,7 @@ import (
 
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/rules"
 )
 
 // Header carries the signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">.
@@ -134,7 +135,7 @@ func newDialer(allowPrivate bool) *net.Dialer {
 // "ip:port" about to be connected to.
 func refuseNotPublic(_, address string, _ syscall.RawConn) error {
 	target, err := netip.ParseAddrPort(address)
-	if err != nil || !Public(target.Addr()) {
+	if err != nil || !rules.PublicAddress(target.Addr()) {
 		return ErrPrivateTarget
 	}
 	return nil

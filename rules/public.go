@@ -1,8 +1,8 @@
-package webhook
+package rules
 
 import "net/netip"
 
-// Public reports whether addr is an address of the public internet, the
+// PublicAddress reports whether addr is an address of the public internet, the
 // only kind the app sends webhooks to and fetches logos from outside
 // sandbox mode: an address of this machine, of a network behind it (a
 // private one, a carrier's shared space, a cloud's link-local metadata
@@ -11,7 +11,7 @@ import "net/netip"
 // as IPv6 (::ffff:a.b.c.d, or 2002:: 6to4 around it) is judged as the IPv4
 // address it reaches; a zoned address names a local link and is not
 // public.
-func Public(addr netip.Addr) bool {
+func PublicAddress(addr netip.Addr) bool {
 	if !addr.IsValid() || addr.Zone() != "" {
 		return false
 	}
@@ -21,7 +21,7 @@ func Public(addr netip.Addr) bool {
 		return !containedIn(addr, notPublic4)
 	case sixToFour.Contains(addr):
 		b := addr.As16()
-		return Public(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}))
+		return PublicAddress(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}))
 	case containedIn(addr, public6):
 		return true
 	}
