@@ -2,6 +2,8 @@ package ledger_test
 
 import (
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -167,17 +169,31 @@ func TestAnAttemptKeepsEveryStatusItPassed(t *testing.T) {
 func TestSignInFailuresAndSignOutsAreShared(t *testing.T) {
 	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
 		l, other := ledgertest.Open(t, databaseURL), ledgertest.Open(t, databaseURL)
+		now := time.Now()
 		for range 3 {
-			if err := l.FailedSignIn(ctx, []string{"ip:1", "mail:x"}, time.Minute); err != nil {
-				t.Fatal(err)
+			if ok, _, err := l.ReserveTry(ctx, "mail:x", 4, time.Minute, now); err != nil || !ok {
+				t.Fatalf("a try within the limit: %v, %v", ok, err)
 			}
 		}
-		l.FailedSignIn(ctx, []string{"ip:2", "mail:x"}, time.Minute)
-		if n, err := other.FailedSignIns(ctx, []string{"ip:2", "mail:x"}, time.Now().Add(-time.Minute)); err != nil || n != 4 {
-			t.Errorf("failures seen by another instance: %d, %v; want the e-mail's 4", n, err)
+		if ok, _, _ := other.ReserveTry(ctx, "mail:x", 4, time.Minute, now); !ok {
+			t.Error("the fourth try, on another instance, is refused")
 		}
-		if n, _ := other.FailedSignIns(ctx, []string{"ip:3"}, time.Now().Add(-time.Minute)); n != 0 {
-			t.Errorf("an address never refused has %d failures", n)
+		ok, state, err := other.ReserveTry(ctx, "mail:x", 4, time.Minute, now)
+		if err != nil || ok || state.Used != 4 {
+			t.Errorf("a fifth try seen by another instance: taken %v, %+v, %v; want refused after the e-mail's 4", ok, state, err)
+		}
+		if ok, _, _ := other.ReserveTry(ctx, "ip:3", 4, time.Minute, now); !ok {
+			t.Error("an address never refused is refused")
+		}
+		// A right try is given back; a window over starts again.
+		if err := l.GiveBackTry(ctx, "mail:x"); err != nil {
+			t.Fatal(err)
+		}
+		if ok, _, _ := l.ReserveTry(ctx, "mail:x", 4, time.Minute, now); !ok {
+			t.Error("a try given back is not taken again")
+		}
+		if ok, _, _ := l.ReserveTry(ctx, "mail:x", 4, time.Minute, now.Add(time.Minute)); !ok {
+			t.Error("a new window still refuses")
 		}
 		if err := l.SignedOut(ctx, "s1", time.Now().Add(time.Hour)); err != nil {
 			t.Fatal(err)
@@ -187,6 +203,51 @@ func TestSignInFailuresAndSignOutsAreShared(t *testing.T) {
 		}
 		if out, _ := other.IsSignedOut(ctx, "s2"); out {
 			t.Error("a session never signed out reads as signed out")
+		}
+	})
+}
+
+// Fifty tries at once on two instances take no more than the limit: the
+// reservation is one statement no other can interleave with.
+func TestTriesAtOnceTakeNoMoreThanTheLimit(t *testing.T) {
+	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
+		instances := []*ledger.Ledger{ledgertest.Open(t, databaseURL), ledgertest.Open(t, databaseURL)}
+		now := time.Now()
+		var taken atomic.Int64
+		var wg sync.WaitGroup
+		for i := range 50 {
+			wg.Go(func() {
+				ok, _, err := instances[i%2].ReserveTry(ctx, "code:ann", 5, time.Minute, now)
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					taken.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		if n := taken.Load(); n != 5 {
+			t.Errorf("50 tries at once took %d, want the limit's 5", n)
+		}
+		// A lock refuses every try until it ends, and the next is longer.
+		lockFor := func(strikes int) time.Duration { return time.Minute << strikes }
+		started, until, err := instances[0].LockTries(ctx, "code:ann", now, lockFor)
+		if err != nil || !started || until.Sub(now) != time.Minute {
+			t.Fatalf("the first lock: started %v, until %v (%v)", started, until.Sub(now), err)
+		}
+		if again, _, _ := instances[1].LockTries(ctx, "code:ann", now, lockFor); again {
+			t.Error("a lock already on was started again")
+		}
+		if ok, _, _ := instances[1].ReserveTry(ctx, "code:ann", 5, time.Minute, now.Add(59*time.Second)); ok {
+			t.Error("a try during the lock was taken")
+		}
+		later := now.Add(61 * time.Second)
+		if ok, _, _ := instances[1].ReserveTry(ctx, "code:ann", 5, time.Minute, later); !ok {
+			t.Error("a try after the lock was refused")
+		}
+		if _, until, _ := instances[0].LockTries(ctx, "code:ann", later, lockFor); until.Sub(later) < 2*time.Minute-time.Second {
+			t.Errorf("the second lock lasts %v, want twice the first", until.Sub(later))
 		}
 	})
 }

@@ -420,6 +420,28 @@ var migrations = []string{
 	// 13: the console in the shop's language (issue 36): the language a
 	// person chose, empty while they follow their browser's.
 	`ALTER TABLE console_people ADD COLUMN language TEXT NOT NULL DEFAULT ''`,
+
+	// 14: trust (issue 41): counted tries reserved before they are checked,
+	// one row a key (an address, an e-mail, a person's codes), with the
+	// back-off lock of repeated wrong codes; invitations withdrawn (by an
+	// owner, by a newer one, by a change to the person's place on the
+	// team); and the mode the ledger was made in, so that a sandbox
+	// ledger is never taken into live mode unawares.
+	`CREATE TABLE console_tries (
+		key          TEXT PRIMARY KEY,
+		window_start BIGINT NOT NULL,
+		used         INTEGER NOT NULL CHECK (used >= 0),
+		strikes      INTEGER NOT NULL DEFAULT 0,
+		locked_until BIGINT NOT NULL DEFAULT 0,
+		updated_at   BIGINT NOT NULL
+	);
+	ALTER TABLE invitations ADD COLUMN revoked_at BIGINT NOT NULL DEFAULT 0;
+	ALTER TABLE invitations ADD COLUMN revoked_by TEXT NOT NULL DEFAULT '';
+	CREATE TABLE deployment (
+		id      INTEGER PRIMARY KEY CHECK (id = 1),
+		mode    TEXT NOT NULL CHECK (mode IN ('sandbox', 'live')),
+		made_at BIGINT NOT NULL
+	)`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

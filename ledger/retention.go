@@ -58,6 +58,12 @@ func (l *Ledger) Prune(ctx context.Context, eventsBefore time.Time, batch int) (
 		l.now().Add(-7*24*time.Hour).UnixMilli(), batch); err != nil {
 		return p, err
 	}
+	// Counted tries of keys quiet for a day and not locked: their strikes
+	// are forgiven.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM console_tries WHERE updated_at < $1 AND locked_until < $2`,
+		l.now().Add(-24*time.Hour).UnixMilli(), l.now().UnixMilli()); err != nil {
+		return p, err
+	}
 	// Console sessions past their end: their device and address go too.
 	if _, err := tx.ExecContext(ctx, `DELETE FROM console_sessions WHERE id IN (SELECT id FROM console_sessions WHERE ends_at < $1 LIMIT $2)`,
 		l.now().UnixMilli(), batch); err != nil {
