@@ -256,8 +256,9 @@ func TestATeamInABrowser(t *testing.T) {
 		t.Error("a designer is shown the Team section")
 	}
 
+	// A session alone sets up no authenticator: Dana's password first.
 	do("set up two-step sign-in", click(`[data-testid="account-link"]`), visible(`[data-testid="begin-two-step"]`),
-		click(`[data-testid="begin-two-step"]`), visible(`[data-testid="totp-secret"]`))
+		chromedp.SendKeys(chromedp.ID("twostep_password"), pw), click(`[data-testid="begin-two-step"]`), visible(`[data-testid="totp-secret"]`))
 	check("two-step-setup")
 	secret := text("the secret", `[data-testid="totp-secret"]`)
 	first := time.Now()

@@ -20,6 +20,11 @@ type Invitation struct {
 	Expires    time.Time
 	// Used is when the invitation was accepted; zero while it was not.
 	Used time.Time
+	// Revoked is when it was withdrawn (by an owner, by a newer invitation
+	// of the same person, by a change to their place on the team), and
+	// RevokedBy who withdrew it; zero while it was not.
+	Revoked   time.Time
+	RevokedBy string
 }
 
 // ErrInvitationUsed means the invitation was accepted already.
@@ -33,10 +38,12 @@ func (s *SettingsTx) AddInvitation(ctx context.Context, inv Invitation) error {
 	return err
 }
 
-// UseInvitation marks an invitation accepted, once: a second use is
+// UseInvitation marks an invitation accepted, once, unless it was
+// withdrawn: a second use, or a use after it was withdrawn, is
 // ErrInvitationUsed.
 func (s *SettingsTx) UseInvitation(ctx context.Context, tokenHash string) error {
-	res, err := s.tx.ExecContext(ctx, `UPDATE invitations SET used_at = $2 WHERE token_hash = $1 AND used_at = 0`, tokenHash, s.at.UnixMilli())
+	res, err := s.tx.ExecContext(ctx, `UPDATE invitations SET used_at = $2 WHERE token_hash = $1 AND used_at = 0 AND revoked_at = 0`,
+		tokenHash, s.at.UnixMilli())
 	if err != nil {
 		return err
 	}
@@ -46,6 +53,17 @@ func (s *SettingsTx) UseInvitation(ctx context.Context, tokenHash string) error 
 	return nil
 }
 
+// WithdrawInvitations withdraws every invitation of email to a merchant's
+// team not yet used, by by; it returns how many there were.
+func (s *SettingsTx) WithdrawInvitations(ctx context.Context, merchantID, email, by string) (int64, error) {
+	res, err := s.tx.ExecContext(ctx, `UPDATE invitations SET revoked_at = $3, revoked_by = $4
+		WHERE merchant_id = $1 AND email = $2 AND used_at = 0 AND revoked_at = 0`, merchantID, strings.ToLower(email), s.at.UnixMilli(), by)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
 func cmpErr(err, otherwise error) error {
 	if err != nil {
 		return err
@@ -53,13 +71,13 @@ func cmpErr(err, otherwise error) error {
 	return otherwise
 }
 
-const invitationColumns = `token_hash, merchant_id, email, role, invited_by, created_at, expires_at, used_at`
+const invitationColumns = `token_hash, merchant_id, email, role, invited_by, created_at, expires_at, used_at, revoked_at, revoked_by`
 
 func scanInvitation(row interface{ Scan(...any) error }) (Invitation, error) {
 	var inv Invitation
-	var created, expires, used int64
-	err := row.Scan(&inv.TokenHash, &inv.MerchantID, &inv.Email, &inv.Role, &inv.InvitedBy, &created, &expires, &used)
-	inv.Created, inv.Expires, inv.Used = time.UnixMilli(created), time.UnixMilli(expires), unixOrZero(used)
+	var created, expires, used, revoked int64
+	err := row.Scan(&inv.TokenHash, &inv.MerchantID, &inv.Email, &inv.Role, &inv.InvitedBy, &created, &expires, &used, &revoked, &inv.RevokedBy)
+	inv.Created, inv.Expires, inv.Used, inv.Revoked = time.UnixMilli(created), time.UnixMilli(expires), unixOrZero(used), unixOrZero(revoked)
 	return inv, err
 }
 
@@ -72,11 +90,11 @@ func (l *Ledger) Invitation(ctx context.Context, tokenHash string) (Invitation, 
 	return inv, err
 }
 
-// PendingInvitations lists a merchant's invitations not yet used nor
-// expired at now, newest first.
+// PendingInvitations lists a merchant's invitations not yet used, withdrawn
+// nor expired at now, newest first.
 func (l *Ledger) PendingInvitations(ctx context.Context, merchantID string, now time.Time) ([]Invitation, error) {
 	rows, err := l.db.QueryContext(ctx, `SELECT `+invitationColumns+` FROM invitations
-		WHERE merchant_id = $1 AND used_at = 0 AND expires_at > $2 ORDER BY created_at DESC`, merchantID, now.UnixMilli())
+		WHERE merchant_id = $1 AND used_at = 0 AND revoked_at = 0 AND expires_at > $2 ORDER BY created_at DESC`, merchantID, now.UnixMilli())
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,12 @@
 package settings
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +31,19 @@ var (
 	ErrInvitationUsed    = ledger.ErrInvitationUsed
 	// ErrNoInvitation means no invitation has the link's token.
 	ErrNoInvitation = errors.New("no such invitation")
+	// ErrInvitationWithdrawn means an owner withdrew the invitation, a newer
+	// one replaced it, or the person's place on the team changed since.
+	ErrInvitationWithdrawn = errors.New("the invitation was withdrawn")
+	// ErrInviterGone means whoever made the invitation may no longer
+	// invite to that team: it is no longer good.
+	ErrInviterGone = errors.New("the person who invited may no longer invite to this team")
+	// ErrAlreadyOnTeam refuses an invitation of someone who is on the team
+	// already: their role changes on the Team page, by an owner, never
+	// through a link.
+	ErrAlreadyOnTeam = errors.New("already on this merchant's team")
+	// ErrPersonExists refuses to set a password for a person who has one:
+	// only they know it.
+	ErrPersonExists = errors.New("the person has an account already")
 )
 
 // Invited is an invitation made: its token, for the link shown once to the
@@ -90,12 +105,22 @@ func (s *Store) Invite(ctx context.Context, by Actor, merchantID, email, roleNam
 				return merchant.Refuse("email", "%s is on the team already: change their role below instead", email).Says("onTeam", email)
 			}
 		}
+		// One live invitation a person and team: a new one replaces the
+		// older, whose link stops working.
+		replaced, err := tx.WithdrawInvitations(ctx, merchantID, email, by.Name)
+		if err != nil {
+			return err
+		}
 		if err := tx.AddInvitation(ctx, ledger.Invitation{TokenHash: hashOf(inv.Token), MerchantID: merchantID, Email: email,
 			Role: string(role), InvitedBy: by.Name, Expires: inv.Expires}); err != nil {
 			return err
 		}
+		fields := "role (" + string(role) + "), valid 72 hours"
+		if replaced > 0 {
+			fields += ", the earlier invitation withdrawn"
+		}
 		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: merchantID,
-			Action: "invitation made: " + email, Fields: "role (" + string(role) + "), valid 72 hours"})
+			Action: "invitation made: " + email, Fields: fields})
 	})
 	return inv, err
 }
@@ -111,23 +136,76 @@ func (s *Store) Invitation(ctx context.Context, token string, now time.Time) (le
 		return inv, err
 	case !inv.Used.IsZero():
 		return inv, ErrInvitationUsed
+	case !inv.Revoked.IsZero():
+		return inv, ErrInvitationWithdrawn
 	case !now.Before(inv.Expires):
 		return inv, ErrInvitationExpired
 	}
 	return inv, nil
 }
 
+// RevokeInvitation withdraws the live invitation of email to a console
+// merchant's team: its link stops working at once. ErrNoInvitation when
+// there is none.
+func (s *Store) RevokeInvitation(ctx context.Context, by Actor, merchantID, email string) error {
+	email = strings.ToLower(strings.TrimSpace(email))
+	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+		if _, err := consoleMerchant(ctx, tx, merchantID); err != nil {
+			return err
+		}
+		n, err := tx.WithdrawInvitations(ctx, merchantID, email, by.Name)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrNoInvitation
+		}
+		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: merchantID,
+			Action: "invitation revoked: " + email})
+	})
+	return err
+}
+
 // Accept puts the invited person on the team, once. A new person's
-// password hash is phc; a person who has an account already keeps theirs
-// (the caller checked it), and phc is empty.
+// password hash is phc; a person the ledger knows already (on another
+// team, or on none any more) keeps their own password and two-step
+// sign-in (the caller checked both), and phc is empty. Within the same
+// change it checks again that the invitation is live, that whoever made
+// it may still invite to the team, and that the person is not on the team
+// already: an invitation never changes a member's role, so a team never
+// loses its last owner through one.
 func (s *Store) Accept(ctx context.Context, token, phc string, now time.Time) (ledger.Invitation, error) {
 	inv, err := s.Invitation(ctx, token, now)
 	if err != nil {
 		return inv, err
 	}
 	_, err = s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
-		if err := tx.UseInvitation(ctx, inv.TokenHash); err != nil {
+		if err := tx.UseInvitation(ctx, inv.TokenHash); errors.Is(err, ledger.ErrInvitationUsed) {
+			// Used or withdrawn meanwhile: say which.
+			_, err = s.Invitation(ctx, token, now)
+			return cmp.Or(err, ErrInvitationUsed)
+		} else if err != nil {
 			return err
+		}
+		people, err := tx.People(ctx)
+		if err != nil {
+			return err
+		}
+		members, err := tx.Memberships(ctx)
+		if err != nil {
+			return err
+		}
+		if !mayInvite(people, members, inv.InvitedBy, inv.MerchantID) {
+			return ErrInviterGone
+		}
+		exists := slices.ContainsFunc(people, func(p ledger.PersonRow) bool { return p.Email == inv.Email })
+		switch {
+		case slices.ContainsFunc(members, func(m ledger.MembershipRow) bool { return m.Email == inv.Email && m.MerchantID == inv.MerchantID }):
+			return ErrAlreadyOnTeam
+		case exists && phc != "":
+			return ErrPersonExists
+		case !exists && phc == "":
+			return errors.New("settings: a new person's invitation accepted without a password")
 		}
 		if phc != "" {
 			if err := tx.PutPerson(ctx, ledger.PersonRow{Email: inv.Email, PasswordHash: phc, Managed: ledger.ManagedByConsole}); err != nil {
@@ -150,6 +228,17 @@ func (s *Store) Accept(ctx context.Context, token, phc string, now time.Time) (l
 	return inv, s.Load(ctx)
 }
 
+// mayInvite reports whether who may invite to a merchant's team: an
+// operator, or an owner of that team.
+func mayInvite(people []ledger.PersonRow, members []ledger.MembershipRow, who, merchantID string) bool {
+	if slices.ContainsFunc(people, func(p ledger.PersonRow) bool { return p.Email == who && p.Operator }) {
+		return true
+	}
+	return slices.ContainsFunc(members, func(m ledger.MembershipRow) bool {
+		return m.Email == who && m.MerchantID == merchantID && m.Role == string(merchant.Owner)
+	})
+}
+
 // SetRole gives a member another role. The last owner keeps theirs.
 func (s *Store) SetRole(ctx context.Context, by Actor, merchantID, email, roleName string) error {
 	role, err := CheckRole("role", roleName)
@@ -168,6 +257,10 @@ func (s *Store) SetRole(ctx context.Context, by Actor, merchantID, email, roleNa
 		if err := tx.PutMembership(ctx, m); err != nil {
 			return err
 		}
+		// A pending link must not give back the role just changed.
+		if _, err := tx.WithdrawInvitations(ctx, merchantID, email, by.Name); err != nil {
+			return err
+		}
 		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: merchantID,
 			Action: "team member's role: " + email, Fields: "role (" + string(role) + ")"})
 	})
@@ -182,6 +275,10 @@ func (s *Store) RemoveMember(ctx context.Context, by Actor, merchantID, email st
 			return ErrLastOwner
 		}
 		if err := tx.RemoveMembership(ctx, m.Email, merchantID); err != nil {
+			return err
+		}
+		// Nor may an older link bring them back.
+		if _, err := tx.WithdrawInvitations(ctx, merchantID, m.Email, by.Name); err != nil {
 			return err
 		}
 		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: merchantID,
@@ -259,6 +356,10 @@ func (s *Store) SetPassword(ctx context.Context, email, phc string) error {
 // SetLanguage keeps the console language a person chose, on every
 // instance ("" to follow their browser's again).
 func (s *Store) SetLanguage(ctx context.Context, by Actor, email, lang string) error {
+	if u, ok := s.Dir.Person(email); ok && u.Language == lang {
+		// Nothing changes: no version moves, no line is written.
+		return nil
+	}
 	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
 		if err := tx.SetLanguage(ctx, email, lang); err != nil {
 			return err

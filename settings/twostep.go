@@ -214,3 +214,40 @@ func (s *Store) RequireTwoStep(ctx context.Context, by Actor, merchantID string,
 	}
 	return s.Update(ctx, by, merchantID, m.Version, func(m *merchant.Merchant) { m.RequireTwoStep = on })
 }
+
+// ErrNoTwoStep means the person has no two-step sign-in to reset.
+var ErrNoTwoStep = errors.New("the person has no two-step sign-in")
+
+// ResetTwoStep turns off the two-step sign-in of a person who lost their
+// authenticator and their recovery codes: an operator's action, in the
+// audit log, after the operator made sure it is them. They sign in with
+// their password and set it up again; an operator is recovered by the
+// command line's operator add instead. A person the merchants file holds
+// is reset too: two-step sign-in is the ledger's, not the file's.
+func (s *Store) ResetTwoStep(ctx context.Context, by Actor, email string) error {
+	email = strings.ToLower(strings.TrimSpace(email))
+	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+		people, err := tx.People(ctx)
+		if err != nil {
+			return err
+		}
+		for _, p := range people {
+			if p.Email != email {
+				continue
+			}
+			if p.TOTPSecret == "" {
+				return ErrNoTwoStep
+			}
+			if err := tx.SetTOTP(ctx, email, "", nil); err != nil {
+				return err
+			}
+			return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID,
+				Action: "two-step sign-in reset by an operator: " + email, Fields: "totp (removed), recovery codes (removed)"})
+		}
+		return ErrNotOnTeam
+	})
+	if err != nil {
+		return err
+	}
+	return s.Load(ctx)
+}

@@ -104,17 +104,10 @@ func (c *Console) changePassword(ec echo.Context) error {
 		page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
 		return render(ec, status, manage.ConsoleAccountPage(page))
 	}
-	tries := c.passwordTries(ec, s.user.Email)
-	if over, err := tries.exhausted(MaxFailures); err != nil {
+	if problem, status, err := c.ownPassword(ec, s.user, ec.FormValue("current")); err != nil {
 		return err
-	} else if over {
-		return refuse(http.StatusTooManyRequests, "current", t(ec, "console.login.tooMany"))
-	}
-	if !s.user.Matches(ec.FormValue("current")) {
-		if err := tries.refused(); err != nil {
-			return err
-		}
-		return refuse(http.StatusUnauthorized, "current", t(ec, "console.invite.wrongPassword"))
+	} else if problem != "" {
+		return refuse(status, "current", problem)
 	}
 	pw := ec.FormValue("password")
 	if err := password.CheckNew(pw); err != nil {
@@ -123,7 +116,7 @@ func (c *Console) changePassword(ec echo.Context) error {
 	if pw != ec.FormValue("password_again") {
 		return refuse(http.StatusUnprocessableEntity, "password_again", t(ec, "console.invite.mismatch"))
 	}
-	phc, err := password.Hash(pw, password.Default)
+	phc, err := c.hashPassword(ec, pw)
 	if err != nil {
 		return err
 	}
@@ -155,6 +148,16 @@ func (c *Console) changePassword(ec echo.Context) error {
 // the person but this one ends, on every instance.
 func (c *Console) endOtherSessions(ec echo.Context) error {
 	s := sessionOf(ec)
+	if err := c.endOthers(ec, s); err != nil {
+		return err
+	}
+	c.log(ec).Info("console: other sessions ended", "email", maskEmail(s.user.Email))
+	return ec.Redirect(http.StatusSeeOther, RouteAccount+"?done=others")
+}
+
+// endOthers ends every session of s's person but s, on every instance: a
+// stolen session does not outlive a change to how the person signs in.
+func (c *Console) endOthers(ec echo.Context, s *session) error {
 	ctx := ec.Request().Context()
 	list, err := c.Ledger.Sessions(ctx, s.user.Email, c.Now())
 	if err != nil {
@@ -168,6 +171,5 @@ func (c *Console) endOtherSessions(ec echo.Context) error {
 			return err
 		}
 	}
-	c.log(ec).Info("console: other sessions ended", "email", maskEmail(s.user.Email))
-	return ec.Redirect(http.StatusSeeOther, RouteAccount+"?done=others")
+	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/password"
 	pages "github.com/paybybank/checkout/views/console"
 )
 
@@ -272,37 +275,42 @@ func (c *Console) signIn(ec echo.Context) error {
 		form.Error = t(ec, "console.login.expired")
 		return c.loginForm(ec, http.StatusForbidden, form)
 	}
-	tries := c.passwordTries(ec, email)
-	if over, err := tries.exhausted(MaxFailures); err != nil {
-		return err
-	} else if over {
-		c.log(ec).Warn("console sign-in refused: too many tries", "email", maskEmail(email), "address", ec.RealIP())
-		form.Error = t(ec, "console.login.tooMany")
-		return c.loginForm(ec, http.StatusTooManyRequests, form)
-	}
 	if email == "" || pw == "" {
 		form.Error = t(ec, "console.login.missing")
 		return c.loginForm(ec, http.StatusUnprocessableEntity, form)
 	}
+	tries := c.passwordTries(ec, email)
+	if ok, err := tries.reserve(); err != nil {
+		return err
+	} else if !ok {
+		c.log(ec).Warn("console sign-in refused: too many tries", "email", maskEmail(email), "address", ec.RealIP())
+		form.Error = t(ec, "console.login.tooMany")
+		return c.loginForm(ec, http.StatusTooManyRequests, form)
+	}
 	u, known := c.Merchants.ConsoleUser(email)
-	var ok bool
-	if known {
-		ok = u.Matches(pw)
-	} else {
-		c.decoy.Matches(pw)
+	if !known {
+		u = nil
+	}
+	ok, err := c.checkPassword(ec, u, pw)
+	if errors.Is(err, errBusy) {
+		form.Error = t(ec, "console.error.busy.text")
+		return errors.Join(tries.right(), c.loginForm(ec, http.StatusServiceUnavailable, form))
+	}
+	if err != nil {
+		return err
 	}
 	if !ok {
-		if err := tries.refused(); err != nil {
-			return err
-		}
 		c.log(ec).Warn("console sign-in refused: wrong e-mail or password", "email", maskEmail(email), "address", ec.RealIP())
 		form.Error = t(ec, "console.login.wrong")
 		return c.loginForm(ec, http.StatusUnauthorized, form)
 	}
+	if err := tries.right(); err != nil {
+		return err
+	}
 	if u.TwoStep {
 		// The password was right; the code comes next, within minutes,
 		// from this browser.
-		return c.askForCode(ec, u, next)
+		return c.askForCode(ec, u, next, "")
 	}
 	if err := c.startSession(ec, u, ""); err != nil {
 		return err
@@ -415,40 +423,145 @@ func nextPage(next string) string {
 	return next
 }
 
-// tries are a person's refused tries of one kind, counted on every instance
-// in the ledger: passwords by address and e-mail, codes by person.
+// tries are the counted tries of one check (a password, a code), under
+// every key that counts them, on every instance through the ledger. Each
+// try is reserved before it is checked, so that however many arrive at
+// once no more than the limit are checked in FailureWindow; a try that was
+// right is given back, a wrong one stays counted.
 type tries struct {
-	c    *Console
-	ec   echo.Context
-	keys []string
+	c     *Console
+	ec    echo.Context
+	keys  []string
+	limit int
+	taken []string
+	// locked is set when a refusal came from a lock rather than a full
+	// window.
+	locked bool
 }
 
-// passwordTries counts refused passwords from the request's address and at
-// email: sign-ins, an account's password check, an invitation's.
+// passwordTries counts passwords from the request's address and at email:
+// sign-ins, an account's password check, an invitation's.
 func (c *Console) passwordTries(ec echo.Context, email string) *tries {
-	return &tries{c: c, ec: ec, keys: []string{"addr:" + digest(ec.RealIP()), "mail:" + digest(strings.ToLower(email))}}
+	return &tries{c: c, ec: ec, limit: MaxFailures,
+		keys: []string{"addr:" + digest(ec.RealIP()), "mail:" + digest(strings.ToLower(email))}}
 }
 
-// codeTries counts a person's refused two-step codes.
+// codeTries counts a person's two-step codes, wherever they are typed: at
+// sign-in and on their account page alike.
 func (c *Console) codeTries(ec echo.Context, email string) *tries {
-	return &tries{c: c, ec: ec, keys: []string{"code:" + digest(strings.ToLower(email))}}
+	return &tries{c: c, ec: ec, limit: MaxWrongCodes, keys: []string{codeKey(email)}}
 }
 
-// exhausted reports limit refusals or more in the last FailureWindow: the
-// answer then says when to try again, and nothing is checked.
-func (tr *tries) exhausted(limit int) (bool, error) {
-	n, err := tr.c.Ledger.FailedSignIns(tr.ec.Request().Context(), tr.keys, tr.c.Now().Add(-FailureWindow))
-	if err != nil || n < limit {
-		return false, err
+func codeKey(email string) string { return "code:" + digest(strings.ToLower(email)) }
+
+// reserve takes a try under every key, or none: when a key refuses, the
+// answer says when to try again (Retry-After) and nothing is checked.
+func (tr *tries) reserve() (bool, error) {
+	ctx, now := tr.ec.Request().Context(), tr.c.Now()
+	for _, k := range tr.keys {
+		ok, state, err := tr.c.Ledger.ReserveTry(ctx, k, tr.limit, FailureWindow, now)
+		if err != nil {
+			return false, errors.Join(err, tr.giveBack())
+		}
+		if !ok {
+			tr.locked = state.LockedUntil.After(now)
+			wait := max(state.LockedUntil.Sub(now), state.Start.Add(FailureWindow).Sub(now), time.Second)
+			tr.ec.Response().Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+			return false, tr.giveBack()
+		}
+		tr.taken = append(tr.taken, k)
 	}
-	tr.ec.Response().Header().Set("Retry-After", strconv.Itoa(int(FailureWindow.Seconds())))
 	return true, nil
 }
 
-// refused records one more refusal.
-func (tr *tries) refused() error {
-	return tr.c.Ledger.FailedSignIn(tr.ec.Request().Context(), tr.keys, 10*FailureWindow)
+// right gives the tries back: the check passed.
+func (tr *tries) right() error { return tr.giveBack() }
+
+func (tr *tries) giveBack() error {
+	var errs []error
+	for _, k := range tr.taken {
+		errs = append(errs, tr.c.Ledger.GiveBackTry(tr.ec.Request().Context(), k))
+	}
+	tr.taken = nil
+	return errors.Join(errs...)
 }
+
+// spent reports whether the tries of the window are all taken now.
+func (tr *tries) spent() (bool, error) {
+	for _, k := range tr.keys {
+		state, err := tr.c.Ledger.TriesOf(tr.ec.Request().Context(), k)
+		if err != nil {
+			return false, err
+		}
+		if state.Used >= tr.limit && state.Start.Add(FailureWindow).After(tr.c.Now()) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// checkPassword reports whether pw is u's password (u nil: checked against
+// the decoy, as long, never right), through the hashing gate.
+func (c *Console) checkPassword(ec echo.Context, u *merchant.ConsoleUser, pw string) (bool, error) {
+	ok := false
+	err := c.Hashing.Do(ec.Request().Context(), func() {
+		if u != nil {
+			ok = u.Matches(pw)
+		} else {
+			c.decoy.Matches(pw)
+		}
+	})
+	return ok, c.busy(ec, err)
+}
+
+// ownPassword checks a person's own password where they prove who they are
+// (their account, their two-step settings, an invitation), counted as
+// sign-ins are. It returns the refusal to show under the field, with its
+// status, or "" when the password is right.
+func (c *Console) ownPassword(ec echo.Context, u *merchant.ConsoleUser, pw string) (string, int, error) {
+	tries := c.passwordTries(ec, u.Email)
+	if ok, err := tries.reserve(); err != nil {
+		return "", 0, err
+	} else if !ok {
+		return t(ec, "console.login.tooMany"), http.StatusTooManyRequests, nil
+	}
+	ok, err := c.checkPassword(ec, u, pw)
+	switch {
+	case errors.Is(err, errBusy):
+		return t(ec, "console.error.busy.text"), http.StatusServiceUnavailable, tries.right()
+	case err != nil:
+		return "", 0, err
+	case !ok:
+		c.log(ec).Warn("console: a wrong password where the person proves who they are", "email", maskEmail(u.Email), "address", ec.RealIP())
+		return t(ec, "console.invite.wrongPassword"), http.StatusUnauthorized, nil
+	}
+	return "", 0, tries.right()
+}
+
+// hashPassword hashes a new password through the hashing gate.
+func (c *Console) hashPassword(ec echo.Context, pw string) (phc string, err error) {
+	if gateErr := c.Hashing.Do(ec.Request().Context(), func() { phc, err = password.Hash(pw, password.Default) }); gateErr != nil {
+		return "", c.busy(ec, gateErr)
+	}
+	return phc, err
+}
+
+// busy turns the gate's refusal into the answer that asks to come back in
+// a few seconds.
+func (c *Console) busy(ec echo.Context, err error) error {
+	if !errors.Is(err, password.ErrBusy) {
+		return err
+	}
+	ec.Response().Header().Set("Retry-After", strconv.Itoa(busyRetry))
+	c.log(ec).Warn("console: every password slot busy; a try was turned away", "address", ec.RealIP())
+	return errBusy
+}
+
+// busyRetry is the Retry-After, in seconds, of a try turned away by the
+// hashing gate.
+const busyRetry = 2
+
+var errBusy = &consoleError{status: http.StatusServiceUnavailable, key: "console.error.busy", err: password.ErrBusy}
 
 // digest names a value in the ledger's sign-in records without keeping it.
 func digest(s string) string {

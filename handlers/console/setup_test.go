@@ -128,6 +128,8 @@ type env struct {
 	settings *settings.Store
 	// mail receives the console's e-mails.
 	mail *fakeMail
+	// gate bounds the passwords hashed at once, and counts them.
+	gate *password.Gate
 }
 
 // fakeMail keeps the e-mails sent, or fails each when failing is set.
@@ -154,6 +156,14 @@ func setup(t *testing.T) *env {
 
 // setupOn is setup on the ledger at databaseURL.
 func setupOn(t testing.TB, databaseURL string) *env {
+	t.Helper()
+	// Far more slots than the tests' passwords need at once, and time to
+	// wait for one: only the test of the gate itself is turned away.
+	return setupGated(t, databaseURL, password.NewGate(16, time.Minute))
+}
+
+// setupGated is setupOn with the gate of password hashing given.
+func setupGated(t testing.TB, databaseURL string, gate *password.Gate) *env {
 	t.Helper()
 	hash, err := password.Hash(secret, password.Params{Memory: 64, Time: 1, Threads: 1})
 	if err != nil {
@@ -213,7 +223,8 @@ func setupOn(t testing.TB, databaseURL string) *env {
 		health: &bankhealth.Keeper{Source: l, Thresholds: bankhealth.Thresholds{MinFinished: 2, MinSuccess: 0.5}}}
 	e.settings = store
 	e.mail = &fakeMail{}
-	c, err := console.New(console.Config{Mail: e.mail, BaseURL: "http://127.0.0.1", Ledger: l, Merchants: dir, Settings: store, Orders: orders, Webhooks: hooks,
+	e.gate = gate
+	c, err := console.New(console.Config{Mail: e.mail, Hashing: gate, BaseURL: "http://127.0.0.1", Ledger: l, Merchants: dir, Settings: store, Orders: orders, Webhooks: hooks,
 		Banks: fakeBanks{}, Health: e.health, Sandbox: true,
 		Previews: shopper.New(shopper.Config{BaseURL: "http://127.0.0.1", Merchants: dir, Banks: fakeBanks{}, Health: e.health,
 			Assets: views.Assets{CSS: "/static/app.css"}, Log: log}), SessionKeys: [][]byte{[]byte("a-session-key-of-32-bytes-or-more!!")}, Assets: views.Assets{CSS: "/static/app.css"}, Log: log,

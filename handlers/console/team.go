@@ -23,11 +23,13 @@ import (
 // Routes of the team (DESIGN.md section 11). Members are named by their
 // e-mail, path-escaped.
 const (
-	RouteTeam       = "/console/team"
-	RouteInvite     = "/console/team/invite"
-	RouteMemberRole = "/console/team/:member/role"
-	RouteMemberOut  = "/console/team/:member/remove"
-	RouteAccept     = "/console/invite/:token"
+	RouteTeam         = "/console/team"
+	RouteInvite       = "/console/team/invite"
+	RouteMemberRole   = "/console/team/:member/role"
+	RouteMemberOut    = "/console/team/:member/remove"
+	RouteAccept       = "/console/invite/:token"
+	RouteRevoke       = "/console/team/invitations/revoke"
+	RouteResetTwoStep = "/console/team/:member/reset-two-step"
 )
 
 var (
@@ -52,6 +54,10 @@ func (c *Console) showTeam(ec echo.Context) error {
 		page.Notice = t(ec, "console.team.roleChanged", ec.QueryParam("who"))
 	case "removed":
 		page.Notice = t(ec, "console.team.removed", ec.QueryParam("who"))
+	case "revoked":
+		page.Notice = t(ec, "console.team.revoked", ec.QueryParam("who"))
+	case "reset":
+		page.Notice = t(ec, "console.team.twoStepReset", ec.QueryParam("who"))
 	case "required":
 		page.Notice = t(ec, "console.team.required")
 	case "notRequired":
@@ -98,6 +104,9 @@ func (c *Console) teamPage(ec echo.Context, m *merchant.Merchant, options []page
 			TwoStep: twoStepWord(ec, u.TwoStep), LastSignIn: last, You: email == me,
 			RoleURL:   templ.SafeURL(RouteTeam + "/" + url.PathEscape(email) + "/role" + q),
 			RemoveURL: templ.SafeURL(RouteTeam + "/" + url.PathEscape(email) + "/remove" + q),
+			// Only an operator recovers a person who lost their
+			// authenticator, never a teammate.
+			ResetURL: resetURL(sessionOf(ec).user.Operator && u.TwoStep && !u.Operator, RouteTeam+"/"+url.PathEscape(email)+"/reset-two-step"+q),
 		})
 	}
 	for _, inv := range pending {
@@ -183,6 +192,43 @@ func (c *Console) teamChange(change func(ec echo.Context, merchantID, email stri
 	}
 }
 
+func resetURL(may bool, to string) templ.SafeURL {
+	if !may {
+		return ""
+	}
+	return templ.SafeURL(to)
+}
+
+// resetTwoStep answers POST /console/team/{member}/reset-two-step, for
+// operators: the person's two-step sign-in is off, their wrong codes
+// forgotten, and they set it up again after signing in with their password.
+func (c *Console) resetTwoStep(ec echo.Context) error {
+	m, options, err := c.settingsMerchant(ec, ec.QueryParam("merchant"))
+	if err != nil {
+		return err
+	}
+	email, err := url.PathUnescape(ec.Param("member"))
+	if err != nil {
+		return errNotFound
+	}
+	u, ok := c.Merchants.ConsoleUser(email)
+	if _, member := u.RoleAt(m.ID); !ok || !member || u.Operator {
+		// Operators are recovered with the command line's operator add.
+		return errNotOnTeam
+	}
+	switch err := c.Settings.ResetTwoStep(ec.Request().Context(), actor(ec), email); {
+	case errors.Is(err, settings.ErrNoTwoStep):
+		return ec.Redirect(http.StatusSeeOther, pageFor(RouteTeam, m, options, nil))
+	case err != nil:
+		return err
+	}
+	if err := c.Ledger.ClearTries(ec.Request().Context(), codeKey(email)); err != nil {
+		return err
+	}
+	c.log(ec).Info("console: two-step sign-in reset by an operator", "email", maskEmail(email), "merchant", m.ID)
+	return ec.Redirect(http.StatusSeeOther, pageFor(RouteTeam, m, options, url.Values{"done": {"reset"}, "who": {strings.ToLower(email)}}))
+}
+
 func twoStepWord(ec echo.Context, on bool) string {
 	if on {
 		return t(ec, "console.team.twoStepOn")
@@ -213,12 +259,15 @@ func (c *Console) invitationModel(ec echo.Context, inv ledger.Invitation) manage
 	if shop, ok := c.Merchants.Get(inv.MerchantID); ok {
 		m.Shop = shop.Name
 	}
-	_, m.Existing = c.Merchants.ConsoleUser(inv.Email)
+	// Anyone the settings hold is themselves, on a team or on none any
+	// more: their own password, never one the link's holder chooses.
+	_, m.Existing = c.Merchants.Person(inv.Email)
 	return m
 }
 
 // invitationGone says why an invitation's link no longer works: used,
-// expired or unknown, each with its way forward.
+// withdrawn, expired, unknown, or no longer good for its team, each with
+// its way forward.
 func (c *Console) invitationGone(ec echo.Context, err error) error {
 	key, status := "console.invite.unknown", http.StatusNotFound
 	switch {
@@ -226,6 +275,10 @@ func (c *Console) invitationGone(ec echo.Context, err error) error {
 		key, status = "console.invite.used", http.StatusGone
 	case errors.Is(err, settings.ErrInvitationExpired):
 		key, status = "console.invite.expired", http.StatusGone
+	case errors.Is(err, settings.ErrInvitationWithdrawn), errors.Is(err, settings.ErrInviterGone):
+		key, status = "console.invite.withdrawn", http.StatusGone
+	case errors.Is(err, settings.ErrAlreadyOnTeam):
+		key, status = "console.invite.onTeam", http.StatusConflict
 	case !errors.Is(err, settings.ErrNoInvitation):
 		return err
 	}
@@ -246,12 +299,12 @@ func (c *Console) invitationForm(ec echo.Context, status int, m manage.ConsoleIn
 }
 
 // acceptInvitation answers POST /console/invite/{token}: a new person sets
-// a password; one who has an account gives theirs. Either way they join the
-// team once, and are signed in.
+// a password; one the settings hold gives their own, and then, when they
+// sign in with two steps, their code, exactly as a sign-in asks. Only then
+// do they join the team, once, and are signed in.
 func (c *Console) acceptInvitation(ec echo.Context) error {
-	ctx := ec.Request().Context()
 	token := ec.Param("token")
-	inv, err := c.Settings.Invitation(ctx, token, c.Now())
+	inv, err := c.Settings.Invitation(ec.Request().Context(), token, c.Now())
 	if err != nil {
 		return c.invitationGone(ec, err)
 	}
@@ -263,47 +316,84 @@ func (c *Console) acceptInvitation(ec echo.Context) error {
 		return c.invitationForm(ec, http.StatusForbidden, m)
 	}
 	pw, again := ec.FormValue("password"), ec.FormValue("password_again")
-	var phc string
 	if m.Existing {
-		// Their own password, counted as sign-in tries are.
-		tries := c.passwordTries(ec, inv.Email)
-		if over, err := tries.exhausted(MaxFailures); err != nil {
+		u, _ := c.Merchants.Person(inv.Email)
+		if problem, status, err := c.ownPassword(ec, u, pw); err != nil {
 			return err
-		} else if over {
-			m.Error = t(ec, "console.login.tooMany")
-			return c.invitationForm(ec, http.StatusTooManyRequests, m)
+		} else if problem != "" {
+			m.Errors = map[string]string{"password": problem}
+			return c.invitationForm(ec, status, m)
 		}
-		if u, ok := c.Merchants.ConsoleUser(inv.Email); !ok || !u.Matches(pw) {
-			if err := tries.refused(); err != nil {
-				return err
-			}
-			m.Errors = map[string]string{"password": t(ec, "console.invite.wrongPassword")}
-			return c.invitationForm(ec, http.StatusUnauthorized, m)
+		if u.TwoStep {
+			// The code comes next, as at sign-in; the invitation is
+			// accepted once it is right.
+			return c.askForCode(ec, u, "", token)
 		}
-	} else {
-		if err := password.CheckNew(pw); err != nil {
-			m.Errors = map[string]string{"password": reasonOf(ec, err)}
-			return c.invitationForm(ec, http.StatusUnprocessableEntity, m)
-		}
-		if pw != again {
-			m.Errors = map[string]string{"password_again": t(ec, "console.invite.mismatch")}
-			return c.invitationForm(ec, http.StatusUnprocessableEntity, m)
-		}
-		if phc, err = password.Hash(pw, password.Default); err != nil {
-			return err
-		}
+		return c.joinAndSignIn(ec, token, "")
 	}
-	if _, err := c.Settings.Accept(ctx, token, phc, c.Now()); err != nil {
-		return c.invitationGone(ec, err)
+	if err := password.CheckNew(pw); err != nil {
+		m.Errors = map[string]string{"password": reasonOf(ec, err)}
+		return c.invitationForm(ec, http.StatusUnprocessableEntity, m)
+	}
+	if pw != again {
+		m.Errors = map[string]string{"password_again": t(ec, "console.invite.mismatch")}
+		return c.invitationForm(ec, http.StatusUnprocessableEntity, m)
+	}
+	phc, err := c.hashPassword(ec, pw)
+	if err != nil {
+		return err
+	}
+	return c.joinAndSignIn(ec, token, phc)
+}
+
+// joinAndSignIn accepts the invitation and signs its person in, acting for
+// the merchant that invited them.
+func (c *Console) joinAndSignIn(ec echo.Context, token, phc string) error {
+	inv, err := c.joinTeam(ec, token, phc)
+	if err != nil {
+		return err
 	}
 	u, ok := c.Merchants.ConsoleUser(inv.Email)
 	if !ok {
 		return errors.New("console: an accepted invitation's person is not in the settings")
 	}
-	// They act for the merchant that invited them.
 	if err := c.startSession(ec, u, inv.MerchantID); err != nil {
 		return err
 	}
-	c.log(ec).Info("console: invitation accepted", "merchant", inv.MerchantID, "email", maskEmail(inv.Email), "role", inv.Role)
 	return ec.Redirect(http.StatusSeeOther, RouteOverview)
+}
+
+// joinTeam accepts an invitation (phc: a new person's password hash, ""
+// for a person the settings hold), or says why it no longer can.
+func (c *Console) joinTeam(ec echo.Context, token, phc string) (ledger.Invitation, error) {
+	inv, err := c.Settings.Accept(ec.Request().Context(), token, phc, c.Now())
+	if errors.Is(err, settings.ErrPersonExists) {
+		// Someone made the account meanwhile: their own password is asked.
+		return inv, &consoleError{status: http.StatusConflict, key: "console.invite.used", err: err}
+	}
+	if err != nil {
+		return inv, c.invitationGone(ec, err)
+	}
+	c.log(ec).Info("console: invitation accepted", "merchant", inv.MerchantID, "email", maskEmail(inv.Email), "role", inv.Role)
+	return inv, nil
+}
+
+// revokeInvitation answers POST /console/team/invitations/revoke: the live
+// invitation of the form's e-mail stops working, on every instance.
+func (c *Console) revokeInvitation(ec echo.Context) error {
+	m, options, err := c.settingsMerchant(ec, ec.FormValue("merchant"))
+	if err != nil {
+		return err
+	}
+	email := strings.ToLower(strings.TrimSpace(ec.FormValue("email")))
+	switch err := c.Settings.RevokeInvitation(ec.Request().Context(), actor(ec), m.ID, email); {
+	case errors.Is(err, settings.ErrNoInvitation):
+		return &consoleError{status: http.StatusNotFound, key: "console.error.noInvitation", err: err}
+	case errors.Is(err, settings.ErrManagedByFile):
+		return errManagedByFile
+	case err != nil:
+		return err
+	}
+	c.log(ec).Info("console: invitation revoked", "merchant", m.ID, "email", maskEmail(email))
+	return ec.Redirect(http.StatusSeeOther, pageFor(RouteTeam, m, options, url.Values{"done": {"revoked"}, "who": {email}}))
 }

@@ -1,17 +1,21 @@
 package console
 
 import (
+	"context"
 	"crypto/subtle"
 	"errors"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/paybybank/checkout/handlers/web"
+	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/settings"
 	pages "github.com/paybybank/checkout/views/console"
@@ -37,11 +41,13 @@ const (
 )
 
 // askForCode keeps, in a pre-session of this browser, that the person's
-// password was right, and sends them to the code step.
-func (c *Console) askForCode(ec echo.Context, u *merchant.ConsoleUser, next string) error {
+// password was right, and sends them to the code step. invitation is the
+// token of an invitation they accept once the code is right ("" for a
+// plain sign-in).
+func (c *Console) askForCode(ec echo.Context, u *merchant.ConsoleUser, next, invitation string) error {
 	sess, _ := c.store.New(ec.Request(), cookieName)
 	sess.Values = map[any]any{"csrf": randomToken(), "pending": strings.ToLower(u.Email), "pw": fingerprint(u),
-		"at": c.Now().Unix(), "next": next}
+		"at": c.Now().Unix(), "next": next, "invite": invitation}
 	if err := sess.Save(ec.Request(), ec.Response()); err != nil {
 		return err
 	}
@@ -58,7 +64,7 @@ func (c *Console) pendingCode(ec echo.Context) (*merchant.ConsoleUser, map[any]a
 	email, _ := sess.Values["pending"].(string)
 	pw, _ := sess.Values["pw"].(string)
 	at, _ := sess.Values["at"].(int64)
-	u, ok := c.Merchants.ConsoleUser(email)
+	u, ok := c.Merchants.Person(email)
 	if email == "" || !ok || !u.TwoStep || pw != fingerprint(u) || c.Now().Sub(time.Unix(at, 0)) > CodeWindow {
 		return nil, nil, false
 	}
@@ -79,8 +85,10 @@ func (c *Console) codeModel(ec echo.Context, values map[any]any, problem string)
 }
 
 // checkCodeStep answers POST /console/login/code: a code of the person's
-// authenticator, good once, or one of their recovery codes, good once. Past
-// MaxWrongCodes a minute every code is refused unchecked.
+// authenticator, good once, or one of their recovery codes, good once. A
+// code is reserved before it is checked (MaxWrongCodes a minute, on every
+// instance); when they are spent the person's codes are locked, each lock
+// longer than the last, and the sign-in starts again from the password.
 func (c *Console) checkCodeStep(ec echo.Context) error {
 	u, values, ok := c.pendingCode(ec)
 	if !ok {
@@ -92,19 +100,21 @@ func (c *Console) checkCodeStep(ec echo.Context) error {
 	}
 	ctx := ec.Request().Context()
 	tries := c.codeTries(ec, u.Email)
-	if over, err := tries.exhausted(MaxWrongCodes); err != nil {
+	if ok, err := tries.reserve(); err != nil {
 		return err
-	} else if over {
+	} else if !ok {
 		c.log(ec).Warn("console code refused: too many tries", "email", maskEmail(u.Email))
-		return render(ec, http.StatusTooManyRequests, manage.ConsoleCodePage(c.codeModel(ec, values, t(ec, "console.login.tooMany"))))
+		return c.codesPaused(ec, u)
 	}
 	recovery, err := c.Settings.CheckCode(ctx, u, ec.FormValue("code"), c.Now())
 	switch {
 	case errors.Is(err, settings.ErrWrongCode), errors.Is(err, settings.ErrCodeUsed):
-		if err := tries.refused(); err != nil {
-			return err
-		}
 		c.log(ec).Warn("console code refused", "email", maskEmail(u.Email), "reason", err.Error())
+		if spent, err := tries.spent(); err != nil {
+			return err
+		} else if spent {
+			return c.codesPaused(ec, u)
+		}
 		problem := t(ec, "console.code.wrong")
 		if errors.Is(err, settings.ErrCodeUsed) {
 			problem = t(ec, "console.code.used")
@@ -113,8 +123,24 @@ func (c *Console) checkCodeStep(ec echo.Context) error {
 	case err != nil:
 		return err
 	}
+	// A whole sign-in: the person's past wrong codes and locks are
+	// forgiven.
+	if err := c.Ledger.ClearTries(ctx, codeKey(u.Email)); err != nil {
+		return err
+	}
 	next, _ := values["next"].(string)
-	if err := c.startSession(ec, u, ""); err != nil {
+	act := ""
+	if token, _ := values["invite"].(string); token != "" {
+		inv, err := c.joinTeam(ec, token, "")
+		if err != nil {
+			return err
+		}
+		act, next = inv.MerchantID, RouteOverview
+		if u, ok = c.Merchants.ConsoleUser(u.Email); !ok {
+			return errors.New("console: an accepted invitation's person is not in the settings")
+		}
+	}
+	if err := c.startSession(ec, u, act); err != nil {
 		return err
 	}
 	c.log(ec).Info("console sign-in with two steps", "email", maskEmail(u.Email), "recovery_code", recovery)
@@ -122,6 +148,56 @@ func (c *Console) checkCodeStep(ec echo.Context) error {
 		return ec.Redirect(http.StatusSeeOther, RouteAccount+"?done=recovery")
 	}
 	return ec.Redirect(http.StatusSeeOther, nextPage(next))
+}
+
+// codeLock is how long a person's codes are locked after the lock's
+// strikes earlier ones: a minute, doubling each time, at most a day. A
+// guesser who has the password gets about 60 codes a day, not 7,200.
+func codeLock(strikes int) time.Duration {
+	return min(FailureWindow<<min(strikes, 12), 24*time.Hour)
+}
+
+// pauseCodes locks the person's codes (unless they are locked already)
+// and says until when; the request that starts a lock tells the person by
+// e-mail, where there is mail.
+func (c *Console) pauseCodes(ec echo.Context, u *merchant.ConsoleUser) (time.Time, error) {
+	now := c.Now()
+	started, until, err := c.Ledger.LockTries(ec.Request().Context(), codeKey(u.Email), now, codeLock)
+	if err != nil {
+		return until, err
+	}
+	ec.Response().Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(max(until.Sub(now), time.Second).Seconds()))))
+	if started {
+		c.log(ec).Warn("console: two-step codes locked after wrong codes", "email", maskEmail(u.Email), "until", until.UTC().Format(time.RFC3339))
+		c.tellCodesPaused(ec, u, until)
+	}
+	return until, nil
+}
+
+// codesPaused locks the person's codes and ends the code step: the next
+// sign-in starts from the password, once the lock is over.
+func (c *Console) codesPaused(ec echo.Context, u *merchant.ConsoleUser) error {
+	until, err := c.pauseCodes(ec, u)
+	if err != nil {
+		return err
+	}
+	return c.loginForm(ec, http.StatusTooManyRequests, pages.ConsoleLogin{Email: u.Email,
+		Error: t(ec, "console.code.paused", when(localizerOf(ec), until))})
+}
+
+// tellCodesPaused e-mails the person, in their console's language, that
+// wrong codes followed their password: whoever typed them knows it.
+func (c *Console) tellCodesPaused(ec echo.Context, u *merchant.ConsoleUser, until time.Time) {
+	if c.Mail == nil {
+		return
+	}
+	l := i18n.Staff(i18n.StaffLanguage(u.Language, ""))
+	sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ec.Request().Context()), 20*time.Second)
+	defer cancel()
+	body := l.T("console.code.pausedMailBody", MaxWrongCodes, l.DateTime(until), c.BaseURL+RouteAccount)
+	if err := c.Mail.Send(sendCtx, u.Email, l.T("console.code.pausedMailSubject"), body); err != nil {
+		c.log(ec).Warn("console: the two-step lock could not be e-mailed", "email", maskEmail(u.Email), "err", err)
+	}
 }
 
 // mustSetUpTwoStep reports whether the person's team requires two-step
@@ -137,14 +213,25 @@ func mustSetUpTwoStep(u *merchant.ConsoleUser) bool {
 // sign-in may use before they set it up.
 var whileSettingUp = map[string]bool{RouteAccount: true, RouteTOTP: true, RouteTOTPConfirm: true, RouteLogout: true}
 
-// beginTwoStep answers POST /console/account/totp: a new secret, shown as
-// text and as a QR code, and the form that confirms it with a code.
+// twoStepPassword is the field of the person's password on the forms that
+// change their two-step sign-in.
+const twoStepPassword = "twostep_password"
+
+// beginTwoStep answers POST /console/account/totp: with the person's own
+// password, a new secret, shown as text and as a QR code, and the form
+// that confirms it with a code. A session alone cannot set up an
+// authenticator.
 func (c *Console) beginTwoStep(ec echo.Context) error {
 	s := sessionOf(ec)
 	if s.user.TwoStep {
 		// A new secret replaces the old only after turning it off, which
-		// takes a code: a session alone cannot swap the authenticator.
+		// takes the password and a code.
 		return ec.Redirect(http.StatusSeeOther, RouteAccount)
+	}
+	if problem, status, err := c.ownPassword(ec, s.user, ec.FormValue(twoStepPassword)); err != nil {
+		return err
+	} else if problem != "" {
+		return c.accountRefused(ec, status, twoStepPassword, problem, nil)
 	}
 	setup, err := c.Settings.BeginTwoStep(ec.Request().Context(), s.user.Email)
 	if errors.Is(err, settings.ErrNoKeys) {
@@ -165,32 +252,86 @@ func (c *Console) beginTwoStep(ec echo.Context) error {
 	return render(ec, http.StatusOK, manage.ConsoleAccountPage(page))
 }
 
+// accountRefused shows the account page with a refusal under one field
+// (and, while a secret is set up, that setup again).
+func (c *Console) accountRefused(ec echo.Context, status int, field, problem string, setup *manage.ConsoleTwoStepSetup) error {
+	page, err := c.accountPage(ec)
+	if err != nil {
+		return err
+	}
+	page.Setup = setup
+	if setup != nil {
+		setup.Error = problem
+	} else {
+		page.Errors = map[string]string{field: problem}
+	}
+	page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
+	return render(ec, status, manage.ConsoleAccountPage(page))
+}
+
+// accountCode reserves one of the person's counted codes (the same count
+// as the sign-in's code step, on every instance) before a code typed on the
+// account page is checked, and checks it with check. It returns the
+// refusal to show, with its status, or "" when the code was right; when
+// the codes are spent they are locked as at sign-in.
+func (c *Console) accountCode(ec echo.Context, u *merchant.ConsoleUser, check func() error) (string, int, error) {
+	tries := c.codeTries(ec, u.Email)
+	if ok, err := tries.reserve(); err != nil {
+		return "", 0, err
+	} else if !ok {
+		until, err := c.pauseCodes(ec, u)
+		return t(ec, "console.code.pausedHere", when(localizerOf(ec), until)), http.StatusTooManyRequests, err
+	}
+	err := check()
+	switch {
+	case errors.Is(err, settings.ErrWrongCode), errors.Is(err, settings.ErrCodeUsed):
+		c.log(ec).Warn("console: a wrong code on the account page", "email", maskEmail(u.Email))
+		if spent, err := tries.spent(); err != nil {
+			return "", 0, err
+		} else if spent {
+			until, err := c.pauseCodes(ec, u)
+			return t(ec, "console.code.pausedHere", when(localizerOf(ec), until)), http.StatusTooManyRequests, err
+		}
+		return "", http.StatusUnprocessableEntity, err
+	case err != nil:
+		// Not a code checked: the try is given back.
+		return "", 0, errors.Join(err, tries.right())
+	}
+	return "", 0, tries.right()
+}
+
 // confirmTwoStep answers POST /console/account/totp/confirm: a right code
-// turns two-step sign-in on, and the recovery codes are shown, once.
+// turns two-step sign-in on, and the recovery codes are shown, once. The
+// person's other sessions end.
 func (c *Console) confirmTwoStep(ec echo.Context) error {
 	s := sessionOf(ec)
-	codes, err := c.Settings.ConfirmTwoStep(ec.Request().Context(), s.user.Email, ec.FormValue("code"), c.Now())
+	var codes []string
+	problem, status, err := c.accountCode(ec, s.user, func() (err error) {
+		codes, err = c.Settings.ConfirmTwoStep(ec.Request().Context(), s.user.Email, ec.FormValue("code"), c.Now())
+		return err
+	})
 	switch {
 	case errors.Is(err, settings.ErrNoPendingTwoStep):
 		return ec.Redirect(http.StatusSeeOther, RouteAccount)
-	case errors.Is(err, settings.ErrWrongCode):
+	case errors.Is(err, settings.ErrWrongCode), errors.Is(err, settings.ErrCodeUsed), problem != "":
+		if problem == "" {
+			problem = t(ec, "console.code.wrongSetup")
+		}
 		// The same secret stays: the person tries again with the next
 		// code.
-		page, perr := c.accountPage(ec)
-		if perr != nil {
-			return perr
-		}
-		page.Setup = &manage.ConsoleTwoStepSetup{Error: t(ec, "console.code.wrongSetup")}
+		setup := &manage.ConsoleTwoStepSetup{}
 		if again, serr := settings.SetupFor(s.user.Email, ec.FormValue("secret")); serr == nil {
-			page.Setup.Secret = again.Secret
-			page.Setup.QR, _ = web.QRSVG(again.URL)
+			setup.Secret = again.Secret
+			setup.QR, _ = web.QRSVG(again.URL)
 		}
-		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleAccountPage(page))
+		return c.accountRefused(ec, status, "code", problem, setup)
 	case err != nil:
 		return err
 	}
+	if err := c.endOthers(ec, s); err != nil {
+		return err
+	}
 	c.log(ec).Info("console: two-step sign-in turned on", "email", maskEmail(s.user.Email))
-	// The person's hash did not change: their session goes on.
 	page, err := c.accountPage(ec)
 	if err != nil {
 		return err
@@ -200,20 +341,27 @@ func (c *Console) confirmTwoStep(ec echo.Context) error {
 	return render(ec, http.StatusOK, manage.ConsoleAccountPage(page))
 }
 
-// endTwoStep answers POST /console/account/totp/off: a right code turns
-// two-step sign-in off.
+// endTwoStep answers POST /console/account/totp/off: the person's password
+// and a right code turn two-step sign-in off; their other sessions end.
 func (c *Console) endTwoStep(ec echo.Context) error {
 	s := sessionOf(ec)
-	err := c.Settings.EndTwoStep(ec.Request().Context(), s.user, ec.FormValue("code"), c.Now())
-	if errors.Is(err, settings.ErrWrongCode) || errors.Is(err, settings.ErrCodeUsed) {
-		page, perr := c.accountPage(ec)
-		if perr != nil {
-			return perr
-		}
-		page.Errors = map[string]string{"code": t(ec, "console.code.wrong")}
-		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleAccountPage(page))
+	if problem, status, err := c.ownPassword(ec, s.user, ec.FormValue(twoStepPassword)); err != nil {
+		return err
+	} else if problem != "" {
+		return c.accountRefused(ec, status, twoStepPassword, problem, nil)
 	}
-	if err != nil {
+	problem, status, err := c.accountCode(ec, s.user, func() error {
+		return c.Settings.EndTwoStep(ec.Request().Context(), s.user, ec.FormValue("code"), c.Now())
+	})
+	switch {
+	case errors.Is(err, settings.ErrWrongCode), errors.Is(err, settings.ErrCodeUsed):
+		return c.accountRefused(ec, status, "code", t(ec, "console.code.wrong"), nil)
+	case err != nil:
+		return err
+	case problem != "":
+		return c.accountRefused(ec, status, "code", problem, nil)
+	}
+	if err := c.endOthers(ec, s); err != nil {
 		return err
 	}
 	c.log(ec).Info("console: two-step sign-in turned off", "email", maskEmail(s.user.Email))

@@ -42,7 +42,12 @@ func (e *env) twoStepOn(t *testing.T, now time.Time) (*browser, string, []string
 	ops := e.browser()
 	ann, _ := e.join(invite(t, ops, ops.signIn(operator), "shop3", "ann@shop3.example", "owner"), newPassword, newPassword)
 	csrf := csrfOf(page(t, ann.get("/console/account"), http.StatusOK))
-	doc := page(t, ann.post("/console/account/totp", url.Values{"csrf": {csrf}}), http.StatusOK)
+	// A session alone sets up no authenticator: her password first.
+	doc := page(t, ann.post("/console/account/totp", url.Values{"csrf": {csrf}}), http.StatusUnauthorized)
+	if doc.Find(`#twostep_password-error`).Length() != 1 || doc.Find(`[data-testid="totp-secret"]`).Length() != 0 {
+		t.Errorf("setting up two-step sign-in without the password: %q", doc.Find(`[data-testid="two-step"]`).Text())
+	}
+	doc = page(t, ann.post("/console/account/totp", url.Values{"csrf": {csrf}, "twostep_password": {newPassword}}), http.StatusOK)
 	secret := doc.Find(`[data-testid="totp-secret"]`).Text()
 	if !regexp.MustCompile(`^[A-Z2-7]{32}$`).MatchString(secret) || doc.Find(`[data-testid="two-step"] svg`).Length() != 1 {
 		t.Fatalf("the setup shows secret %q and %d QR codes", secret, doc.Find(`[data-testid="two-step"] svg`).Length())
@@ -116,27 +121,51 @@ func TestTwoStepSignInTakesEachCodeOnce(t *testing.T) {
 	page(t, b3.post("/console/login/code", url.Values{"csrf": {csrf3}, "code": {codes[3]}}), http.StatusUnauthorized)
 }
 
-func TestWrongCodesAreLimited(t *testing.T) {
+func TestWrongCodesPauseTheSignInUntilThePasswordIsGivenAgain(t *testing.T) {
 	e := setup(t)
 	step := time.Now().Truncate(30 * time.Second).Add(10 * time.Second)
 	e.at(step)
 	_, secret, _ := e.twoStepOn(t, step)
 	b, csrf := e.passwordStep(t)
-	for range 5 {
+	// The wrong code she typed while setting it up counts too: one
+	// count of codes, wherever they are typed.
+	for range console.MaxWrongCodes - 2 {
 		page(t, b.post("/console/login/code", url.Values{"csrf": {csrf}, "code": {"999999"}}), http.StatusUnauthorized)
 	}
-	// Past the limit even the right code is refused, unchecked.
-	next := e.at(step.Add(30 * time.Second))
-	res := b.post("/console/login/code", url.Values{"csrf": {csrf}, "code": {codeAt(t, secret, next)}})
-	if doc := page(t, res, http.StatusTooManyRequests); !strings.Contains(doc.Text(), "Too many tries") {
-		t.Errorf("a sixth code within the minute: %q", doc.Find("main").Text())
+	// The last wrong code of the minute locks her codes and ends the code
+	// step: the sign-in starts again from the password, after the lock.
+	res := b.post("/console/login/code", url.Values{"csrf": {csrf}, "code": {"999999"}})
+	if res.Header.Get("Retry-After") == "" {
+		t.Error("the lock does not say when to try again (Retry-After)")
 	}
-	// A minute after the last wrong code (recorded at the real time, however
-	// long the test took), the code step is open again, within its 5
-	// minutes.
-	later := e.at(time.Now().Add(failuresForgotten))
-	if res := b.post("/console/login/code", url.Values{"csrf": {csrf}, "code": {codeAt(t, secret, later)}}); res.StatusCode != http.StatusSeeOther {
-		t.Errorf("a right code after the minute: %d", res.StatusCode)
+	if doc := page(t, res, http.StatusTooManyRequests); !strings.Contains(doc.Text(), "paused until") || doc.Find(`[data-testid="sign-in"]`).Length() != 1 {
+		t.Errorf("the last wrong code: %q", doc.Find("main").Text())
+	}
+	e.mail.mu.Lock()
+	mails := strings.Join(e.mail.sent, "\n")
+	e.mail.mu.Unlock()
+	if !strings.Contains(mails, "To: ann@shop3.example") || !strings.Contains(mails, "change it now") || strings.Contains(mails, secret) {
+		t.Errorf("ann is not told of the lock by e-mail: %q", mails)
+	}
+	// Even the right code, from the browser that had the code step, is
+	// refused: the step is over.
+	next := e.at(step.Add(30 * time.Second))
+	if res := b.post("/console/login/code", url.Values{"csrf": {csrf}, "code": {codeAt(t, secret, next)}}); res.StatusCode != http.StatusSeeOther ||
+		!strings.HasPrefix(res.Header.Get("Location"), "/console/login") {
+		t.Errorf("a right code after the lock: %d to %q, want back to the sign-in", res.StatusCode, res.Header.Get("Location"))
+	}
+	// The password again, during the lock: the code is refused unchecked.
+	b2, csrf2 := e.passwordStep(t)
+	if res := b2.post("/console/login/code", url.Values{"csrf": {csrf2}, "code": {codeAt(t, secret, next)}}); res.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("a right code during the lock: %d, want 429", res.StatusCode)
+	}
+	// After the lock (a minute, the first time), the password and a right
+	// code sign in.
+	later := e.at(time.Now().Add(2*failuresForgotten + 30*time.Second))
+	b3, csrf3 := e.passwordStep(t)
+	if res := b3.post("/console/login/code", url.Values{"csrf": {csrf3}, "code": {codeAt(t, secret, later)}}); res.StatusCode != http.StatusSeeOther ||
+		res.Header.Get("Location") != "/console" {
+		t.Errorf("a right code after the lock: %d to %q", res.StatusCode, res.Header.Get("Location"))
 	}
 }
 
@@ -166,15 +195,17 @@ func TestAnOwnerRequiresTwoStepSignInAndItIsTurnedOffWithACode(t *testing.T) {
 		t.Error("bob's account page does not say his team requires two-step sign-in")
 	}
 
-	// Ann turns hers off: a wrong code changes nothing, a right one does.
+	// Ann turns hers off: it takes her password and a right code.
 	csrf = csrfOf(page(t, ann.get("/console/account"), http.StatusOK))
-	// A new secret cannot replace hers without a code first.
-	if res := ann.post("/console/account/totp", url.Values{"csrf": {csrf}}); res.StatusCode != http.StatusSeeOther {
+	// A new secret cannot replace hers without turning it off first.
+	if res := ann.post("/console/account/totp", url.Values{"csrf": {csrf}, "twostep_password": {newPassword}}); res.StatusCode != http.StatusSeeOther {
 		t.Errorf("setting up two-step sign-in again while it is on: %d, want 303 back to the account", res.StatusCode)
 	}
-	page(t, ann.post("/console/account/totp/off", url.Values{"csrf": {csrf}, "code": {"111111"}}), http.StatusUnprocessableEntity)
 	next := e.at(step.Add(30 * time.Second))
-	if res := ann.post("/console/account/totp/off", url.Values{"csrf": {csrf}, "code": {codeAt(t, secret, next)}}); res.StatusCode != http.StatusSeeOther {
+	// A code alone, as a stolen session would send it, changes nothing.
+	page(t, ann.post("/console/account/totp/off", url.Values{"csrf": {csrf}, "code": {codeAt(t, secret, next)}}), http.StatusUnauthorized)
+	page(t, ann.post("/console/account/totp/off", url.Values{"csrf": {csrf}, "twostep_password": {newPassword}, "code": {"111111"}}), http.StatusUnprocessableEntity)
+	if res := ann.post("/console/account/totp/off", url.Values{"csrf": {csrf}, "twostep_password": {newPassword}, "code": {codeAt(t, secret, next)}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("turning two-step off: %d", res.StatusCode)
 	}
 	// Her team still requires it: she is taken to set it up again.
