@@ -452,12 +452,11 @@ func (a *app) loadSettings(ctx context.Context, cfg config, file *merchant.Direc
 	if err != nil {
 		return fmt.Errorf("merchants' settings: %w", err)
 	}
-	if a.settings.Keys == nil {
-		for _, m := range a.merchants.All() {
-			if m.Managed == merchant.ManagedByConsole {
-				return fmt.Errorf("SETTINGS_KEYS: required: merchant %s is managed in the console, and its secrets are sealed under SETTINGS_KEYS", m.ID)
-			}
-		}
+	// A merchant whose settings do not open is disabled with its reason
+	// (logged, on /readyz and the operators' Merchants page); every other
+	// one serves.
+	if err := a.settings.AuditUnopened(ctx); err != nil {
+		return fmt.Errorf("merchants' settings: %w", err)
 	}
 	if !cfg.sandboxMode() {
 		return a.merchants.CheckProduction()

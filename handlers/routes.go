@@ -88,7 +88,15 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 	}
 
 	// Operators: health (package handlers/health).
-	checks := health.Checks{Ledger: h.Orders.Ledger, Banks: h.Banks, Log: h.Log}
+	checks := health.Checks{Ledger: h.Orders.Ledger, Banks: h.Banks, Log: h.Log, Unopened: func() []string {
+		var why []string
+		for _, m := range h.Merchants.All() {
+			if m.Unopened != "" {
+				why = append(why, m.Unopened)
+			}
+		}
+		return why
+	}}
 	programs.GET(RouteHealth, checks.Health)
 	programs.GET(RouteReady, checks.Ready)
 

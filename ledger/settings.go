@@ -458,6 +458,19 @@ func (l *Ledger) ResealMerchant(ctx context.Context, id string, version int64, o
 	return n == 1, err
 }
 
+// ResealTOTP writes a person's two-step secret again sealed under a newer
+// key: the same secret, so no version moves. It reports false when the
+// secret changed since old was read (the next pass reseals it).
+func (l *Ledger) ResealTOTP(ctx context.Context, email, old, sealed string) (bool, error) {
+	res, err := l.db.ExecContext(ctx, `UPDATE console_people SET totp_secret = $3 WHERE email = $1 AND totp_secret = $2`,
+		strings.ToLower(email), old, sealed)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
 // AuditQuery picks lines of the audit log: a merchant's only when
 // MerchantID is set, older than Before when that is set, Limit at most.
 type AuditQuery struct {

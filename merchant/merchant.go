@@ -92,7 +92,20 @@ type Merchant struct {
 	// Updated and UpdatedBy say when and by whom it was last changed.
 	Updated   time.Time `json:"-"`
 	UpdatedBy string    `json:"-"`
+	// Unopened says why the merchant's settings could not be opened (a
+	// secret sealed under a key no longer held, one the merchants file no
+	// longer carries): the merchant is then disabled, and every other one
+	// serves. UnopenedKind is UnopenedKey, UnopenedFile or UnopenedDamaged.
+	Unopened     string `json:"-"`
+	UnopenedKind string `json:"-"`
 }
+
+// Why a merchant's settings did not open.
+const (
+	UnopenedKey     = "key"
+	UnopenedFile    = "file"
+	UnopenedDamaged = "damaged"
+)
 
 // States and managers of a merchant.
 const (
@@ -221,6 +234,18 @@ func (d *Directory) ConsoleUser(email string) (*ConsoleUser, bool) {
 	return u, ok
 }
 
+// Person returns anyone the settings hold, on a team or not: a person
+// whose last team removed them keeps their password and two-step sign-in,
+// and is the same person when invited again.
+func (d *Directory) Person(email string) (*ConsoleUser, bool) {
+	key := strings.ToLower(strings.TrimSpace(email))
+	if u, ok := d.cur.Load().users[key]; ok {
+		return u, true
+	}
+	u, ok := d.cur.Load().away[key]
+	return u, ok
+}
+
 // ConsoleUsers returns every console user, operators included.
 func (d *Directory) ConsoleUsers() []*ConsoleUser {
 	s := d.cur.Load()
@@ -337,6 +362,9 @@ type set struct {
 	operators []*ConsoleUser
 	// users are the console's users by lower-case e-mail.
 	users map[string]*ConsoleUser
+	// away are the people on no team and no operator: they cannot sign
+	// in, but they are still themselves when invited again.
+	away map[string]*ConsoleUser
 	// byToken finds a merchant by the SHA-256 of an API token.
 	byToken map[[32]byte]token
 }
@@ -408,6 +436,14 @@ func Build(list []*Merchant, tokens []Token, people []*ConsoleUser) (*Directory,
 		var err error
 		if u.hashed, err = password.Parse(u.PasswordHash); err != nil {
 			return nil, fmt.Errorf("console person %s: %w", u.Email, err)
+		}
+		if !u.Operator && len(u.Memberships) == 0 {
+			// Nothing to see: they cannot sign in.
+			if d.away == nil {
+				d.away = map[string]*ConsoleUser{}
+			}
+			d.away[strings.ToLower(u.Email)] = u
+			continue
 		}
 		d.users[strings.ToLower(u.Email)] = u
 		if u.Operator {

@@ -99,7 +99,7 @@ func (s *Store) SaveDraft(ctx context.Context, by Actor, id string, from int64, 
 	raw, _ := json.Marshal(c)
 	version := from
 	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
-		if _, err := consoleMerchant(ctx, tx, id); err != nil {
+		if _, err := changeableMerchant(ctx, tx, id); err != nil {
 			return err
 		}
 		old, ok, err := tx.BrandDraft(ctx, id)
@@ -346,7 +346,7 @@ func ReadLogo(data []byte) (ledger.Logo, error) {
 func (s *Store) PutLogo(ctx context.Context, by Actor, id string, logo ledger.Logo) error {
 	logo.MerchantID, logo.CreatedBy = id, by.Name
 	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
-		if _, err := consoleMerchant(ctx, tx, id); err != nil {
+		if _, err := changeableMerchant(ctx, tx, id); err != nil {
 			return err
 		}
 		if err := tx.PutLogo(ctx, logo); err != nil {

@@ -82,6 +82,22 @@ func consoleMerchant(ctx context.Context, tx *ledger.SettingsTx, id string) (led
 	return row, nil
 }
 
+// ErrDisabled refuses a change to a disabled merchant's settings: no new
+// tokens, link keys, webhook changes or publishing until an operator
+// enables it again. Taking access away (revoking a token, a member, an
+// invitation) stays possible.
+var ErrDisabled = errors.New("the merchant is disabled: its settings are read-only")
+
+// changeableMerchant is consoleMerchant for a change that adds or alters
+// what the merchant serves: ErrDisabled for a disabled merchant.
+func changeableMerchant(ctx context.Context, tx *ledger.SettingsTx, id string) (ledger.MerchantRow, error) {
+	row, err := consoleMerchant(ctx, tx, id)
+	if err == nil && row.State == merchant.Disabled {
+		return row, ErrDisabled
+	}
+	return row, err
+}
+
 // SetState disables or enables a merchant managed in the console. A
 // disabled merchant's links and API calls are refused; its people still
 // sign in and read, and its open payments are still followed and told.
@@ -136,7 +152,7 @@ func (s *Store) change(ctx context.Context, by Actor, id string, from int64, edi
 // the settings (a published look's version).
 func (s *Store) changeIn(ctx context.Context, by Actor, id string, from int64, edit func(*ledger.SettingsTx, *merchant.Merchant) (string, error)) error {
 	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
-		row, err := consoleMerchant(ctx, tx, id)
+		row, err := changeableMerchant(ctx, tx, id)
 		if err != nil {
 			return err
 		}

@@ -232,7 +232,7 @@ func (s *Store) merchantOf(row ledger.MerchantRow, file *merchant.Directory) (*m
 		switch {
 		case strings.HasPrefix(stored, sealPrefix):
 			if s.Keys == nil {
-				return "", fmt.Errorf("merchant %s: %s is sealed, and SETTINGS_KEYS is not set", row.ID, place)
+				return "", fmt.Errorf("merchant %s: %s is sealed, and SETTINGS_KEYS is not set: %w", row.ID, place, ErrUnknownKey)
 			}
 			v, err := s.Keys.Open(stored, place)
 			if err != nil {
@@ -245,7 +245,7 @@ func (s *Store) merchantOf(row ledger.MerchantRow, file *merchant.Directory) (*m
 					return v, nil
 				}
 			}
-			return "", fmt.Errorf("merchant %s: %s is kept in the merchants file, which does not hold it (the same MERCHANTS_FILE on every instance, or set SETTINGS_KEYS)", row.ID, place)
+			return "", fmt.Errorf("merchant %s: %s %w (the same MERCHANTS_FILE on every instance, or set SETTINGS_KEYS and run merchants import)", row.ID, place, errNotInFile)
 		}
 		return "", fmt.Errorf("merchant %s: %s is neither sealed nor a fingerprint", row.ID, place)
 	}
@@ -310,10 +310,10 @@ func (s *Store) build(snap ledger.SettingsSnapshot) (*merchant.Directory, error)
 	byID := make(map[string]*merchant.Merchant, len(snap.Merchants))
 	for _, row := range snap.Merchants {
 		m, kept := s.Dir.Get(row.ID)
-		if !kept || m.Version != row.Version || m.State != row.State || m.Managed != row.Managed {
+		if !kept || m.Version != row.Version || (m.State != row.State && m.Unopened == "") || m.Managed != row.Managed || m.Unopened != "" {
 			var err error
 			if m, err = s.merchantOf(row, s.file); err != nil {
-				return nil, err
+				m = s.unopened(row, err)
 			}
 		}
 		list = append(list, m)
@@ -332,11 +332,15 @@ func (s *Store) build(snap ledger.SettingsSnapshot) (*merchant.Directory, error)
 	for _, p := range snap.People {
 		u := &merchant.ConsoleUser{Email: p.Email, PasswordHash: p.PasswordHash, Managed: p.Managed, Operator: p.Operator, Language: p.Language}
 		if p.TOTPSecret != "" {
-			secret, err := s.openTOTP(p.Email, p.TOTPSecret)
-			if err != nil {
-				return nil, err
+			// A secret that does not open leaves two-step sign-in on with
+			// no code right: the person signs in with a recovery code, or
+			// an operator resets it. Nobody else is stopped.
+			u.TwoStep = true
+			if secret, err := s.openTOTP(p.Email, p.TOTPSecret); err != nil {
+				s.warnOnce("totp "+p.Email+" "+p.TOTPSecret, "settings: a person's two-step secret does not open; only their recovery codes sign them in", "email", maskEmail(p.Email), "err", err)
+			} else {
+				u.TOTPSecret = secret
 			}
-			u.TwoStep, u.TOTPSecret = true, secret
 		}
 		byEmail[p.Email] = u
 	}
@@ -350,13 +354,91 @@ func (s *Store) build(snap ledger.SettingsSnapshot) (*merchant.Directory, error)
 	}
 	people := make([]*merchant.ConsoleUser, 0, len(snap.People))
 	for _, p := range snap.People {
-		// A person who belongs to no merchant and is no operator has
-		// nothing to see: they cannot sign in.
-		if u := byEmail[p.Email]; u.Operator || len(u.Memberships) > 0 {
-			people = append(people, u)
-		}
+		people = append(people, byEmail[p.Email])
 	}
 	return merchant.Build(list, tokens, people)
+}
+
+// errNotInFile means a secret the ledger keeps as a fingerprint of the
+// merchants file's value is not in the file any more.
+var errNotInFile = errors.New("is kept in the merchants file, which does not hold it")
+
+// unopened is a merchant whose settings do not open: disabled, with the
+// reason, logged once; its open payments are still followed, and every
+// other merchant serves.
+func (s *Store) unopened(row ledger.MerchantRow, err error) *merchant.Merchant {
+	kind := merchant.UnopenedDamaged
+	switch {
+	case errors.Is(err, ErrUnknownKey):
+		kind = merchant.UnopenedKey
+	case errors.Is(err, errNotInFile):
+		kind = merchant.UnopenedFile
+	}
+	s.warnOnce(fmt.Sprint("unopened ", row.ID, " ", row.Version, " ", err), "settings: a merchant's settings do not open: it is disabled, and every other merchant serves",
+		"merchant", row.ID, "reason", err)
+	return &merchant.Merchant{ID: row.ID, Name: row.Name, State: merchant.Disabled, Managed: row.Managed, Version: row.Version,
+		Updated: row.Updated, UpdatedBy: row.UpdatedBy, Unopened: err.Error(), UnopenedKind: kind}
+}
+
+// warnOnce logs msg the first time key is seen; s.mu is held.
+func (s *Store) warnOnce(key, msg string, args ...any) {
+	if s.warned == nil {
+		s.warned = map[string]bool{}
+	}
+	if s.warned[key] {
+		return
+	}
+	s.warned[key] = true
+	s.Log.Error(msg, args...)
+}
+
+// maskEmail shows enough of an e-mail to tell people apart in the log.
+func maskEmail(email string) string {
+	local, domain, ok := strings.Cut(email, "@")
+	if !ok || local == "" {
+		return "(not an e-mail)"
+	}
+	return string([]rune(local)[:1]) + "…@" + domain
+}
+
+// Unopened lists the merchants whose settings did not open, each with its
+// reason, for /readyz and the operators' Merchants page.
+func (s *Store) Unopened() []string {
+	var out []string
+	for _, m := range s.Dir.All() {
+		if m.Unopened != "" {
+			out = append(out, m.Unopened)
+		}
+	}
+	return out
+}
+
+// ByStart is the actor of what a start of the app finds and writes down.
+const ByStart = "app start"
+
+// AuditUnopened writes to the audit log each merchant this start disabled
+// because its settings do not open, with the reason's kind (never a
+// secret): an operator sees when and why a merchant stopped being served.
+func (s *Store) AuditUnopened(ctx context.Context) error {
+	var list []*merchant.Merchant
+	for _, m := range s.Dir.All() {
+		if m.Unopened != "" {
+			list = append(list, m)
+		}
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+		for _, m := range list {
+			if err := tx.Audit(ctx, ledger.AuditEntry{Actor: ByStart, MerchantID: m.ID,
+				Action: "merchant disabled at start: " + m.ID, Fields: "settings (do not open: " + m.UnopenedKind + ")"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return err
 }
 
 // Watch polls the settings version until ctx ends, and loads the settings
@@ -401,18 +483,24 @@ func (s *Store) Watch(ctx context.Context) {
 }
 
 // Reseal seals again, under the newest key, every secret sealed under an
-// older one, merchant by merchant; the values stay the same, so no version
-// moves. It returns how many merchants it sealed again.
+// older one: merchants' secrets and people's two-step secrets alike, so
+// that the older key can then be removed from SETTINGS_KEYS. The values
+// stay the same, so no version moves. A merchant or person whose secret
+// does not open is left as it is (it is disabled, or its two-step sign-in
+// refused, with the reason in the log) and the others are sealed again. It
+// returns how many merchants and people it sealed again.
 func (s *Store) Reseal(ctx context.Context) (int, error) {
 	snap, err := s.Ledger.Settings(ctx)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
+	var failed []error
 	for _, row := range snap.Merchants {
 		var d doc
 		if err := json.Unmarshal([]byte(row.Doc), &d); err != nil {
-			return n, err
+			failed = append(failed, fmt.Errorf("merchant %s: %w", row.ID, err))
+			continue
 		}
 		stale := false
 		again := func(stored, place string) (string, error) {
@@ -426,19 +514,21 @@ func (s *Store) Reseal(ctx context.Context) (int, error) {
 			stale = true
 			return s.Keys.Seal(v, place), nil
 		}
-		if d.WebhookSecret, err = again(d.WebhookSecret, row.ID+"/webhook_secret"); err != nil {
-			return n, err
-		}
-		if d.PISAPIKey, err = again(d.PISAPIKey, row.ID+"/pis_api_key"); err != nil {
-			return n, err
-		}
-		if d.WebhookPrevious, err = again(d.WebhookPrevious, row.ID+"/webhook_previous_secret"); err != nil {
-			return n, err
-		}
+		var errs []error
+		var err error
+		d.WebhookSecret, err = again(d.WebhookSecret, row.ID+"/webhook_secret")
+		errs = append(errs, err)
+		d.PISAPIKey, err = again(d.PISAPIKey, row.ID+"/pis_api_key")
+		errs = append(errs, err)
+		d.WebhookPrevious, err = again(d.WebhookPrevious, row.ID+"/webhook_previous_secret")
+		errs = append(errs, err)
 		for kid, stored := range d.LinkKeys {
-			if d.LinkKeys[kid], err = again(stored, row.ID+"/link_keys/"+kid); err != nil {
-				return n, err
-			}
+			d.LinkKeys[kid], err = again(stored, row.ID+"/link_keys/"+kid)
+			errs = append(errs, err)
+		}
+		if err := errors.Join(errs...); err != nil {
+			failed = append(failed, err)
+			continue
 		}
 		if !stale {
 			continue
@@ -455,7 +545,24 @@ func (s *Store) Reseal(ctx context.Context) (int, error) {
 			n++
 		}
 	}
-	return n, nil
+	for _, p := range snap.People {
+		if p.TOTPSecret == "" || s.Keys.Newest(p.TOTPSecret) {
+			continue
+		}
+		secret, err := s.openTOTP(p.Email, p.TOTPSecret)
+		if err != nil {
+			failed = append(failed, err)
+			continue
+		}
+		done, err := s.Ledger.ResealTOTP(ctx, p.Email, p.TOTPSecret, s.Keys.Seal(secret, totpPlace(p.Email)))
+		if err != nil {
+			return n, err
+		}
+		if done {
+			n++
+		}
+	}
+	return n, errors.Join(failed...)
 }
 
 // changed names the settings that differ between a and b, secrets by name

@@ -217,11 +217,27 @@ func TestANewFirstKeySealsEverySecretAgain(t *testing.T) {
 		if err := old.Provision(ctx, fileOf(t, shop1("Shop 1"))); err != nil {
 			t.Fatal(err)
 		}
+		// An operator signs in with two steps: their secret is sealed too.
+		phc, err := password.Hash("an operator's long password", password.Params{Memory: 64, Time: 1, Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := old.AddOperator(ctx, "op@psp.example", phc); err != nil {
+			t.Fatal(err)
+		}
+		setup, err := old.BeginTwoStep(ctx, "op@psp.example")
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, _ := totp.GenerateCode(setup.Secret, time.Now())
+		if _, err := old.ConfirmTwoStep(ctx, "op@psp.example", code, time.Now()); err != nil {
+			t.Fatal(err)
+		}
 		v := old.Version()
 		rotated := instance(t, l, key2+","+key1)
 		n, err := rotated.Reseal(ctx)
-		if err != nil || n != 1 {
-			t.Fatalf("Reseal = %d, %v; want shop1 sealed again", n, err)
+		if err != nil || n != 2 {
+			t.Fatalf("Reseal = %d, %v; want shop1 and the operator's two-step secret sealed again", n, err)
 		}
 		if again, _ := rotated.Reseal(ctx); again != 0 {
 			t.Errorf("a second pass sealed %d merchants again; want none", again)
@@ -235,13 +251,56 @@ func TestANewFirstKeySealsEverySecretAgain(t *testing.T) {
 		if m, _ := newOnly.Dir.Get("shop1"); m.WebhookSecret != webhookSecret {
 			t.Error("the newest key alone does not open the webhook secret after resealing")
 		}
+		if u, ok := newOnly.Dir.ConsoleUser("op@psp.example"); !ok || u.TOTPSecret != setup.Secret {
+			t.Error("the newest key alone does not open the operator's two-step secret after resealing")
+		}
 		if newOnly.Version() != v {
 			t.Errorf("resealing moved the settings version from %d to %d: nothing changed for the instances", v, newOnly.Version())
 		}
-		// A key that never sealed anything opens nothing, and says so.
+		// A key that never sealed anything opens nothing, and says so: the
+		// merchant is disabled with the reason, and the app goes on.
 		stranger := instance(t, l, "a-third-settings-key-of-32-characters")
-		if err := stranger.Load(ctx); err == nil || !strings.Contains(err.Error(), "SETTINGS_KEYS") {
-			t.Errorf("loading under a foreign key: err = %v, want one naming SETTINGS_KEYS", err)
+		if err := stranger.Load(ctx); err != nil {
+			t.Fatalf("loading under a foreign key stopped the app: %v", err)
+		}
+		if m, _ := stranger.Dir.Get("shop1"); !m.Disabled() || m.UnopenedKind != merchant.UnopenedKey || !strings.Contains(m.Unopened, "SETTINGS_KEYS") {
+			t.Errorf("shop1 under a foreign key: disabled %v, reason %q", m.Disabled(), m.Unopened)
+		}
+		if why := stranger.Unopened(); len(why) != 1 {
+			t.Errorf("the merchants that did not open: %q", why)
+		}
+	})
+}
+
+func TestAMerchantWhoseSecretsDoNotOpenIsDisabledAndTheOthersServe(t *testing.T) {
+	ledgertest.OnBoth(t, func(t *testing.T, url string) {
+		l := ledgertest.Open(t, url)
+		// Outside sandbox mode without SETTINGS_KEYS, the file's secrets
+		// stay in the file: a merchant that leaves the file takes them.
+		first := instance(t, l, "")
+		if err := first.Provision(ctx, fileOf(t, shop1("Shop 1"), shop2)); err != nil {
+			t.Fatal(err)
+		}
+		// The next start has shop1 in its file and no longer shop2, and
+		// forgets shop1's secrets too: neither stops the start.
+		next := instance(t, l, "")
+		if err := next.Load(ctx); err != nil {
+			t.Fatalf("a start whose file lost merchants' secrets stopped: %v", err)
+		}
+		for _, id := range []string{"shop1", "shop2"} {
+			m, ok := next.Dir.Get(id)
+			if !ok || !m.Disabled() || m.UnopenedKind != merchant.UnopenedFile || !strings.Contains(m.Unopened, "MERCHANTS_FILE") {
+				t.Errorf("%s without its file: disabled %v, reason %q", id, ok && m.Disabled(), m.Unopened)
+			}
+		}
+		if err := next.Provision(ctx, fileOf(t, shop1("Shop 1"))); err != nil {
+			t.Fatalf("provisioning the file with shop1 only: %v", err)
+		}
+		if m, _ := next.Dir.Get("shop1"); m.Disabled() || m.WebhookSecret != webhookSecret {
+			t.Errorf("shop1 back in the file: disabled %v", m.Disabled())
+		}
+		if m, _ := next.Dir.Get("shop2"); !m.Disabled() {
+			t.Error("shop2, gone from the file, serves")
 		}
 	})
 }

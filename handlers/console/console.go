@@ -82,9 +82,13 @@ type Config struct {
 	Outage *web.Outage
 	// Now tells the time; time.Now when nil.
 	Now func() time.Time
-	// Mail sends invitations by e-mail too (SMTP_URL); none when nil, and
-	// the inviter passes the link on.
+	// Mail sends invitations by e-mail too (SMTP_URL), and tells a person
+	// when wrong codes paused their sign-in; none when nil, and the
+	// inviter passes the link on.
 	Mail Mail
+	// Hashing bounds the passwords hashed at once; about twice the cores,
+	// waiting a second for a slot, when nil.
+	Hashing *password.Gate
 	// Previews draws the shopper's pages in a designer's look (the
 	// shopper's steps).
 	Previews Previews
@@ -123,6 +127,9 @@ func New(cfg Config) (*Console, error) {
 	}
 	if cfg.Outage == nil && cfg.Ledger != nil {
 		cfg.Outage = &web.Outage{Ledger: cfg.Ledger, Where: cfg.Ledger.Where, Log: cfg.Log}
+	}
+	if cfg.Hashing == nil {
+		cfg.Hashing = password.NewGate(password.DefaultSlots(), time.Second)
 	}
 	c := &Console{Config: cfg, store: store}
 	// The costs of the users' own hashes, so that both paths take as long.
@@ -175,6 +182,8 @@ func (c *Console) Routes(e *echo.Echo) {
 	in(http.MethodPost, RouteSettings, merchant.Manage, c.saveSettings)
 	in(http.MethodGet, RouteTeam, merchant.Manage, c.showTeam)
 	in(http.MethodPost, RouteInvite, merchant.Manage, c.invite)
+	in(http.MethodPost, RouteRevoke, merchant.Manage, c.revokeInvitation)
+	e.POST(RouteResetTwoStep, c.resetTwoStep, c.answerErrors, c.signedIn, c.operatorsOnly)
 	in(http.MethodPost, RouteMemberRole, merchant.Manage, c.teamChange(c.setRole, "role"))
 	in(http.MethodPost, RouteMemberOut, merchant.Manage, c.teamChange(c.removeMember, "removed"))
 	e.GET(RouteAccept, c.showInvitation, c.answerErrors)
@@ -349,6 +358,9 @@ func (c *Console) answerErrors(next echo.HandlerFunc) echo.HandlerFunc {
 		var he *echo.HTTPError
 		switch {
 		case errors.As(err, &ce):
+		case errors.Is(err, settings.ErrDisabled):
+			// Wherever a change was refused for it, the same words.
+			ce = &consoleError{status: http.StatusConflict, key: "console.error.disabled", err: err}
 		case errors.As(err, &he) && he.Code == http.StatusNotFound:
 			ce = &consoleError{status: http.StatusNotFound, key: "console.error.notFound", err: err}
 		case errors.As(err, &he) && he.Code < 500:

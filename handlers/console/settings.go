@@ -89,6 +89,12 @@ func (c *Console) merchantsPage(ec echo.Context, form manage.ConsoleNewMerchant)
 		if m.Disabled() {
 			row.Toggle = templ.SafeURL(RouteMerchants + "/" + url.PathEscape(m.ID) + "/enable")
 		}
+		switch m.UnopenedKind {
+		case merchant.UnopenedFile:
+			row.Unopened = t(ec, "console.merchants.brokenFile")
+		case merchant.UnopenedKey, merchant.UnopenedDamaged:
+			row.Unopened = t(ec, "console.merchants.brokenKey")
+		}
 		page.Rows = append(page.Rows, row)
 	}
 	return page
@@ -218,7 +224,13 @@ func (c *Console) saveSettings(ec echo.Context) error {
 	if m.ReadOnly() {
 		return errManagedByFile
 	}
-	version, _ := strconv.ParseInt(form.Version, 10, 64)
+	version, err := strconv.ParseInt(form.Version, 10, 64)
+	if err != nil || version < 1 {
+		// A form without the version it was made from cannot say it is
+		// the newest: it is shown the merchant's values as they are now,
+		// never written over them.
+		version = -1
+	}
 	pins, pinErr := parsePins(form.PopularBanks)
 	if pinErr != nil {
 		form.Errors = map[string]string{"popular_banks": reasonOf(ec, pinErr)}

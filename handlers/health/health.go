@@ -29,6 +29,10 @@ type Checks struct {
 	Ledger Ledger
 	Banks  BankLists
 	Log    *slog.Logger
+	// Unopened lists the merchants disabled because their settings did not
+	// open, each with its reason: the app is ready for every other one,
+	// and says which are not served.
+	Unopened func() []string
 }
 
 // Health says the process is alive.
@@ -43,11 +47,16 @@ func (h Checks) Ready(c echo.Context) error {
 		web.Logger(c, h.Log).Warn("ledger unreachable", "err", err)
 		return c.String(http.StatusServiceUnavailable, "ledger unreachable\n")
 	}
-	if h.Banks.Warm() {
-		return c.String(http.StatusOK, "ready\n")
+	if !h.Banks.Warm() {
+		if _, err := h.Banks.List(c.Request().Context()); err != nil {
+			return c.String(http.StatusServiceUnavailable, "provider unreachable\n")
+		}
 	}
-	if _, err := h.Banks.List(c.Request().Context()); err != nil {
-		return c.String(http.StatusServiceUnavailable, "provider unreachable\n")
+	answer := "ready\n"
+	if h.Unopened != nil {
+		for _, why := range h.Unopened() {
+			answer += "disabled at start: " + why + "\n"
+		}
 	}
-	return c.String(http.StatusOK, "ready\n")
+	return c.String(http.StatusOK, answer)
 }

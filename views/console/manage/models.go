@@ -27,6 +27,9 @@ type ConsoleMerchantRow struct {
 	Settings                 templ.SafeURL
 	// Toggle disables an active merchant, enables a disabled one.
 	Toggle templ.SafeURL
+	// Unopened says why a merchant was disabled at start: its settings did
+	// not open. Enabling it changes nothing until that is fixed.
+	Unopened string
 }
 
 // ConsoleNewMerchant is the form that makes a merchant, as typed.
@@ -108,6 +111,9 @@ type ConsoleMember struct {
 	// You is the person looking.
 	You                bool
 	RoleURL, RemoveURL templ.SafeURL
+	// ResetURL resets their two-step sign-in: an operator's recovery of a
+	// person who lost their authenticator; empty for anyone else.
+	ResetURL templ.SafeURL
 }
 
 // ConsolePending is an invitation not yet used.
