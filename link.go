@@ -84,7 +84,10 @@ func linkMerchant(ctx context.Context, cfg config, id string, stderr io.Writer) 
 	if err := s.Load(ctx); err != nil {
 		return nil, err
 	}
-	if m, ok := s.Dir.Get(id); ok {
+	if m, ok := s.Dir.Get(id); ok && m.Unopened != "" {
+		// The others' links are still made; this one's key does not open.
+		return nil, fmt.Errorf("-merchant: %s", m.Unopened)
+	} else if ok {
 		return m, nil
 	}
 	if id == merchant.DemoID && cfg.sandboxMode() && cfg.MerchantsFile == "" {

@@ -289,6 +289,9 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		a.ledger.Close()
 		return nil, err
 	}
+	if err := checkMode(ctx, cfg, a.ledger); err != nil {
+		return closeOnError(err)
+	}
 	settingsKeys, err := sealingKeys(cfg, log)
 	if err != nil {
 		return closeOnError(err)
@@ -462,6 +465,30 @@ func (a *app) loadSettings(ctx context.Context, cfg config, file *merchant.Direc
 		return a.merchants.CheckProduction()
 	}
 	return nil
+}
+
+// checkMode refuses a start whose mode is not the ledger's: a ledger a
+// sandbox start made (its demo merchant, its test payments) never goes
+// live unawares, and a live ledger is never given the demo merchant. The
+// refusal says what to do instead.
+func checkMode(ctx context.Context, cfg config, l *ledger.Ledger) error {
+	mode := ledger.ModeLive
+	if cfg.sandboxMode() {
+		mode = ledger.ModeSandbox
+	}
+	held, err := l.ClaimMode(ctx, mode)
+	switch {
+	case err != nil:
+		return fmt.Errorf("DATABASE_URL: %w", err)
+	case held == mode:
+		return nil
+	case held == ledger.ModeSandbox:
+		return fmt.Errorf("DATABASE_URL: the ledger at %s was made by a sandbox start (go run . without PIS_BASE_URL), with its demo merchant and test payments: "+
+			"it does not go live. Point DATABASE_URL at a fresh database for live mode (for SQLite, another file, such as sqlite:data/live.db), "+
+			"then bring your merchants there with MERCHANTS_FILE or `checkout merchants import FILE`", l.Where)
+	}
+	return fmt.Errorf("DATABASE_URL: the ledger at %s is a live one: a sandbox start would add its demo merchant to it. "+
+		"Run the sandbox on another DATABASE_URL (for SQLite, another file, such as sqlite:data/sandbox.db), or set PIS_BASE_URL to start live", l.Where)
 }
 
 // mailerOf is SMTP_URL's mailer, or none: a nil *mailer.Mailer must not

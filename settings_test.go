@@ -289,3 +289,37 @@ func TestThreeInstancesServeOneSetOfSettings(t *testing.T) {
 		t.Logf("a token revoked by another instance refused after %v", took)
 	}
 }
+
+func TestASandboxLedgerNeverGoesLiveAndALiveOneGetsNoDemoMerchant(t *testing.T) {
+	provider := httptest.NewServer(http.NotFoundHandler())
+	defer provider.Close()
+	live := map[string]string{"PIS_BASE_URL": provider.URL, "PIS_API_KEY": "the-deployment-key", "SETTINGS_KEYS": testSettingsKey, "ADDR": "127.0.0.1:0"}
+
+	// `go run .` was tried first in this folder; then a live start.
+	sandboxDB := "sqlite:" + filepath.Join(t.TempDir(), "checkout.db")
+	start(t, map[string]string{"DATABASE_URL": sandboxDB})
+	live["DATABASE_URL"] = sandboxDB
+	err := run(context.Background(), nil, env(live), io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "DATABASE_URL") || !strings.Contains(err.Error(), "sandbox start") || !strings.Contains(err.Error(), "merchants import") {
+		t.Errorf("a live start on a sandbox ledger: err = %v; want it refused, naming DATABASE_URL and what to do", err)
+	}
+
+	// A live ledger; then `go run .` on it.
+	liveDB := "sqlite:" + filepath.Join(t.TempDir(), "live.db")
+	live["DATABASE_URL"] = liveDB
+	start(t, live)
+	err = run(context.Background(), nil, env(map[string]string{"DATABASE_URL": liveDB, "ADDR": "127.0.0.1:0"}), io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "live one") || !strings.Contains(err.Error(), "PIS_BASE_URL") {
+		t.Errorf("a sandbox start on a live ledger: err = %v; want it refused, naming what to do", err)
+	}
+	l := ledgertest.Open(t, liveDB)
+	snap, err := l.Settings(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range snap.Merchants {
+		if m.ID == merchant.DemoID {
+			t.Error("the live ledger was given the demo merchant")
+		}
+	}
+}
