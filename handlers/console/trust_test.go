@@ -15,6 +15,23 @@ import (
 	"github.com/paybybank/checkout/settings"
 )
 
+// auditLines counts the audit log's lines whose action starts with prefix,
+// by actor when it is not empty.
+func (e *env) auditLines(actor, prefix string) int {
+	e.t.Helper()
+	audit, err := e.ledger.Audit(ctx, ledger.AuditQuery{Limit: 500})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	n := 0
+	for _, a := range audit {
+		if strings.HasPrefix(a.Action, prefix) && (actor == "" || a.Actor == actor) {
+			n++
+		}
+	}
+	return n
+}
+
 // joinAs opens an invitation's link as a person the settings hold and gives
 // pw, their own password.
 func (e *env) joinAs(path, pw string) (*browser, *http.Response) {
@@ -94,17 +111,7 @@ func TestOwnersRevokeInvitationsAndOnlyTheNewestLinkWorks(t *testing.T) {
 		}
 		// Revoking what is not there says so; a viewer may not revoke.
 		page(t, ann.post("/console/team/invitations/revoke", url.Values{"csrf": {csrf}, "email": {"bob@shop3.example"}}), http.StatusNotFound)
-		audit, err := e.ledger.Audit(ctx, ledger.AuditQuery{MerchantID: "shop3", Limit: 50})
-		if err != nil {
-			t.Fatal(err)
-		}
-		revoked := 0
-		for _, a := range audit {
-			if strings.HasPrefix(a.Action, "invitation revoked: bob@shop3.example") {
-				revoked++
-			}
-		}
-		if revoked != 1 {
+		if revoked := e.auditLines("", "invitation revoked: bob@shop3.example"); revoked != 1 {
 			t.Errorf("the audit log has %d revocations of bob's invitation, want 1", revoked)
 		}
 	})
@@ -340,15 +347,7 @@ func TestAnOperatorResetsTheTwoStepSignInOfAPersonWhoLostTheirPhone(t *testing.T
 		t.Fatalf("the reset: %d", res.StatusCode)
 	}
 	e.browser().signInWith("ann@shop3.example", newPassword)
-	audit, err := e.ledger.Audit(ctx, ledger.AuditQuery{Limit: 50})
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, a := range audit {
-		found = found || (a.Actor == operator && strings.Contains(a.Action, "two-step sign-in reset by an operator: ann@shop3.example"))
-	}
-	if !found {
+	if e.auditLines(operator, "two-step sign-in reset by an operator: ann@shop3.example") != 1 {
 		t.Error("the reset is not in the audit log")
 	}
 }
@@ -387,17 +386,7 @@ func TestALanguageChosenAgainWritesNothing(t *testing.T) {
 	if e.settings.Version() != v {
 		t.Errorf("choosing the language already chosen moved the settings version from %d to %d", v, e.settings.Version())
 	}
-	audit, err := e.ledger.Audit(ctx, ledger.AuditQuery{Limit: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := 0
-	for _, a := range audit {
-		if strings.HasPrefix(a.Action, "console language chosen") {
-			lines++
-		}
-	}
-	if lines != 1 {
+	if lines := e.auditLines("", "console language chosen"); lines != 1 {
 		t.Errorf("choosing Polish four times wrote %d audit lines, want 1", lines)
 	}
 }
