@@ -10,7 +10,7 @@ var consoleEN = map[string]string{
 	"console.code.paused":             "Too many wrong codes: sign-in with a code is paused until %s (UTC). Then sign in again, starting with your password.",
 	"console.code.pausedHere":         "Too many wrong codes: codes are paused until %s (UTC), and nothing was changed.",
 	"console.code.pausedMailSubject":  "Sign-in to your Pay by bank console was paused",
-	"console.code.pausedMailBody":     "Someone typed your password for the Pay by bank console, then several wrong two-step codes. Sign-in with a code is paused until %s (UTC).\n\nIf that was you, wait until then. If it was not, whoever tried knows your password: change it now at %s\n",
+	"console.code.pausedMailBody":     "Someone typed your password for the Pay by bank console, then several wrong two-step codes. Sign-in with a code is paused until %s (UTC).\n\nIf that was you, wait until then. If it was not, whoever tried knows your password: once the pause is over, sign in and change it at %s, or ask an operator of your console to help sooner.\n",
 	"console.twoStep.passwordHint":    "Your password first: a session alone cannot change how you sign in.",
 	"console.team.revoke":             "Revoke",
 	"console.team.revoked":            "The invitation of %s is revoked: its link no longer works.",

@@ -7,7 +7,7 @@ var consoleCS = map[string]string{
 	"console.code.paused":                           "Příliš mnoho špatných kódů: přihlášení kódem je pozastaveno do %s (UTC). Pak se přihlaste znovu, počínaje heslem.",
 	"console.code.pausedHere":                       "Příliš mnoho špatných kódů: kódy jsou pozastaveny do %s (UTC) a nic se nezměnilo.",
 	"console.code.pausedMailSubject":                "Přihlášení do vaší konzole Pay by bank bylo pozastaveno",
-	"console.code.pausedMailBody":                   "Někdo zadal vaše heslo ke konzoli Pay by bank a potom několik špatných kódů dvoufázového přihlášení. Přihlášení kódem je pozastaveno do %s (UTC).\n\nPokud jste to byli vy, počkejte do té doby. Pokud ne, ten, kdo to zkoušel, zná vaše heslo: změňte ho hned na %s\n",
+	"console.code.pausedMailBody":                   "Někdo zadal vaše heslo ke konzoli Pay by bank a potom několik špatných kódů dvoufázového přihlášení. Přihlášení kódem je pozastaveno do %s (UTC).\n\nPokud jste to byli vy, počkejte do té doby. Pokud ne, ten, kdo to zkoušel, zná vaše heslo: po skončení pauzy se přihlaste a změňte ho na %s, nebo požádejte operátora své konzole o dřívější pomoc.\n",
 	"console.twoStep.passwordHint":                  "Nejprve vaše heslo: samotná relace nemůže změnit, jak se přihlašujete.",
 	"console.team.revoke":                           "Zrušit",
 	"console.team.revoked":                          "Pozvánka pro %s je zrušena: její odkaz už nefunguje.",

@@ -7,7 +7,7 @@ var consoleDA = map[string]string{
 	"console.code.paused":                           "For mange forkerte koder: login med kode er sat på pause indtil %s (UTC). Log derefter ind igen, begyndende med din adgangskode.",
 	"console.code.pausedHere":                       "For mange forkerte koder: koder er sat på pause indtil %s (UTC), og intet blev ændret.",
 	"console.code.pausedMailSubject":                "Login til din Pay by bank-konsol blev sat på pause",
-	"console.code.pausedMailBody":                   "Nogen skrev din adgangskode til Pay by bank-konsollen og derefter flere forkerte koder til totrinslogin. Login med kode er sat på pause indtil %s (UTC).\n\nHvis det var dig, så vent til da. Hvis ikke, kender den, der prøvede, din adgangskode: skift den nu på %s\n",
+	"console.code.pausedMailBody":                   "Nogen skrev din adgangskode til Pay by bank-konsollen og derefter flere forkerte koder til totrinslogin. Login med kode er sat på pause indtil %s (UTC).\n\nHvis det var dig, så vent til da. Hvis ikke, kender den, der prøvede, din adgangskode: log ind, når pausen er ovre, og skift den på %s, eller bed en operatør af din konsol om hjælp før.\n",
 	"console.twoStep.passwordHint":                  "Først din adgangskode: en session alene kan ikke ændre, hvordan du logger ind.",
 	"console.team.revoke":                           "Tilbagekald",
 	"console.team.revoked":                          "Invitationen til %s er tilbagekaldt: dens link virker ikke længere.",

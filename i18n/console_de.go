@@ -7,7 +7,7 @@ var consoleDE = map[string]string{
 	"console.code.paused":                           "Zu viele falsche Codes: Die Anmeldung mit Code ist bis %s (UTC) pausiert. Melden Sie sich danach erneut an, beginnend mit Ihrem Passwort.",
 	"console.code.pausedHere":                       "Zu viele falsche Codes: Codes sind bis %s (UTC) pausiert, und es wurde nichts geändert.",
 	"console.code.pausedMailSubject":                "Die Anmeldung an Ihrer Pay-by-bank-Konsole wurde pausiert",
-	"console.code.pausedMailBody":                   "Jemand hat Ihr Passwort für die Pay-by-bank-Konsole eingegeben und danach mehrere falsche Codes der Zwei-Schritt-Anmeldung. Die Anmeldung mit Code ist bis %s (UTC) pausiert.\n\nWaren Sie das, warten Sie bis dahin. Wenn nicht, kennt die Person Ihr Passwort: Ändern Sie es jetzt unter %s\n",
+	"console.code.pausedMailBody":                   "Jemand hat Ihr Passwort für die Pay-by-bank-Konsole eingegeben und danach mehrere falsche Codes der Zwei-Schritt-Anmeldung. Die Anmeldung mit Code ist bis %s (UTC) pausiert.\n\nWaren Sie das, warten Sie bis dahin. Wenn nicht, kennt die Person Ihr Passwort: Melden Sie sich nach der Pause an und ändern Sie es unter %s, oder bitten Sie einen Operator Ihrer Konsole, Ihnen früher zu helfen.\n",
 	"console.twoStep.passwordHint":                  "Zuerst Ihr Passwort: Eine Sitzung allein kann nicht ändern, wie Sie sich anmelden.",
 	"console.team.revoke":                           "Zurückziehen",
 	"console.team.revoked":                          "Die Einladung an %s ist zurückgezogen: Ihr Link funktioniert nicht mehr.",

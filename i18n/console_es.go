@@ -7,7 +7,7 @@ var consoleES = map[string]string{
 	"console.code.paused":                           "Demasiados códigos incorrectos: el inicio de sesión con código está en pausa hasta %s (UTC). Después, vuelva a iniciar sesión empezando por su contraseña.",
 	"console.code.pausedHere":                       "Demasiados códigos incorrectos: los códigos están en pausa hasta %s (UTC) y no se ha cambiado nada.",
 	"console.code.pausedMailSubject":                "Se ha pausado el inicio de sesión en su consola Pay by bank",
-	"console.code.pausedMailBody":                   "Alguien escribió su contraseña de la consola Pay by bank y después varios códigos de verificación en dos pasos incorrectos. El inicio de sesión con código está en pausa hasta %s (UTC).\n\nSi fue usted, espere hasta entonces. Si no, quien lo intentó conoce su contraseña: cámbiela ahora en %s\n",
+	"console.code.pausedMailBody":                   "Alguien escribió su contraseña de la consola Pay by bank y después varios códigos de verificación en dos pasos incorrectos. El inicio de sesión con código está en pausa hasta %s (UTC).\n\nSi fue usted, espere hasta entonces. Si no, quien lo intentó conoce su contraseña: cuando termine la pausa, inicie sesión y cámbiela en %s, o pida antes ayuda a un operador de su consola.\n",
 	"console.twoStep.passwordHint":                  "Primero su contraseña: una sesión por sí sola no puede cambiar cómo inicia sesión.",
 	"console.team.revoke":                           "Revocar",
 	"console.team.revoked":                          "La invitación de %s está revocada: su enlace ya no funciona.",

@@ -7,7 +7,7 @@ var consoleET = map[string]string{
 	"console.code.paused":                           "Liiga palju valesid koode: koodiga sisselogimine on peatatud kuni %s (UTC). Seejärel logige uuesti sisse, alustades paroolist.",
 	"console.code.pausedHere":                       "Liiga palju valesid koode: koodid on peatatud kuni %s (UTC) ja midagi ei muudetud.",
 	"console.code.pausedMailSubject":                "Sisselogimine teie Pay by banki konsooli peatati",
-	"console.code.pausedMailBody":                   "Keegi sisestas teie Pay by banki konsooli parooli ja seejärel mitu valet kaheastmelise sisselogimise koodi. Koodiga sisselogimine on peatatud kuni %s (UTC).\n\nKui see olite teie, oodake seni. Kui mitte, teab proovija teie parooli: muutke see kohe aadressil %s\n",
+	"console.code.pausedMailBody":                   "Keegi sisestas teie Pay by banki konsooli parooli ja seejärel mitu valet kaheastmelise sisselogimise koodi. Koodiga sisselogimine on peatatud kuni %s (UTC).\n\nKui see olite teie, oodake seni. Kui mitte, teab proovija teie parooli: kui paus on läbi, logige sisse ja muutke see aadressil %s või paluge oma konsooli operaatorilt varem abi.\n",
 	"console.twoStep.passwordHint":                  "Kõigepealt teie parool: seanss üksi ei saa muuta, kuidas te sisse logite.",
 	"console.team.revoke":                           "Tühista",
 	"console.team.revoked":                          "Kutse aadressile %s on tühistatud: selle link enam ei tööta.",

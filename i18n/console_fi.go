@@ -7,7 +7,7 @@ var consoleFI = map[string]string{
 	"console.code.paused":                           "Liian monta väärää koodia: koodilla kirjautuminen on keskeytetty %s asti (UTC). Kirjaudu sitten uudelleen salasanastasi alkaen.",
 	"console.code.pausedHere":                       "Liian monta väärää koodia: koodit on keskeytetty %s asti (UTC), eikä mitään muutettu.",
 	"console.code.pausedMailSubject":                "Kirjautuminen Pay by bank -konsoliisi keskeytettiin",
-	"console.code.pausedMailBody":                   "Joku kirjoitti Pay by bank -konsolin salasanasi ja sen jälkeen useita vääriä kaksivaiheisen kirjautumisen koodeja. Koodilla kirjautuminen on keskeytetty %s asti (UTC).\n\nJos se olit sinä, odota siihen asti. Jos ei, yrittäjä tietää salasanasi: vaihda se heti osoitteessa %s\n",
+	"console.code.pausedMailBody":                   "Joku kirjoitti Pay by bank -konsolin salasanasi ja sen jälkeen useita vääriä kaksivaiheisen kirjautumisen koodeja. Koodilla kirjautuminen on keskeytetty %s asti (UTC).\n\nJos se olit sinä, odota siihen asti. Jos ei, yrittäjä tietää salasanasi: kun tauko on ohi, kirjaudu ja vaihda se osoitteessa %s, tai pyydä konsolisi operaattorilta apua aiemmin.\n",
 	"console.twoStep.passwordHint":                  "Ensin salasanasi: pelkkä istunto ei voi muuttaa tapaa, jolla kirjaudut.",
 	"console.team.revoke":                           "Peru",
 	"console.team.revoked":                          "Kutsu osoitteelle %s on peruttu: sen linkki ei enää toimi.",

@@ -7,7 +7,7 @@ var consoleFR = map[string]string{
 	"console.code.paused":                           "Trop de codes erronés : la connexion par code est suspendue jusqu'au %s (UTC). Reconnectez-vous ensuite, en commençant par votre mot de passe.",
 	"console.code.pausedHere":                       "Trop de codes erronés : les codes sont suspendus jusqu'au %s (UTC), et rien n'a été modifié.",
 	"console.code.pausedMailSubject":                "La connexion à votre console Pay by bank a été suspendue",
-	"console.code.pausedMailBody":                   "Quelqu'un a saisi votre mot de passe de la console Pay by bank, puis plusieurs codes de connexion en deux étapes erronés. La connexion par code est suspendue jusqu'au %s (UTC).\n\nSi c'était vous, attendez jusque-là. Sinon, la personne connaît votre mot de passe : changez-le maintenant sur %s\n",
+	"console.code.pausedMailBody":                   "Quelqu'un a saisi votre mot de passe de la console Pay by bank, puis plusieurs codes de connexion en deux étapes erronés. La connexion par code est suspendue jusqu'au %s (UTC).\n\nSi c'était vous, attendez jusque-là. Sinon, la personne connaît votre mot de passe : une fois la pause terminée, connectez-vous et changez-le sur %s, ou demandez à un opérateur de votre console de vous aider plus tôt.\n",
 	"console.twoStep.passwordHint":                  "D'abord votre mot de passe : une session seule ne peut pas changer votre façon de vous connecter.",
 	"console.team.revoke":                           "Révoquer",
 	"console.team.revoked":                          "L'invitation de %s est révoquée : son lien ne fonctionne plus.",

@@ -7,7 +7,7 @@ var consoleGA = map[string]string{
 	"console.code.paused":             "An iomarca cód mícheart: tá síniú isteach le cód ar sos go dtí %s (UTC). Ansin sínigh isteach arís, ag tosú le do phasfhocal.",
 	"console.code.pausedHere":         "An iomarca cód mícheart: tá cóid ar sos go dtí %s (UTC), agus níor athraíodh tada.",
 	"console.code.pausedMailSubject":  "Cuireadh síniú isteach i do chonsól Pay by bank ar sos",
-	"console.code.pausedMailBody":     "Chlóscríobh duine éigin do phasfhocal don chonsól Pay by bank, agus ansin roinnt cód mícheart síniú isteach dhá chéim. Tá síniú isteach le cód ar sos go dtí %s (UTC).\n\nMás tusa a bhí ann, fan go dtí sin. Mura tú, tá do phasfhocal ar eolas ag an té a rinne iarracht: athraigh anois é ag %s\n",
+	"console.code.pausedMailBody":     "Chlóscríobh duine éigin do phasfhocal don chonsól Pay by bank, agus ansin roinnt cód mícheart síniú isteach dhá chéim. Tá síniú isteach le cód ar sos go dtí %s (UTC).\n\nMás tusa a bhí ann, fan go dtí sin. Mura tú, tá do phasfhocal ar eolas ag an té a rinne iarracht: nuair a bheidh an sos thart, sínigh isteach agus athraigh é ag %s, nó iarr ar oibreoir de do chonsól cabhrú leat níos luaithe.\n",
 	"console.twoStep.passwordHint":    "Do phasfhocal ar dtús: ní féidir le seisiún leis féin an chaoi a síníonn tú isteach a athrú.",
 	"console.team.revoke":             "Cúlghair",
 	"console.team.revoked":            "Tá an cuireadh do %s cúlghairthe: ní oibríonn a nasc a thuilleadh.",

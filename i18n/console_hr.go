@@ -7,7 +7,7 @@ var consoleHR = map[string]string{
 	"console.code.paused":                           "Previše pogrešnih kodova: prijava kodom pauzirana je do %s (UTC). Zatim se ponovno prijavite, počevši od lozinke.",
 	"console.code.pausedHere":                       "Previše pogrešnih kodova: kodovi su pauzirani do %s (UTC) i ništa nije promijenjeno.",
 	"console.code.pausedMailSubject":                "Prijava u vašu konzolu Pay by bank pauzirana je",
-	"console.code.pausedMailBody":                   "Netko je upisao vašu lozinku za konzolu Pay by bank, a zatim nekoliko pogrešnih kodova prijave u dva koraka. Prijava kodom pauzirana je do %s (UTC).\n\nAko ste to bili vi, pričekajte do tada. Ako niste, onaj tko je pokušavao zna vašu lozinku: promijenite je odmah na %s\n",
+	"console.code.pausedMailBody":                   "Netko je upisao vašu lozinku za konzolu Pay by bank, a zatim nekoliko pogrešnih kodova prijave u dva koraka. Prijava kodom pauzirana je do %s (UTC).\n\nAko ste to bili vi, pričekajte do tada. Ako niste, onaj tko je pokušavao zna vašu lozinku: kad pauza završi, prijavite se i promijenite je na %s ili zamolite operatera svoje konzole za raniju pomoć.\n",
 	"console.twoStep.passwordHint":                  "Najprije vaša lozinka: sama sesija ne može promijeniti način na koji se prijavljujete.",
 	"console.team.revoke":                           "Opozovi",
 	"console.team.revoked":                          "Pozivnica za %s je opozvana: njezina poveznica više ne radi.",

@@ -7,7 +7,7 @@ var consoleHU = map[string]string{
 	"console.code.paused":                           "Túl sok hibás kód: a kóddal való bejelentkezés szünetel eddig: %s (UTC). Utána jelentkezzen be újra, a jelszavával kezdve.",
 	"console.code.pausedHere":                       "Túl sok hibás kód: a kódok szünetelnek eddig: %s (UTC), és semmi sem változott.",
 	"console.code.pausedMailSubject":                "A Pay by bank konzolba való bejelentkezése szünetel",
-	"console.code.pausedMailBody":                   "Valaki beírta a Pay by bank konzolhoz tartozó jelszavát, majd több hibás kétlépéses kódot. A kóddal való bejelentkezés szünetel eddig: %s (UTC).\n\nHa Ön volt, várjon addig. Ha nem, aki próbálkozott, ismeri a jelszavát: változtassa meg most itt: %s\n",
+	"console.code.pausedMailBody":                   "Valaki beírta a Pay by bank konzolhoz tartozó jelszavát, majd több hibás kétlépéses kódot. A kóddal való bejelentkezés szünetel eddig: %s (UTC).\n\nHa Ön volt, várjon addig. Ha nem, aki próbálkozott, ismeri a jelszavát: a szünet után jelentkezzen be, és változtassa meg itt: %s, vagy kérjen korábban segítséget a konzolja egyik operátorától.\n",
 	"console.twoStep.passwordHint":                  "Előbb a jelszava: egy munkamenet önmagában nem változtathatja meg, hogyan jelentkezik be.",
 	"console.team.revoke":                           "Visszavonás",
 	"console.team.revoked":                          "%s meghívása visszavonva: a hivatkozása már nem működik.",

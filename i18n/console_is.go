@@ -7,7 +7,7 @@ var consoleIS = map[string]string{
 	"console.code.paused":                           "Of margir rangir kóðar: innskráning með kóða er í bið til %s (UTC). Skráðu þig þá inn aftur og byrjaðu á lykilorðinu.",
 	"console.code.pausedHere":                       "Of margir rangir kóðar: kóðar eru í bið til %s (UTC) og engu var breytt.",
 	"console.code.pausedMailSubject":                "Innskráning í Pay by bank stjórnborðið þitt var sett í bið",
-	"console.code.pausedMailBody":                   "Einhver sló inn lykilorðið þitt að Pay by bank stjórnborðinu og síðan nokkra ranga kóða tveggja þrepa innskráningar. Innskráning með kóða er í bið til %s (UTC).\n\nEf þetta varst þú, bíddu þangað til. Ef ekki, þá þekkir sá sem reyndi lykilorðið þitt: breyttu því núna á %s\n",
+	"console.code.pausedMailBody":                   "Einhver sló inn lykilorðið þitt að Pay by bank stjórnborðinu og síðan nokkra ranga kóða tveggja þrepa innskráningar. Innskráning með kóða er í bið til %s (UTC).\n\nEf þetta varst þú, bíddu þangað til. Ef ekki, þá þekkir sá sem reyndi lykilorðið þitt: þegar biðinni lýkur skaltu skrá þig inn og breyta því á %s, eða biðja rekstraraðila stjórnborðsins um hjálp fyrr.\n",
 	"console.twoStep.passwordHint":                  "Fyrst lykilorðið þitt: lota ein og sér getur ekki breytt því hvernig þú skráir þig inn.",
 	"console.team.revoke":                           "Afturkalla",
 	"console.team.revoked":                          "Boð til %s er afturkallað: tengill þess virkar ekki lengur.",

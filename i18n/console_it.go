@@ -7,7 +7,7 @@ var consoleIT = map[string]string{
 	"console.code.paused":                           "Troppi codici errati: l'accesso con codice è sospeso fino al %s (UTC). Poi accedi di nuovo, a partire dalla password.",
 	"console.code.pausedHere":                       "Troppi codici errati: i codici sono sospesi fino al %s (UTC) e non è stato modificato nulla.",
 	"console.code.pausedMailSubject":                "L'accesso alla tua console Pay by bank è stato sospeso",
-	"console.code.pausedMailBody":                   "Qualcuno ha digitato la tua password della console Pay by bank e poi diversi codici errati della verifica in due passaggi. L'accesso con codice è sospeso fino al %s (UTC).\n\nSe eri tu, attendi fino ad allora. Altrimenti, chi ci ha provato conosce la tua password: cambiala subito su %s\n",
+	"console.code.pausedMailBody":                   "Qualcuno ha digitato la tua password della console Pay by bank e poi diversi codici errati della verifica in due passaggi. L'accesso con codice è sospeso fino al %s (UTC).\n\nSe eri tu, attendi fino ad allora. Altrimenti, chi ci ha provato conosce la tua password: finita la pausa, accedi e cambiala su %s, oppure chiedi prima aiuto a un operatore della tua console.\n",
 	"console.twoStep.passwordHint":                  "Prima la tua password: una sessione da sola non può cambiare il modo in cui accedi.",
 	"console.team.revoke":                           "Revoca",
 	"console.team.revoked":                          "L'invito di %s è revocato: il suo link non funziona più.",

@@ -7,7 +7,7 @@ var consoleLT = map[string]string{
 	"console.code.paused":                           "Per daug neteisingų kodų: prisijungimas kodu sustabdytas iki %s (UTC). Tada prisijunkite iš naujo, pradėdami nuo slaptažodžio.",
 	"console.code.pausedHere":                       "Per daug neteisingų kodų: kodai sustabdyti iki %s (UTC), ir niekas nepakeista.",
 	"console.code.pausedMailSubject":                "Prisijungimas prie jūsų Pay by bank konsolės sustabdytas",
-	"console.code.pausedMailBody":                   "Kažkas įvedė jūsų Pay by bank konsolės slaptažodį, o tada kelis neteisingus dviejų veiksmų prisijungimo kodus. Prisijungimas kodu sustabdytas iki %s (UTC).\n\nJei tai buvote jūs, palaukite iki tol. Jei ne, bandęs asmuo žino jūsų slaptažodį: pakeiskite jį dabar adresu %s\n",
+	"console.code.pausedMailBody":                   "Kažkas įvedė jūsų Pay by bank konsolės slaptažodį, o tada kelis neteisingus dviejų veiksmų prisijungimo kodus. Prisijungimas kodu sustabdytas iki %s (UTC).\n\nJei tai buvote jūs, palaukite iki tol. Jei ne, bandęs asmuo žino jūsų slaptažodį: pasibaigus pertraukai prisijunkite ir pakeiskite jį adresu %s arba paprašykite savo konsolės operatoriaus pagalbos anksčiau.\n",
 	"console.twoStep.passwordHint":                  "Pirmiausia slaptažodis: vien sesija negali pakeisti, kaip prisijungiate.",
 	"console.team.revoke":                           "Atšaukti",
 	"console.team.revoked":                          "%s kvietimas atšauktas: jo nuoroda nebeveikia.",

@@ -7,7 +7,7 @@ var consoleLV = map[string]string{
 	"console.code.paused":                           "Pārāk daudz nepareizu kodu: pieteikšanās ar kodu ir apturēta līdz %s (UTC). Pēc tam piesakieties vēlreiz, sākot ar paroli.",
 	"console.code.pausedHere":                       "Pārāk daudz nepareizu kodu: kodi ir apturēti līdz %s (UTC), un nekas netika mainīts.",
 	"console.code.pausedMailSubject":                "Pieteikšanās jūsu Pay by bank konsolē tika apturēta",
-	"console.code.pausedMailBody":                   "Kāds ievadīja jūsu Pay by bank konsoles paroli un pēc tam vairākus nepareizus divpakāpju pieteikšanās kodus. Pieteikšanās ar kodu ir apturēta līdz %s (UTC).\n\nJa tas bijāt jūs, pagaidiet līdz tam. Ja ne, tas, kurš mēģināja, zina jūsu paroli: nomainiet to tūlīt vietnē %s\n",
+	"console.code.pausedMailBody":                   "Kāds ievadīja jūsu Pay by bank konsoles paroli un pēc tam vairākus nepareizus divpakāpju pieteikšanās kodus. Pieteikšanās ar kodu ir apturēta līdz %s (UTC).\n\nJa tas bijāt jūs, pagaidiet līdz tam. Ja ne, tas, kurš mēģināja, zina jūsu paroli: pēc pauzes piesakieties un nomainiet to vietnē %s vai lūdziet savas konsoles operatoram palīdzēt ātrāk.\n",
 	"console.twoStep.passwordHint":                  "Vispirms jūsu parole: sesija viena pati nevar mainīt to, kā jūs piesakāties.",
 	"console.team.revoke":                           "Atsaukt",
 	"console.team.revoked":                          "Uzaicinājums %s ir atsaukts: tā saite vairs nedarbojas.",

@@ -7,7 +7,7 @@ var consoleMT = map[string]string{
 	"console.code.paused":             "Wisq kodiċi ħżiena: id-dħul b'kodiċi huwa sospiż sa %s (UTC). Imbagħad erġa' idħol, billi tibda mill-password tiegħek.",
 	"console.code.pausedHere":         "Wisq kodiċi ħżiena: il-kodiċi huma sospiżi sa %s (UTC), u ma nbidel xejn.",
 	"console.code.pausedMailSubject":  "Id-dħul fil-konsol Pay by bank tiegħek ġie sospiż",
-	"console.code.pausedMailBody":     "Xi ħadd ikteb il-password tiegħek għall-konsol Pay by bank, imbagħad diversi kodiċi ħżiena tad-dħul f'żewġ passi. Id-dħul b'kodiċi huwa sospiż sa %s (UTC).\n\nJekk kont int, stenna sa dakinhar. Jekk le, min ipprova jaf il-password tiegħek: biddilha issa fuq %s\n",
+	"console.code.pausedMailBody":     "Xi ħadd ikteb il-password tiegħek għall-konsol Pay by bank, imbagħad diversi kodiċi ħżiena tad-dħul f'żewġ passi. Id-dħul b'kodiċi huwa sospiż sa %s (UTC).\n\nJekk kont int, stenna sa dakinhar. Jekk le, min ipprova jaf il-password tiegħek: meta tgħaddi l-waqfa, idħol u biddilha fuq %s, jew staqsi lil operatur tal-konsol tiegħek biex jgħinek qabel.\n",
 	"console.twoStep.passwordHint":    "L-ewwel il-password tiegħek: sessjoni waħedha ma tistax tbiddel kif tidħol.",
 	"console.team.revoke":             "Irtira",
 	"console.team.revoked":            "L-istedina ta' %s ġiet irtirata: il-link tagħha ma jaħdimx aktar.",

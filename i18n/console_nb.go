@@ -7,7 +7,7 @@ var consoleNB = map[string]string{
 	"console.code.paused":                           "For mange feil koder: innlogging med kode er satt på pause til %s (UTC). Logg deretter inn på nytt, og start med passordet ditt.",
 	"console.code.pausedHere":                       "For mange feil koder: koder er satt på pause til %s (UTC), og ingenting ble endret.",
 	"console.code.pausedMailSubject":                "Innlogging til Pay by bank-konsollen din ble satt på pause",
-	"console.code.pausedMailBody":                   "Noen skrev passordet ditt til Pay by bank-konsollen og deretter flere feil koder for totrinnsinnlogging. Innlogging med kode er satt på pause til %s (UTC).\n\nHvis det var deg, vent til da. Hvis ikke, kjenner den som prøvde passordet ditt: bytt det nå på %s\n",
+	"console.code.pausedMailBody":                   "Noen skrev passordet ditt til Pay by bank-konsollen og deretter flere feil koder for totrinnsinnlogging. Innlogging med kode er satt på pause til %s (UTC).\n\nHvis det var deg, vent til da. Hvis ikke, kjenner den som prøvde passordet ditt: logg inn når pausen er over, og bytt det på %s, eller be en operatør for konsollen din om hjelp tidligere.\n",
 	"console.twoStep.passwordHint":                  "Først passordet ditt: en økt alene kan ikke endre hvordan du logger inn.",
 	"console.team.revoke":                           "Trekk tilbake",
 	"console.team.revoked":                          "Invitasjonen til %s er trukket tilbake: lenken virker ikke lenger.",

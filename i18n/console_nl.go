@@ -7,7 +7,7 @@ var consoleNL = map[string]string{
 	"console.code.paused":                           "Te veel verkeerde codes: aanmelden met een code is gepauzeerd tot %s (UTC). Meld u daarna opnieuw aan, te beginnen met uw wachtwoord.",
 	"console.code.pausedHere":                       "Te veel verkeerde codes: codes zijn gepauzeerd tot %s (UTC) en er is niets gewijzigd.",
 	"console.code.pausedMailSubject":                "Aanmelden bij uw Pay by bank-console is gepauzeerd",
-	"console.code.pausedMailBody":                   "Iemand heeft uw wachtwoord voor de Pay by bank-console getypt en daarna meerdere verkeerde codes voor aanmelden in twee stappen. Aanmelden met een code is gepauzeerd tot %s (UTC).\n\nWas u dat, wacht dan tot dan. Zo niet, dan kent degene die het probeerde uw wachtwoord: wijzig het nu op %s\n",
+	"console.code.pausedMailBody":                   "Iemand heeft uw wachtwoord voor de Pay by bank-console getypt en daarna meerdere verkeerde codes voor aanmelden in twee stappen. Aanmelden met een code is gepauzeerd tot %s (UTC).\n\nWas u dat, wacht dan tot dan. Zo niet, dan kent degene die het probeerde uw wachtwoord: meld u na de pauze aan en wijzig het op %s, of vraag een operator van uw console om eerder te helpen.\n",
 	"console.twoStep.passwordHint":                  "Eerst uw wachtwoord: een sessie alleen kan niet veranderen hoe u zich aanmeldt.",
 	"console.team.revoke":                           "Intrekken",
 	"console.team.revoked":                          "De uitnodiging van %s is ingetrokken: de link werkt niet meer.",

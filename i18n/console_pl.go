@@ -7,7 +7,7 @@ var consolePL = map[string]string{
 	"console.code.paused":             "Zbyt wiele błędnych kodów: logowanie kodem jest wstrzymane do %s (UTC). Potem zaloguj się ponownie, zaczynając od hasła.",
 	"console.code.pausedHere":         "Zbyt wiele błędnych kodów: kody są wstrzymane do %s (UTC) i nic nie zostało zmienione.",
 	"console.code.pausedMailSubject":  "Logowanie do Twojej konsoli Pay by bank zostało wstrzymane",
-	"console.code.pausedMailBody":     "Ktoś wpisał Twoje hasło do konsoli Pay by bank, a potem kilka błędnych kodów logowania dwuetapowego. Logowanie kodem jest wstrzymane do %s (UTC).\n\nJeśli to Ty, poczekaj do tego czasu. Jeśli nie, osoba, która próbowała, zna Twoje hasło: zmień je teraz na %s\n",
+	"console.code.pausedMailBody":     "Ktoś wpisał Twoje hasło do konsoli Pay by bank, a potem kilka błędnych kodów logowania dwuetapowego. Logowanie kodem jest wstrzymane do %s (UTC).\n\nJeśli to Ty, poczekaj do tego czasu. Jeśli nie, osoba, która próbowała, zna Twoje hasło: po przerwie zaloguj się i zmień je na %s albo poproś operatora swojej konsoli o wcześniejszą pomoc.\n",
 	"console.twoStep.passwordHint":    "Najpierw Twoje hasło: sama sesja nie może zmienić sposobu logowania.",
 	"console.team.revoke":             "Wycofaj",
 	"console.team.revoked":            "Zaproszenie dla %s zostało wycofane: jego link już nie działa.",

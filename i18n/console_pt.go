@@ -7,7 +7,7 @@ var consolePT = map[string]string{
 	"console.code.paused":                           "Demasiados códigos errados: o início de sessão com código está em pausa até %s (UTC). Depois, inicie sessão novamente, começando pela palavra-passe.",
 	"console.code.pausedHere":                       "Demasiados códigos errados: os códigos estão em pausa até %s (UTC) e nada foi alterado.",
 	"console.code.pausedMailSubject":                "O início de sessão na sua consola Pay by bank foi colocado em pausa",
-	"console.code.pausedMailBody":                   "Alguém escreveu a sua palavra-passe da consola Pay by bank e depois vários códigos errados de início de sessão em dois passos. O início de sessão com código está em pausa até %s (UTC).\n\nSe foi você, aguarde até lá. Se não foi, quem tentou conhece a sua palavra-passe: altere-a agora em %s\n",
+	"console.code.pausedMailBody":                   "Alguém escreveu a sua palavra-passe da consola Pay by bank e depois vários códigos errados de início de sessão em dois passos. O início de sessão com código está em pausa até %s (UTC).\n\nSe foi você, aguarde até lá. Se não foi, quem tentou conhece a sua palavra-passe: quando a pausa terminar, inicie sessão e altere-a em %s, ou peça mais cedo ajuda a um operador da sua consola.\n",
 	"console.twoStep.passwordHint":                  "Primeiro a sua palavra-passe: uma sessão sozinha não pode mudar a forma como inicia sessão.",
 	"console.team.revoke":                           "Revogar",
 	"console.team.revoked":                          "O convite de %s foi revogado: a sua ligação já não funciona.",

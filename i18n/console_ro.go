@@ -7,7 +7,7 @@ var consoleRO = map[string]string{
 	"console.code.paused":                           "Prea multe coduri greșite: autentificarea cu cod este suspendată până la %s (UTC). Apoi autentificați-vă din nou, începând cu parola.",
 	"console.code.pausedHere":                       "Prea multe coduri greșite: codurile sunt suspendate până la %s (UTC) și nu s-a schimbat nimic.",
 	"console.code.pausedMailSubject":                "Autentificarea în consola dvs. Pay by bank a fost suspendată",
-	"console.code.pausedMailBody":                   "Cineva a introdus parola dvs. pentru consola Pay by bank, apoi mai multe coduri greșite de autentificare în doi pași. Autentificarea cu cod este suspendată până la %s (UTC).\n\nDacă ați fost dvs., așteptați până atunci. Dacă nu, cine a încercat vă cunoaște parola: schimbați-o acum la %s\n",
+	"console.code.pausedMailBody":                   "Cineva a introdus parola dvs. pentru consola Pay by bank, apoi mai multe coduri greșite de autentificare în doi pași. Autentificarea cu cod este suspendată până la %s (UTC).\n\nDacă ați fost dvs., așteptați până atunci. Dacă nu, cine a încercat vă cunoaște parola: după pauză, autentificați-vă și schimbați-o la %s sau cereți mai devreme ajutorul unui operator al consolei.\n",
 	"console.twoStep.passwordHint":                  "Mai întâi parola: o sesiune singură nu poate schimba modul în care vă autentificați.",
 	"console.team.revoke":                           "Revocă",
 	"console.team.revoked":                          "Invitația pentru %s este revocată: linkul ei nu mai funcționează.",

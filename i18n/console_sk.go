@@ -7,7 +7,7 @@ var consoleSK = map[string]string{
 	"console.code.paused":                           "Príliš veľa nesprávnych kódov: prihlásenie kódom je pozastavené do %s (UTC). Potom sa prihláste znova, počnúc heslom.",
 	"console.code.pausedHere":                       "Príliš veľa nesprávnych kódov: kódy sú pozastavené do %s (UTC) a nič sa nezmenilo.",
 	"console.code.pausedMailSubject":                "Prihlásenie do vašej konzoly Pay by bank bolo pozastavené",
-	"console.code.pausedMailBody":                   "Niekto zadal vaše heslo ku konzole Pay by bank a potom niekoľko nesprávnych kódov dvojstupňového prihlásenia. Prihlásenie kódom je pozastavené do %s (UTC).\n\nAk ste to boli vy, počkajte dovtedy. Ak nie, ten, kto to skúšal, pozná vaše heslo: zmeňte ho hneď na %s\n",
+	"console.code.pausedMailBody":                   "Niekto zadal vaše heslo ku konzole Pay by bank a potom niekoľko nesprávnych kódov dvojstupňového prihlásenia. Prihlásenie kódom je pozastavené do %s (UTC).\n\nAk ste to boli vy, počkajte dovtedy. Ak nie, ten, kto to skúšal, pozná vaše heslo: po skončení prestávky sa prihláste a zmeňte ho na %s, alebo požiadajte operátora svojej konzoly o skoršiu pomoc.\n",
 	"console.twoStep.passwordHint":                  "Najprv vaše heslo: samotná relácia nemôže zmeniť spôsob, akým sa prihlasujete.",
 	"console.team.revoke":                           "Zrušiť",
 	"console.team.revoked":                          "Pozvánka pre %s je zrušená: jej odkaz už nefunguje.",

@@ -7,7 +7,7 @@ var consoleSL = map[string]string{
 	"console.code.paused":                           "Preveč napačnih kod: prijava s kodo je začasno ustavljena do %s (UTC). Nato se znova prijavite, začenši z geslom.",
 	"console.code.pausedHere":                       "Preveč napačnih kod: kode so začasno ustavljene do %s (UTC) in nič ni bilo spremenjeno.",
 	"console.code.pausedMailSubject":                "Prijava v vašo konzolo Pay by bank je bila začasno ustavljena",
-	"console.code.pausedMailBody":                   "Nekdo je vnesel vaše geslo za konzolo Pay by bank, nato pa več napačnih kod prijave v dveh korakih. Prijava s kodo je začasno ustavljena do %s (UTC).\n\nČe ste bili to vi, počakajte do takrat. Če ne, tisti, ki je poskušal, pozna vaše geslo: spremenite ga zdaj na %s\n",
+	"console.code.pausedMailBody":                   "Nekdo je vnesel vaše geslo za konzolo Pay by bank, nato pa več napačnih kod prijave v dveh korakih. Prijava s kodo je začasno ustavljena do %s (UTC).\n\nČe ste bili to vi, počakajte do takrat. Če ne, tisti, ki je poskušal, pozna vaše geslo: ko premor mine, se prijavite in ga spremenite na %s, ali pa prosite operaterja svoje konzole za prejšnjo pomoč.\n",
 	"console.twoStep.passwordHint":                  "Najprej vaše geslo: seja sama ne more spremeniti načina vaše prijave.",
 	"console.team.revoke":                           "Prekliči",
 	"console.team.revoked":                          "Povabilo za %s je preklicano: njegova povezava ne deluje več.",

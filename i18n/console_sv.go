@@ -7,7 +7,7 @@ var consoleSV = map[string]string{
 	"console.code.paused":                           "För många felaktiga koder: inloggning med kod är pausad till %s (UTC). Logga sedan in igen, med början från ditt lösenord.",
 	"console.code.pausedHere":                       "För många felaktiga koder: koder är pausade till %s (UTC), och inget ändrades.",
 	"console.code.pausedMailSubject":                "Inloggningen till din Pay by bank-konsol pausades",
-	"console.code.pausedMailBody":                   "Någon skrev ditt lösenord till Pay by bank-konsolen och sedan flera felaktiga koder för tvåstegsinloggning. Inloggning med kod är pausad till %s (UTC).\n\nOm det var du, vänta till dess. Om inte, känner den som försökte till ditt lösenord: byt det nu på %s\n",
+	"console.code.pausedMailBody":                   "Någon skrev ditt lösenord till Pay by bank-konsolen och sedan flera felaktiga koder för tvåstegsinloggning. Inloggning med kod är pausad till %s (UTC).\n\nOm det var du, vänta till dess. Om inte, känner den som försökte till ditt lösenord: logga in när pausen är över och byt det på %s, eller be en operatör för din konsol om hjälp tidigare.\n",
 	"console.twoStep.passwordHint":                  "Först ditt lösenord: en session ensam kan inte ändra hur du loggar in.",
 	"console.team.revoke":                           "Återkalla",
 	"console.team.revoked":                          "Inbjudan till %s är återkallad: dess länk fungerar inte längre.",

@@ -186,14 +186,23 @@ func TestSignInFailuresAndSignOutsAreShared(t *testing.T) {
 			t.Error("an address never refused is refused")
 		}
 		// A right try is given back; a window over starts again.
-		if err := l.GiveBackTry(ctx, "mail:x"); err != nil {
+		if err := l.GiveBackTry(ctx, "mail:x", state.Start); err != nil {
 			t.Fatal(err)
 		}
 		if ok, _, _ := l.ReserveTry(ctx, "mail:x", 4, time.Minute, now); !ok {
 			t.Error("a try given back is not taken again")
 		}
-		if ok, _, _ := l.ReserveTry(ctx, "mail:x", 4, time.Minute, now.Add(time.Minute)); !ok {
+		ok, fresh, _ := l.ReserveTry(ctx, "mail:x", 4, time.Minute, now.Add(time.Minute))
+		if !ok {
 			t.Error("a new window still refuses")
+		}
+		// A try of the old window given back late lowers nothing of the
+		// new one.
+		if err := l.GiveBackTry(ctx, "mail:x", state.Start); err != nil {
+			t.Fatal(err)
+		}
+		if now, _ := l.TriesOf(ctx, "mail:x"); now.Used != 1 || !now.Start.Equal(fresh.Start) {
+			t.Errorf("after a late give-back the new window holds %d tries, want 1", now.Used)
 		}
 		if err := l.SignedOut(ctx, "s1", time.Now().Add(time.Hour)); err != nil {
 			t.Fatal(err)

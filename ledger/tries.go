@@ -36,26 +36,32 @@ func (l *Ledger) ReserveTry(ctx context.Context, key string, limit int, window t
 	}
 	// A window over starts again with this try; within it, a try is taken
 	// only while fewer than limit were.
-	res, err := l.db.ExecContext(ctx, `UPDATE console_tries SET
+	var start int64
+	err := l.db.QueryRowContext(ctx, `UPDATE console_tries SET
 			used = CASE WHEN window_start <= $2 - $3 THEN 1 ELSE used + 1 END,
 			window_start = CASE WHEN window_start <= $2 - $3 THEN $2 ELSE window_start END,
 			updated_at = $2
-		WHERE key = $1 AND locked_until <= $2 AND (window_start <= $2 - $3 OR used < $4)`,
-		key, at, window.Milliseconds(), limit)
-	if err != nil {
+		WHERE key = $1 AND locked_until <= $2 AND (window_start <= $2 - $3 OR used < $4)
+		RETURNING window_start`,
+		key, at, window.Milliseconds(), limit).Scan(&start)
+	switch {
+	case err == nil:
+		// The window the try was taken in: only a try of that window is
+		// given back.
+		return true, Tries{Start: time.UnixMilli(start)}, nil
+	case !errors.Is(err, sql.ErrNoRows):
 		return false, Tries{}, err
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 1 {
-		return n == 1, Tries{}, err
 	}
 	t, err := l.TriesOf(ctx, key)
 	return false, t, err
 }
 
-// GiveBackTry returns a try reserved under key that turned out right: only
-// wrong tries count.
-func (l *Ledger) GiveBackTry(ctx context.Context, key string) error {
-	_, err := l.db.ExecContext(ctx, `UPDATE console_tries SET used = used - 1 WHERE key = $1 AND used > 0`, key)
+// GiveBackTry returns a try reserved under key in the window that started
+// at start, when it turned out right: only wrong tries count, and a try of
+// an earlier window never lowers the count of a later one.
+func (l *Ledger) GiveBackTry(ctx context.Context, key string, start time.Time) error {
+	_, err := l.db.ExecContext(ctx, `UPDATE console_tries SET used = used - 1 WHERE key = $1 AND used > 0 AND window_start = $2`,
+		key, start.UnixMilli())
 	return err
 }
 

@@ -337,7 +337,7 @@ func (s *Store) build(snap ledger.SettingsSnapshot) (*merchant.Directory, error)
 			// an operator resets it. Nobody else is stopped.
 			u.TwoStep = true
 			if secret, err := s.openTOTP(p.Email, p.TOTPSecret); err != nil {
-				s.warnOnce("totp "+p.Email+" "+p.TOTPSecret, "settings: a person's two-step secret does not open; only their recovery codes sign them in", "email", maskEmail(p.Email), "err", err)
+				s.warnOnce("totp "+p.Email+" "+p.TOTPSecret, "settings: a person's two-step secret does not open; only their recovery codes sign them in", "err", err)
 			} else {
 				u.TOTPSecret = secret
 			}

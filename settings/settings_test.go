@@ -272,6 +272,49 @@ func TestANewFirstKeySealsEverySecretAgain(t *testing.T) {
 	})
 }
 
+// A two-step secret that does not open (a key gone from SETTINGS_KEYS)
+// leaves the person's second step on with no code right: the code of an
+// empty key, which anyone can compute, is refused like any other.
+func TestATwoStepSecretThatDoesNotOpenLetsNoCodeThrough(t *testing.T) {
+	ledgertest.OnBoth(t, func(t *testing.T, url string) {
+		l := ledgertest.Open(t, url)
+		sealer := instance(t, l, key1)
+		phc, err := password.Hash("an operator's long password", password.Params{Memory: 64, Time: 1, Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sealer.AddOperator(ctx, "op@psp.example", phc); err != nil {
+			t.Fatal(err)
+		}
+		setup, err := sealer.BeginTwoStep(ctx, "op@psp.example")
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, _ := totp.GenerateCode(setup.Secret, time.Now())
+		if _, err := sealer.ConfirmTwoStep(ctx, "op@psp.example", code, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		other := instance(t, l, key2)
+		if err := other.Load(ctx); err != nil {
+			t.Fatalf("a two-step secret that does not open stopped the load: %v", err)
+		}
+		u, ok := other.Dir.ConsoleUser("op@psp.example")
+		if !ok || !u.TwoStep {
+			t.Fatalf("the operator under a foreign key: known %v, two-step %v", ok, ok && u.TwoStep)
+		}
+		now := time.Now()
+		for _, secret := range []string{"", setup.Secret} {
+			guess, err := totp.GenerateCodeCustom(secret, now, totp.ValidateOpts{Period: 30, Digits: 6, Algorithm: 0})
+			if err != nil {
+				continue
+			}
+			if _, err := other.CheckCode(ctx, u, guess, now); !errors.Is(err, settings.ErrWrongCode) {
+				t.Errorf("a code of the key %q passed where the secret does not open: %v", secret, err)
+			}
+		}
+	})
+}
+
 func TestAMerchantWhoseSecretsDoNotOpenIsDisabledAndTheOthersServe(t *testing.T) {
 	ledgertest.OnBoth(t, func(t *testing.T, url string) {
 		l := ledgertest.Open(t, url)

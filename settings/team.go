@@ -44,6 +44,10 @@ var (
 	// ErrPersonExists refuses to set a password for a person who has one:
 	// only they know it.
 	ErrPersonExists = errors.New("the person has an account already")
+	// ErrCodeNeeded refuses an invitation accepted with the password alone
+	// by a person who signs in with two steps (turned on meanwhile, on
+	// another instance): their code comes first.
+	ErrCodeNeeded = errors.New("the person signs in with two steps: their code comes first")
 )
 
 // Invited is an invitation made: its token, for the link shown once to the
@@ -169,12 +173,14 @@ func (s *Store) RevokeInvitation(ctx context.Context, by Actor, merchantID, emai
 // Accept puts the invited person on the team, once. A new person's
 // password hash is phc; a person the ledger knows already (on another
 // team, or on none any more) keeps their own password and two-step
-// sign-in (the caller checked both), and phc is empty. Within the same
+// sign-in (the caller checked the password, and codeChecked says whether
+// it checked a code too: a person whose row holds a two-step secret is
+// refused ErrCodeNeeded without one), and phc is empty. Within the same
 // change it checks again that the invitation is live, that whoever made
 // it may still invite to the team, and that the person is not on the team
 // already: an invitation never changes a member's role, so a team never
 // loses its last owner through one.
-func (s *Store) Accept(ctx context.Context, token, phc string, now time.Time) (ledger.Invitation, error) {
+func (s *Store) Accept(ctx context.Context, token, phc string, codeChecked bool, now time.Time) (ledger.Invitation, error) {
 	inv, err := s.Invitation(ctx, token, now)
 	if err != nil {
 		return inv, err
@@ -198,8 +204,11 @@ func (s *Store) Accept(ctx context.Context, token, phc string, now time.Time) (l
 		if !mayInvite(people, members, inv.InvitedBy, inv.MerchantID) {
 			return ErrInviterGone
 		}
-		exists := slices.ContainsFunc(people, func(p ledger.PersonRow) bool { return p.Email == inv.Email })
+		i := slices.IndexFunc(people, func(p ledger.PersonRow) bool { return p.Email == inv.Email })
+		exists := i >= 0
 		switch {
+		case exists && people[i].TOTPSecret != "" && !codeChecked:
+			return ErrCodeNeeded
 		case slices.ContainsFunc(members, func(m ledger.MembershipRow) bool { return m.Email == inv.Email && m.MerchantID == inv.MerchantID }):
 			return ErrAlreadyOnTeam
 		case exists && phc != "":
@@ -222,6 +231,11 @@ func (s *Store) Accept(ctx context.Context, token, phc string, now time.Time) (l
 		return tx.Audit(ctx, ledger.AuditEntry{Actor: inv.Email, MerchantID: inv.MerchantID,
 			Action: "invitation accepted: " + inv.Email + " joined the team", Fields: fields})
 	})
+	if errors.Is(err, ErrCodeNeeded) {
+		// This instance's settings were older than the ledger's: brought
+		// up to date, the caller asks for the code.
+		return inv, errors.Join(err, s.Load(ctx))
+	}
 	if err != nil {
 		return inv, err
 	}

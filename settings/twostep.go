@@ -43,12 +43,13 @@ var (
 func totpPlace(email string) string { return "people/" + strings.ToLower(email) + "/totp" }
 
 func (s *Store) openTOTP(email, sealed string) (string, error) {
+	// The errors name the person as the log may: their e-mail shortened.
 	if s.Keys == nil {
-		return "", fmt.Errorf("person %s: their two-step secret is sealed, and SETTINGS_KEYS is not set", email)
+		return "", fmt.Errorf("person %s: their two-step secret is sealed, and SETTINGS_KEYS is not set", maskEmail(email))
 	}
 	v, err := s.Keys.Open(sealed, totpPlace(email))
 	if err != nil {
-		return "", fmt.Errorf("person %s: two-step secret: %w", email, err)
+		return "", fmt.Errorf("person %s: two-step secret: %w", maskEmail(email), err)
 	}
 	return v, nil
 }
@@ -97,7 +98,9 @@ func SetupFor(email, secret string) (TwoStepSetup, error) {
 // side, for clocks apart), or false.
 func matchStep(secret, code string, now time.Time) (int64, bool) {
 	code = strings.TrimSpace(code)
-	if len(code) != 6 {
+	// No secret (one that did not open) matches no code: the code of an
+	// empty key is one anyone can compute.
+	if len(code) != 6 || secret == "" {
 		return 0, false
 	}
 	for _, skew := range []int64{0, -1, 1} {
@@ -234,6 +237,10 @@ func (s *Store) ResetTwoStep(ctx context.Context, by Actor, email string) error 
 		for _, p := range people {
 			if p.Email != email {
 				continue
+			}
+			if p.Operator {
+				// An operator is recovered on the command line.
+				return ErrNotOnTeam
 			}
 			if p.TOTPSecret == "" {
 				return ErrNoTwoStep

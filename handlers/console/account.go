@@ -158,13 +158,22 @@ func (c *Console) endOtherSessions(ec echo.Context) error {
 // endOthers ends every session of s's person but s, on every instance: a
 // stolen session does not outlive a change to how the person signs in.
 func (c *Console) endOthers(ec echo.Context, s *session) error {
+	return c.endSessions(ec, s.user.Email, s.id)
+}
+
+// endSessionsOf ends every session of a person, on every instance.
+func (c *Console) endSessionsOf(ec echo.Context, email string) error {
+	return c.endSessions(ec, email, "")
+}
+
+func (c *Console) endSessions(ec echo.Context, email, keep string) error {
 	ctx := ec.Request().Context()
-	list, err := c.Ledger.Sessions(ctx, s.user.Email, c.Now())
+	list, err := c.Ledger.Sessions(ctx, email, c.Now())
 	if err != nil {
 		return err
 	}
 	for _, x := range list {
-		if x.ID == s.id {
+		if x.ID == keep {
 			continue
 		}
 		if err := c.Ledger.SignedOut(ctx, x.ID, x.Ends); err != nil {

@@ -433,7 +433,9 @@ type tries struct {
 	ec    echo.Context
 	keys  []string
 	limit int
-	taken []string
+	// taken are the keys a try was reserved under, with the window each
+	// was counted in.
+	taken []takenTry
 	// locked is set when a refusal came from a lock rather than a full
 	// window.
 	locked bool
@@ -469,9 +471,14 @@ func (tr *tries) reserve() (bool, error) {
 			tr.ec.Response().Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 			return false, tr.giveBack()
 		}
-		tr.taken = append(tr.taken, k)
+		tr.taken = append(tr.taken, takenTry{key: k, window: state.Start})
 	}
 	return true, nil
+}
+
+type takenTry struct {
+	key    string
+	window time.Time
 }
 
 // right gives the tries back: the check passed.
@@ -480,7 +487,7 @@ func (tr *tries) right() error { return tr.giveBack() }
 func (tr *tries) giveBack() error {
 	var errs []error
 	for _, k := range tr.taken {
-		errs = append(errs, tr.c.Ledger.GiveBackTry(tr.ec.Request().Context(), k))
+		errs = append(errs, tr.c.Ledger.GiveBackTry(tr.ec.Request().Context(), k.key, k.window))
 	}
 	tr.taken = nil
 	return errors.Join(errs...)

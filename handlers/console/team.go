@@ -212,8 +212,11 @@ func (c *Console) resetTwoStep(ec echo.Context) error {
 		return errNotFound
 	}
 	u, ok := c.Merchants.ConsoleUser(email)
-	if _, member := u.RoleAt(m.ID); !ok || !member || u.Operator {
+	if !ok || u.Operator {
 		// Operators are recovered with the command line's operator add.
+		return errNotOnTeam
+	}
+	if _, member := u.RoleAt(m.ID); !member {
 		return errNotOnTeam
 	}
 	switch err := c.Settings.ResetTwoStep(ec.Request().Context(), actor(ec), email); {
@@ -223,6 +226,11 @@ func (c *Console) resetTwoStep(ec echo.Context) error {
 		return err
 	}
 	if err := c.Ledger.ClearTries(ec.Request().Context(), codeKey(email)); err != nil {
+		return err
+	}
+	// Whoever holds a session of theirs now loses it: the person signs in
+	// again with their password, and sets up a new authenticator.
+	if err := c.endSessionsOf(ec, email); err != nil {
 		return err
 	}
 	c.log(ec).Info("console: two-step sign-in reset by an operator", "email", maskEmail(email), "merchant", m.ID)
@@ -329,7 +337,14 @@ func (c *Console) acceptInvitation(ec echo.Context) error {
 			// accepted once it is right.
 			return c.askForCode(ec, u, "", token)
 		}
-		return c.joinAndSignIn(ec, token, "")
+		err := c.joinAndSignIn(ec, token, "")
+		if errors.Is(err, settings.ErrCodeNeeded) {
+			// Turned on meanwhile, on another instance.
+			if u, _ := c.Merchants.Person(inv.Email); u.TwoStep {
+				return c.askForCode(ec, u, "", token)
+			}
+		}
+		return err
 	}
 	if err := password.CheckNew(pw); err != nil {
 		m.Errors = map[string]string{"password": reasonOf(ec, err)}
@@ -349,7 +364,7 @@ func (c *Console) acceptInvitation(ec echo.Context) error {
 // joinAndSignIn accepts the invitation and signs its person in, acting for
 // the merchant that invited them.
 func (c *Console) joinAndSignIn(ec echo.Context, token, phc string) error {
-	inv, err := c.joinTeam(ec, token, phc)
+	inv, err := c.joinTeam(ec, token, phc, false)
 	if err != nil {
 		return err
 	}
@@ -364,9 +379,13 @@ func (c *Console) joinAndSignIn(ec echo.Context, token, phc string) error {
 }
 
 // joinTeam accepts an invitation (phc: a new person's password hash, ""
-// for a person the settings hold), or says why it no longer can.
-func (c *Console) joinTeam(ec echo.Context, token, phc string) (ledger.Invitation, error) {
-	inv, err := c.Settings.Accept(ec.Request().Context(), token, phc, c.Now())
+// for a person the settings hold; codeChecked: their two-step code was
+// right), or says why it no longer can.
+func (c *Console) joinTeam(ec echo.Context, token, phc string, codeChecked bool) (ledger.Invitation, error) {
+	inv, err := c.Settings.Accept(ec.Request().Context(), token, phc, codeChecked, c.Now())
+	if errors.Is(err, settings.ErrCodeNeeded) {
+		return inv, err
+	}
 	if errors.Is(err, settings.ErrPersonExists) {
 		// Someone made the account meanwhile: their own password is asked.
 		return inv, &consoleError{status: http.StatusConflict, key: "console.invite.used", err: err}

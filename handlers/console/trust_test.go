@@ -346,6 +346,12 @@ func TestAnOperatorResetsTheTwoStepSignInOfAPersonWhoLostTheirPhone(t *testing.T
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("the reset: %d", res.StatusCode)
 	}
+	// Whoever held a session of hers lost it with the reset.
+	if res := ann.get("/console"); res.StatusCode != http.StatusSeeOther || !strings.Contains(res.Header.Get("Location"), "ended=1") {
+		t.Errorf("ann's session after the reset: %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	// An unknown person, and an operator, are not reset here.
+	page(t, ops.post("/console/team/nobody%40shop3.example/reset-two-step?merchant=shop3", url.Values{"csrf": {opsCSRF}}), http.StatusNotFound)
 	e.browser().signInWith("ann@shop3.example", newPassword)
 	if e.auditLines(operator, "two-step sign-in reset by an operator: ann@shop3.example") != 1 {
 		t.Error("the reset is not in the audit log")

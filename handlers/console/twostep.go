@@ -131,7 +131,7 @@ func (c *Console) checkCodeStep(ec echo.Context) error {
 	next, _ := values["next"].(string)
 	act := ""
 	if token, _ := values["invite"].(string); token != "" {
-		inv, err := c.joinTeam(ec, token, "")
+		inv, err := c.joinTeam(ec, token, "", true)
 		if err != nil {
 			return err
 		}
@@ -194,7 +194,7 @@ func (c *Console) tellCodesPaused(ec echo.Context, u *merchant.ConsoleUser, unti
 	l := i18n.Staff(i18n.StaffLanguage(u.Language, ""))
 	sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ec.Request().Context()), 20*time.Second)
 	defer cancel()
-	body := l.T("console.code.pausedMailBody", MaxWrongCodes, l.DateTime(until), c.BaseURL+RouteAccount)
+	body := l.T("console.code.pausedMailBody", l.DateTime(until), c.BaseURL+RouteAccount)
 	if err := c.Mail.Send(sendCtx, u.Email, l.T("console.code.pausedMailSubject"), body); err != nil {
 		c.log(ec).Warn("console: the two-step lock could not be e-mailed", "email", maskEmail(u.Email), "err", err)
 	}
