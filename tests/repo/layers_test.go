@@ -1,0 +1,89 @@
+package repo
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestArrowsPointDown checks the layering docs/architecture.md draws: each package may
+// use those below it, never one above it.
+func TestArrowsPointDown(t *testing.T) {
+	const module = "github.com/paybybank/checkout/"
+	allowed := map[string][]string{
+		"rules":             {},
+		"i18n":              {},
+		"pisclient/sandbox": {},
+		"views":             {"i18n"},
+		// The pages of each audience, over the kit.
+		"views/checkout":       {"i18n", "views"},
+		"views/console":        {"i18n", "views"},
+		"views/console/manage": {"i18n", "views", "views/console"},
+		"views/demo":           {"i18n", "views"},
+		"theme":                {"rules"},
+		"merchant":             {"rules", "password"},
+		"password":             {},
+		"pisclient":            {"rules"},
+		"order":                {"rules", "merchant", "password"},
+		"banks":                {"rules", "pisclient"},
+		"ledger":               {"rules", "pisclient"},
+		"payment":              {"rules", "pisclient", "ledger", "merchant", "password"},
+		"webhook":              {"rules", "pisclient", "ledger", "merchant", "password"},
+		"settings":             {"rules", "pisclient", "ledger", "merchant", "password"},
+		"mailer":               {"rules"},
+		// The audiences' shared kit and the logos every page shows sit
+		// below every audience, and import none of them.
+		"handlers/web":   {"i18n", "password", "rules", "merchant", "theme", "views"},
+		"handlers/logos": {"rules", "pisclient", "banks", "i18n", "views"},
+		// Uploaded logos come from the ledger, for every audience's pages.
+		"handlers/brand": {"rules", "pisclient", "ledger", "handlers/web", "i18n", "password", "merchant", "theme", "views"},
+	}
+	for pkg, below := range allowed {
+		out, err := exec.Command("go", "list", "-deps", "./"+pkg).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", pkg, err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			name, ours := strings.CutPrefix(dep, module)
+			if !ours || name == pkg {
+				continue
+			}
+			ok := false
+			for _, b := range below {
+				ok = ok || name == b
+			}
+			if !ok {
+				t.Errorf("%s imports %s, which is not below it", pkg, name)
+			}
+		}
+	}
+}
+
+// TestNoViewsPackageIsTooBigToRead keeps each package of views at about
+// 1,500 hand-written lines (templ files and Go, tests and generated code
+// aside), so that a page is found by its audience and read in one sitting.
+func TestNoViewsPackageIsTooBigToRead(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.Dir}}", "./views/...").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range strings.Fields(string(out)) {
+		files, _ := filepath.Glob(filepath.Join(dir, "*"))
+		lines := 0
+		for _, f := range files {
+			if !(strings.HasSuffix(f, ".templ") || strings.HasSuffix(f, ".go")) || strings.HasSuffix(f, "_templ.go") || strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines += strings.Count(string(b), "\n")
+		}
+		if lines > 1600 {
+			t.Errorf("%s holds %d hand-written lines: split it by audience or by concern (about 1,500 at most)", dir, lines)
+		}
+	}
+}
