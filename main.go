@@ -7,6 +7,7 @@
 //	go run . console-password < file   print the hash of a console password
 //	go run . operator add EMAIL < file  make an operator (the password on stdin)
 //	go run . merchants import FILE      move a merchants file's merchants to the console
+//	go run . backup FILE                a consistent copy of the SQLite ledger
 package main
 
 import (
