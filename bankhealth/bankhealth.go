@@ -1,8 +1,8 @@
 // Package bankhealth tells which banks work right now: how the payments of
 // the whole deployment ended at each bank over the last hour, 24 hours and
-// 7 days, and which banks are degraded (issue 22). The figures are worked
-// out in the background from the ledger and served from memory, so that
-// no shopper's page waits for them.
+// 7 days, and which banks are degraded. The figures are worked out in the
+// background from the ledger and served from memory, so that no shopper's
+// page waits for them.
 package bankhealth
 
 import (

@@ -16,7 +16,8 @@ import (
 )
 
 // makeLink is the `link` command: it prints a signed /checkout link, so a
-// merchant can try the flow without writing code (DESIGN.md section 4).
+// merchant can try the flow without writing code (the link format is in
+// docs/integrate.md).
 func makeLink(ctx context.Context, args []string, cfg app.Config, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("link", flag.ContinueOnError)
 	fs.SetOutput(stdout)

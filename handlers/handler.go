@@ -37,12 +37,12 @@ type Config struct {
 	Sealer    *order.Sealer
 	Banks     BankLists
 	// Orders records orders and pays them through the payments ledger: one
-	// payment per order, on any instance (DESIGN.md section 7).
+	// payment per order, on any instance.
 	Orders *payment.Service
 	// Health tells which banks are failing right now; nil knows none.
 	Health *bankhealth.Keeper
-	// Sessions keeps the conveniences of DESIGN.md section 6 (the last bank
-	// used); nothing depends on it.
+	// Sessions keeps the conveniences cookie (the language chosen, the last
+	// bank used); nothing depends on it.
 	Sessions sessions.Store
 	// ProviderOrigin is the provider's origin (PIS_BASE_URL's), where the
 	// details form's answer sends the shopper; empty when the provider is

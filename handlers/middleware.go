@@ -19,7 +19,7 @@ import (
 	"github.com/paybybank/checkout/handlers/web"
 )
 
-// Limits of every request (DESIGN.md section 6 and issue 7).
+// Limits of every request; docs/operate.md tells operators of them.
 const (
 	// MaxBody is the largest request body but on the routes of
 	// largerBodies: a details form or an API call is a few kilobytes.
@@ -208,9 +208,9 @@ func (h *Handler) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// sameOrigin refuses a POST that a page of another site sent (DESIGN.md
-// section 6): by Sec-Fetch-Site where the browser sends it, by Origin
-// otherwise. Requests without either (servers calling the API) pass; the
+// sameOrigin refuses a POST that a page of another site sent, by its origin
+// rather than by a cookie: by Sec-Fetch-Site where the browser sends it, by
+// Origin otherwise. Requests without either (servers calling the API) pass; the
 // API authenticates them by token.
 func (h *Handler) sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 	own := web.OriginOf(h.BaseURL)

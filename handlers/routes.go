@@ -16,7 +16,8 @@ import (
 	assets "github.com/paybybank/checkout/static"
 )
 
-// Route paths of DESIGN.md sections 2 and 4. Other programs rely on them.
+// Route paths other programs rely on: shops' links and API calls
+// (docs/integrate.md), operators' probes and metrics (docs/operate.md).
 const (
 	RouteEntry         = shopper.RouteEntry
 	RouteCountry       = shopper.RouteCountry
@@ -59,7 +60,7 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 	h.guard(e)
 	e.Use(h.logRequests)
 
-	// Shoppers: the steps of DESIGN.md section 2 (package handlers/shopper).
+	// Shoppers: the steps of a checkout (package handlers/shopper).
 	h.steps.Routes(people, programs)
 	files := echo.WrapHandler(static)
 	people.GET(RouteStatic, func(c echo.Context) error {

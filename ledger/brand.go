@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// Branding (issue 35): a merchant's draft look, the looks it published and
-// the logos its designers uploaded. A draft is no setting: shoppers never
-// see it, so saving one moves no settings version. Publishing is a
+// Branding: a merchant's draft look, the looks it published and the logos
+// its designers uploaded. A draft is no setting: shoppers never see it, so
+// saving one moves no settings version. Publishing is a
 // settings change (the merchant's customization) that also writes the
 // version here, in the same transaction.
 

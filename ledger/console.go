@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// The console's reads (issue 21): listings with filters, one order's whole
-// story, the overview's sums over the hourly rollups, and the health of a
-// merchant's webhook. Every read names its merchant; an empty merchant
+// The console's reads: listings with filters, one order's whole story, the
+// overview's sums over the hourly rollups, and the health of a merchant's
+// webhook. Every read names its merchant; an empty merchant
 // means every merchant (the deployment's operators).
 
 // OrderFilter narrows the console's list of orders; zero fields do not.

@@ -61,7 +61,8 @@ type Delivery struct {
 	Error string
 }
 
-// EventBody is the JSON of an event (DESIGN.md section 7).
+// EventBody is the JSON of an event, as merchants' webhooks receive it and
+// the API lists it (docs/integrate.md).
 type EventBody struct {
 	ID        string    `json:"id"`
 	Type      string    `json:"type"`

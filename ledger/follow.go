@@ -10,8 +10,7 @@ import (
 )
 
 // Tier is how much a status read of an attempt can tell, which decides
-// who is read first when the deployment's read budget is short
-// (issue 23).
+// who is read first when the deployment's read budget is short.
 type Tier int
 
 const (

@@ -9,7 +9,7 @@ import (
 )
 
 // BankFigures are how the payments made at one bank in a window ended,
-// over every merchant (issue 22's bank health).
+// over every merchant: the figures of bank health (package bankhealth).
 type BankFigures struct {
 	Country string
 	BankID  string

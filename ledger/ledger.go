@@ -1,8 +1,16 @@
-// Package ledger keeps the payments ledger of DESIGN.md section 7: each
-// merchant's orders and every attempt to pay them at the provider. It is what
-// makes "one payment per order, at the right amount" hold across instances and
-// restarts: the schema allows one attempt that could still be paid per order,
-// and changes are conditional updates that only one caller can win.
+// Package ledger keeps the payments ledger: each merchant's orders, every
+// attempt to pay them at the provider, and the events that tell merchants of
+// each change, with their deliveries. It is what makes "one payment per
+// order, at the right amount" hold across instances and restarts: the schema
+// allows one attempt that could still be paid per order, and changes are
+// conditional updates that only one caller can win.
+//
+// Beside the payments it keeps what every instance must share: merchants'
+// settings with their version and the audit log, the console's people,
+// teams, invitations and two-step secrets, the Branding page's drafts and
+// logos, the phone handoff's codes, counted sign-in tries, the console's
+// hourly counts and bank health's figures, the merchants' API requests, and
+// the leases and read budget of the follower and the webhook dispatcher.
 //
 // Two back ends share the SQL: an embedded SQLite file (one instance) and
 // PostgreSQL (any number of instances). Nothing personal is stored.

@@ -13,7 +13,7 @@ import (
 // states, and the rules live in the schema (keys, checks, the partial unique
 // index), so that a bug in Go cannot write a second payable attempt.
 var migrations = []string{
-	// 1: orders and their attempts at the provider (DESIGN.md section 7).
+	// 1: orders and their attempts at the provider.
 	`CREATE TABLE orders (
 		merchant_id TEXT NOT NULL,
 		order_id    TEXT NOT NULL,
@@ -46,7 +46,7 @@ var migrations = []string{
 	CREATE INDEX orders_updated ON orders (merchant_id, updated_at);`,
 
 	// 2: following attempts until final (leases), and the outbox of events
-	// to merchants with each delivery (DESIGN.md section 7).
+	// to merchants with each delivery.
 	`ALTER TABLE orders ADD COLUMN status TEXT NOT NULL DEFAULT 'NOT_FOUND';
 	ALTER TABLE attempts ADD COLUMN next_check_at BIGINT NOT NULL DEFAULT 0;
 	ALTER TABLE attempts ADD COLUMN lease_owner TEXT NOT NULL DEFAULT '';
@@ -92,18 +92,17 @@ var migrations = []string{
 	);
 	CREATE INDEX handoffs_expiry ON handoffs (expires_at);`,
 
-	// 5: what the console counts and shows (issue 21). Orders learn when
-	// their link was first used (opened), their first payment handed out
-	// (sent), first opened at the bank (began) and paid, and the bank of
-	// their current payment; attempts keep every status they passed
-	// through. Rollups by the hour let the overview sum a few hundred rows
-	// instead of scanning orders: funnel_hourly counts orders by the hour
-	// they were opened, bank_hourly and paid_times count attempts by the
-	// hour they were made. Each change inserts a row of its own into
-	// count_changes, in its transaction; FoldCounts adds them up.
-	// Rows of the past are counted as well as their last status tells.
-	// The console's sign-outs and refused sign-ins are kept here too, so
-	// that every instance knows them.
+	// 5: what the console counts and shows. Orders learn when their link was
+	// first used (opened), their first payment handed out (sent), first opened
+	// at the bank (began) and paid, and the bank of their current payment;
+	// attempts keep every status they passed through. Rollups by the hour let
+	// the overview sum a few hundred rows instead of scanning orders:
+	// funnel_hourly counts orders by the hour they were opened, bank_hourly
+	// and paid_times count attempts by the hour they were made. Each change
+	// inserts a row of its own into count_changes, in its transaction;
+	// FoldCounts adds them up. Rows of the past are counted as well as their
+	// last status tells. The console's sign-outs and refused sign-ins are kept
+	// here too, so that every instance knows them.
 	`ALTER TABLE orders ADD COLUMN opened_at BIGINT NOT NULL DEFAULT 0;
 	ALTER TABLE orders ADD COLUMN sent_at BIGINT NOT NULL DEFAULT 0;
 	ALTER TABLE orders ADD COLUMN began_at BIGINT NOT NULL DEFAULT 0;
@@ -201,12 +200,12 @@ var migrations = []string{
 	);
 	CREATE INDEX console_failures_by_key ON console_failures (key, at);`,
 
-	// 6: bank health (issue 22): how each bank's payments end, over every
-	// merchant. The last hour is read off attempts by when they were
-	// made; longer windows sum bank_hourly over merchants, and the times
-	// to pay per bank come in bank_paid_times, folded from count_changes
-	// like the console's rollups. Past payments have no time to pay here:
-	// the rollup counts from this version on.
+	// 6: bank health: how each bank's payments end, over every merchant. The
+	// last hour is read off attempts by when they were made; longer windows
+	// sum bank_hourly over merchants, and the times to pay per bank come in
+	// bank_paid_times, folded from count_changes like the console's rollups.
+	// Past payments have no time to pay here: the rollup counts from this
+	// version on.
 	`CREATE INDEX attempts_created ON attempts (created_at);
 	CREATE INDEX bank_hourly_by_hour ON bank_hourly (hour);
 	CREATE TABLE bank_paid_times (
@@ -218,10 +217,10 @@ var migrations = []string{
 		PRIMARY KEY (hour, country, bank_id, bucket)
 	);`,
 
-	// 7: following at scale (issue 23). Attempts are read in tiers, fresh
-	// ones first; the deployment's status reads come out of one token
-	// bucket, so that FOLLOW_RATE holds for all instances together; events
-	// are removed by age in batches, which wants them by age.
+	// 7: following at scale. Attempts are read in tiers, fresh ones first; the
+	// deployment's status reads come out of one token bucket, so that
+	// FOLLOW_RATE holds for all instances together; events are removed by age
+	// in batches, which wants them by age.
 	`ALTER TABLE attempts ADD COLUMN follow_tier INTEGER NOT NULL DEFAULT 0;
 	CREATE INDEX attempts_due_by_tier ON attempts (follow_tier, next_check_at) WHERE state IN ('open', 'unknown');
 	CREATE TABLE follow_budget (
@@ -232,14 +231,13 @@ var migrations = []string{
 	INSERT INTO follow_budget (id, tokens, at) VALUES (1, 0, 0);
 	CREATE INDEX events_created ON events (created_at);`,
 
-	// 8: funnel truth (issue 31). A shopper's return through the return
-	// URL now marks the payment as begun at the bank (ReturnedFromBank).
-	// Before, returns were not recorded; what the ledger can know is the
-	// status history: a payment handed out that ever showed a status past
-	// NOT_FOUND but a cancellation was opened at the bank, even if version
-	// 5 saw only its last status. Those are marked begun when they were,
-	// and their counts moved: abandoned to cancelled at the bank, and the
-	// order's funnel step Began.
+	// 8: funnel truth. A shopper's return through the return URL now marks the
+	// payment as begun at the bank (ReturnedFromBank). Before, returns were
+	// not recorded; what the ledger can know is the status history: a payment
+	// handed out that ever showed a status past NOT_FOUND but a cancellation
+	// was opened at the bank, even if version 5 saw only its last status.
+	// Those are marked begun when they were, and their counts moved: abandoned
+	// to cancelled at the bank, and the order's funnel step Began.
 	`CREATE TABLE opened_at_bank AS
 		SELECT a.upstream_id, a.merchant_id, a.order_id, a.country, a.bank_id, a.created_at, a.state, a.status,
 			(SELECT MIN(h.at) FROM attempt_history h WHERE h.upstream_id = a.upstream_id AND h.status NOT IN ('', 'NOT_FOUND', 'CANCELED')) AS began
@@ -259,15 +257,15 @@ var migrations = []string{
 		WHERE began_at = 0 AND EXISTS (SELECT 1 FROM opened_at_bank b WHERE b.merchant_id = orders.merchant_id AND b.order_id = orders.order_id);
 	DROP TABLE opened_at_bank`,
 
-	// 9: merchants' settings live here (issue 32): each merchant with its
-	// state and who manages it (the merchants file or the console), its
-	// settings as a document whose secrets are sealed (or, for a file's
-	// merchant without SETTINGS_KEYS, only a fingerprint), its API tokens
-	// as SHA-256 hashes, the console's people, and every change in the
-	// audit log. A person belongs to merchants by memberships, each with
-	// a role; an operator sees every merchant. settings_version is bumped
-	// in every change's transaction:
-	// instances poll that one row and read the whole set when it moves.
+	// 9: merchants' settings live here: each merchant with its state and who
+	// manages it (the merchants file or the console), its settings as a
+	// document whose secrets are sealed (or, for a file's merchant without
+	// SETTINGS_KEYS, only a fingerprint), its API tokens as SHA-256 hashes,
+	// the console's people, and every change in the audit log. A person
+	// belongs to merchants by memberships, each with a role; an operator sees
+	// every merchant. settings_version is bumped in every change's
+	// transaction: instances poll that one row and read the whole set when it
+	// moves.
 	`CREATE TABLE settings_version (
 		id      INTEGER PRIMARY KEY CHECK (id = 1),
 		version BIGINT NOT NULL
@@ -324,14 +322,13 @@ var migrations = []string{
 	);
 	CREATE INDEX audit_by_merchant ON audit_log (merchant_id, id)`,
 
-	// 10: the team (issue 33): invitations to a merchant's team, kept by
-	// the hash of their link's token and good once, when each person last
-	// signed in, and each person's sessions (device, address, last seen)
-	// for their own list, kept until the session's longest end. Two-step
-	// sign-in: a person's TOTP secret (sealed like merchants' secrets; the
-	// one being set up apart), the last time step a code was taken at (so
-	// that a code is good once on every instance), and their recovery
-	// codes by hash, each good once.
+	// 10: the team: invitations to a merchant's team, kept by the hash of
+	// their link's token and good once, when each person last signed in, and
+	// each person's sessions (device, address, last seen) for their own list,
+	// kept until the session's longest end. Two-step sign-in: a person's TOTP
+	// secret (sealed like merchants' secrets; the one being set up apart), the
+	// last time step a code was taken at (so that a code is good once on every
+	// instance), and their recovery codes by hash, each good once.
 	`CREATE TABLE invitations (
 		token_hash  TEXT PRIMARY KEY,
 		merchant_id TEXT NOT NULL REFERENCES merchants (id),
@@ -364,12 +361,12 @@ var migrations = []string{
 		PRIMARY KEY (email, code_hash)
 	)`,
 
-	// 11: developers' settings (issue 34): when each API token was last
-	// used, to the hour, so that a developer sees which token is idle
-	// before revoking it; the link key each order was first opened with,
-	// so that a developer sees when an old key is no longer used; and the
-	// merchants' recent API requests (method, route, status: never a body
-	// or an id), kept a week, for debugging.
+	// 11: developers' settings: when each API token was last used, to the
+	// hour, so that a developer sees which token is idle before revoking it;
+	// the link key each order was first opened with, so that a developer sees
+	// when an old key is no longer used; and the merchants' recent API
+	// requests (method, route, status: never a body or an id), kept a week,
+	// for debugging.
 	`ALTER TABLE api_tokens ADD COLUMN last_used_at BIGINT NOT NULL DEFAULT 0;
 	ALTER TABLE orders ADD COLUMN kid TEXT NOT NULL DEFAULT '';
 	CREATE INDEX orders_opened ON orders (merchant_id, opened_at);
@@ -384,11 +381,11 @@ var migrations = []string{
 	CREATE INDEX api_requests_by_merchant ON api_requests (merchant_id, id);
 	CREATE INDEX api_requests_at ON api_requests (at)`,
 
-	// 12: branding (issue 35): each merchant's draft of its look, which no
-	// shopper sees, numbered so that two designers never overwrite each
-	// other; every look published, for the history and to revert to; and
-	// the logos designers upload, by the hash of their bytes, served under
-	// /brand/ on every instance.
+	// 12: branding: each merchant's draft of its look, which no shopper sees,
+	// numbered so that two designers never overwrite each other; every look
+	// published, for the history and to revert to; and the logos designers
+	// upload, by the hash of their bytes, served under /brand/ on every
+	// instance.
 	`CREATE TABLE brand_drafts (
 		merchant_id   TEXT PRIMARY KEY,
 		customization TEXT NOT NULL,
@@ -417,16 +414,16 @@ var migrations = []string{
 		created_by   TEXT NOT NULL
 	)`,
 
-	// 13: the console in the shop's language (issue 36): the language a
-	// person chose, empty while they follow their browser's.
+	// 13: the console in the shop's language: the language a person chose,
+	// empty while they follow their browser's.
 	`ALTER TABLE console_people ADD COLUMN language TEXT NOT NULL DEFAULT ''`,
 
-	// 14: trust (issue 41): counted tries reserved before they are checked,
-	// one row a key (an address, an e-mail, a person's codes), with the
-	// back-off lock of repeated wrong codes; invitations withdrawn (by an
-	// owner, by a newer one, by a change to the person's place on the
-	// team); and the mode the ledger was made in, so that a sandbox
-	// ledger is never taken into live mode unawares.
+	// 14: trust: counted tries reserved before they are checked, one row a key
+	// (an address, an e-mail, a person's codes), with the back-off lock of
+	// repeated wrong codes; invitations withdrawn (by an owner, by a newer
+	// one, by a change to the person's place on the team); and the mode the
+	// ledger was made in, so that a sandbox ledger is never taken into live
+	// mode unawares.
 	`CREATE TABLE console_tries (
 		key          TEXT PRIMARY KEY,
 		window_start BIGINT NOT NULL,

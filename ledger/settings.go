@@ -9,10 +9,10 @@ import (
 	"time"
 )
 
-// Merchants' settings (issue 32) live beside the payments: one row per
-// merchant, its API tokens, the console's people and the audit log. The
-// ledger keeps them as it is given them: sealing secrets and checking
-// values is package settings' business.
+// Merchants' settings live beside the payments: one row per merchant, its
+// API tokens, the console's people and the audit log. The ledger keeps them
+// as it is given them: sealing secrets and checking values is package
+// settings' business.
 
 // Who manages a merchant (and a person, and a token).
 const (

@@ -7,9 +7,8 @@ import (
 	"strings"
 )
 
-// Two-step sign-in (issue 33): a person's TOTP secret, sealed by package
-// settings, the last time step a code was taken at, and recovery codes by
-// hash.
+// Two-step sign-in: a person's TOTP secret, sealed by package settings, the
+// last time step a code was taken at, and recovery codes by hash.
 
 // SetPendingTOTP keeps the secret a person is setting up, until they
 // confirm it with a code. It is not a setting: no version moves.

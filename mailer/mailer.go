@@ -1,8 +1,8 @@
-// Package mailer sends the app's few e-mails (an invitation to a team)
-// through the SMTP server SMTP_URL names, with wneessen/go-mail: a
-// well-kept client that speaks STARTTLS, implicit TLS and the usual
-// authentication mechanisms, which the standard library's net/smtp does not
-// all do.
+// Package mailer sends the app's few e-mails (an invitation to a team, a
+// warning that wrong two-step codes followed a person's password) through the
+// SMTP server SMTP_URL names, with wneessen/go-mail: a well-kept client that
+// speaks STARTTLS, implicit TLS and the usual authentication mechanisms, which
+// the standard library's net/smtp does not all do.
 package mailer
 
 import (

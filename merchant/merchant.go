@@ -1,6 +1,10 @@
 // Package merchant is the configuration of the shops a deployment serves:
-// their link keys, where shoppers may be sent back, who may frame the picker
-// and how their checkout looks (DESIGN.md section 4, MERCHANTS_FILE).
+// their link keys and API tokens, where shoppers may be sent back, who may
+// frame the picker, how their checkout looks, their webhook, their state and
+// who manages them, and the people of their teams with their roles. It holds
+// the rules every merchant's settings keep (Check), the merchants file
+// (MERCHANTS_FILE, described in docs/integrate.md) and the directory every
+// request reads, swapped whole.
 package merchant
 
 import (
@@ -60,8 +64,8 @@ type Merchant struct {
 	FrameAncestors []string             `json:"frame_ancestors"`
 	Customization  *rules.Customization `json:"customization"`
 	IPVerification bool                 `json:"ip_verification"`
-	// WebhookURL receives every change of an order's status (DESIGN.md
-	// section 7), signed with WebhookSecret; none when empty.
+	// WebhookURL receives every change of an order's status
+	// (docs/integrate.md), signed with WebhookSecret; none when empty.
 	WebhookURL    string `json:"webhook_url"`
 	WebhookSecret string `json:"webhook_secret"`
 	// PreviousWebhookSecret signs deliveries beside WebhookSecret until
@@ -73,7 +77,7 @@ type Merchant struct {
 	// most paid with in the last 30 days come first.
 	PopularBanks map[string][]string `json:"popular_banks"`
 	// ConsoleUsers are the people who sign in to the console to see this
-	// merchant's payments (issue 21), and only this merchant's.
+	// merchant's payments, and only this merchant's.
 	ConsoleUsers []*ConsoleUser `json:"console_users"`
 	// RequireTwoStep takes every person of the team who signs in without
 	// two-step sign-in to set it up before anything else.

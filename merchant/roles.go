@@ -2,8 +2,8 @@ package merchant
 
 import "strings"
 
-// Role is a person's place on a merchant's team (issue 33): what they may
-// do in the console for that merchant. Operators of the deployment have no
+// Role is a person's place on a merchant's team: what they may do in the
+// console for that merchant. Operators of the deployment have no
 // role: they may do everything, for every merchant.
 type Role string
 
@@ -41,7 +41,8 @@ func RoleNames() string {
 // Action is a kind of thing a person does in the console.
 type Action string
 
-// The console's actions, as the permission table of issue 33 names them.
+// The console's actions, as the permission table of docs/console.md names
+// them.
 const (
 	// Read: the overview, payments, orders, their CSV, webhooks.
 	Read Action = "read"
@@ -58,7 +59,7 @@ const (
 	Audit Action = "audit"
 )
 
-// permissions is the table of issue 33: which roles may do what.
+// permissions is the table of docs/console.md: which roles may do what.
 var permissions = map[Action][]Role{
 	Read:    Roles,
 	Operate: {Owner, Developer, Support},

@@ -37,7 +37,7 @@ type Order struct {
 	Expires int64 `json:"x"`
 }
 
-// Link parameter names of DESIGN.md section 4.
+// Link parameter names, as docs/integrate.md gives them to shops.
 const (
 	ParamMerchant  = "merchant"
 	ParamOrder     = "order"
@@ -113,7 +113,8 @@ func FromLink(q url.Values, merchants *merchant.Directory, now time.Time) (Order
 	return o, m, nil
 }
 
-// Check applies the order rules of DESIGN.md section 6 to o, naming the link
+// Check applies the order rules to o (the provider's for the order id,
+// amount and currency, and the merchant's return origins), naming the link
 // parameters that break them.
 func (o Order) Check(m *merchant.Merchant) error {
 	var errs []rules.FieldError
@@ -201,7 +202,7 @@ func (l Link) URL(baseURL string, m *merchant.Merchant, now time.Time) (string, 
 	return baseURL + "/checkout?" + query, nil
 }
 
-// Way-back parameter names of DESIGN.md section 4.
+// Way-back parameter names, as docs/integrate.md gives them to shops.
 const (
 	ParamMerchantOrderID = "merchant_order_id"
 	ParamStatus          = "status"

@@ -1,7 +1,8 @@
 // Package order holds the rules of a checkout order: the signed links that
-// bring a shopper in and take them back to the merchant (DESIGN.md section 4),
-// the order fields those links carry, and the sealed token that carries the
-// order through every later step without a cookie.
+// bring a shopper in and take them back to the merchant (a contract, written
+// down in docs/integrate.md), the order fields those links carry, and the
+// sealed token that carries the order through every later step without a
+// cookie.
 package order
 
 import (

@@ -1,8 +1,8 @@
-// Package password hashes and checks the console's passwords (issue 21):
-// argon2id, written as a PHC string
-// ($argon2id$v=19$m=…,t=…,p=…$salt$hash) so that the merchants file holds
-// the parameters with each hash and they can be raised later without
-// invalidating what is there.
+// Package password hashes and checks the console's passwords: argon2id,
+// written as a PHC string ($argon2id$v=19$m=…,t=…,p=…$salt$hash) so that the
+// merchants file holds the parameters with each hash and they can be raised
+// later without invalidating what is there. It also refuses the 100,000 most
+// used passwords (IsCommon) and bounds how many hashes run at once (Gate).
 package password
 
 import (

@@ -16,8 +16,8 @@ import (
 )
 
 // Budget is the deployment's status reads at the provider: FOLLOW_RATE a
-// second for every instance together, kept as a token bucket in the ledger
-// (DESIGN.md section 10). The follower takes its reads from it; reads the
+// second for every instance together (docs/operate.md), kept as a token
+// bucket in the ledger. The follower takes its reads from it; reads the
 // app makes anyway (a shopper's status page, the status API, the console's
 // check) are charged to it too, so that the provider never sees more than
 // the rate in all.
@@ -80,8 +80,9 @@ func (b *Budget) take(ctx context.Context, want int) (int, error) {
 }
 
 // Follower reads every attempt that is not final from the provider until
-// it is final (DESIGN.md section 7): shoppers who never come back from the
-// bank still have their payment recorded, and their merchant told. Several
+// it is final, since the provider calls nobody back (docs/provider.md):
+// shoppers who never come back from the bank still have their payment
+// recorded, and their merchant told. Several
 // instances follow together: each attempt is leased to one at a time, a
 // dead instance's leases run out for another to take, and all take their
 // reads from one Budget. Which attempt is read when is schedule's rule.

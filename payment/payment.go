@@ -1,8 +1,10 @@
 // Package payment decides how an order is paid: it records the order, makes
 // at most one attempt at the provider that could still be paid, sends every
-// submit of the order to that attempt's link, and reads where the order
-// stands (DESIGN.md sections 2.5 and 7). The ledger makes it exact across
-// instances and restarts; the handlers only show what it decides.
+// submit of the order to that attempt's link, settles creations whose answer
+// was lost, and reads where the order stands. The ledger makes it exact
+// across instances and restarts; the handlers only show what it decides.
+// Its Follower reads open payments until they are final, out of the
+// deployment's read budget (Budget).
 package payment
 
 import (

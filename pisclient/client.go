@@ -1,10 +1,11 @@
-// Package pisclient talks to the bank payment initiation provider described in
-// PIS-API.md: the banks list, payment creation and payment status.
+// Package pisclient talks to the bank payment initiation provider: the banks
+// list, payment creation and payment status. docs/provider.md describes the
+// provider's interface as we use it.
 //
-// The provider documents little. This client is exact where the specification
-// is clear and tolerant where it says "not shown": it reads error bodies,
-// payment links and statuses from the common shapes and never depends on the
-// sandbox's choices.
+// The provider documents little. This client is exact where the provider's
+// document is clear and tolerant where it says "not shown": it reads error
+// bodies, payment links and statuses from the common shapes and never
+// depends on the sandbox's choices.
 package pisclient
 
 import (

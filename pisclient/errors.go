@@ -27,9 +27,10 @@ var (
 // maxErrorBody bounds the copy of an error body kept in an APIError.
 const maxErrorBody = 2048
 
-// APIError is a non-2xx answer from the provider. The specification documents
-// no error format (PIS-API.md section 7), so Code and Message are filled from
-// the common shapes when present and Body keeps a bounded copy.
+// APIError is a non-2xx answer from the provider. The provider documents no
+// error format, status codes or error codes (docs/provider.md), so Code and
+// Message are filled from the common shapes when present and Body keeps a
+// bounded copy.
 type APIError struct {
 	StatusCode int
 	Code       string

@@ -12,7 +12,7 @@ import (
 	"github.com/paybybank/checkout/rules"
 )
 
-// Institutions lists every bank entry (PIS-API.md 4.1). Entries are kept per
+// Institutions lists every bank entry (docs/provider.md). Entries are kept per
 // (institution_id, country_code); the logo is read from `logo_link` or
 // `logoUrl`; a missing `extraFields` means none. An entry that cannot be read
 // is skipped and logged rather than failing the whole list.

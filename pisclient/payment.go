@@ -15,9 +15,9 @@ import (
 	"github.com/paybybank/checkout/rules"
 )
 
-// CreatePayment initiates a payment (PIS-API.md 4.2) and returns the link the
-// shopper is sent to. The request is validated first (2.2 to 2.4, section 8):
-// a *rules.ValidationError means nothing was sent.
+// CreatePayment initiates a payment and returns the link the shopper is sent
+// to. The request is validated first against the provider's rules
+// (docs/provider.md): a *rules.ValidationError means nothing was sent.
 //
 // The call is never retried: a second try could create a second payment. When
 // the request went out and no answer came back, the error matches
@@ -45,7 +45,8 @@ func (c *Client) CreatePayment(ctx context.Context, r PaymentRequest) (*Payment,
 }
 
 // linkKeys are the keys under which a creation answer may carry the payment
-// link, most specific first (DESIGN.md section 3: the body is not documented).
+// link, most specific first: the provider does not document the body
+// (docs/provider.md).
 var linkKeys = []string{
 	"payment_link", "paymentLink", "payment_url", "paymentUrl",
 	"redirect_url", "redirectUrl", "checkout_url", "checkoutUrl",
@@ -115,9 +116,10 @@ func absoluteWebURL(s string) string {
 	return u.String()
 }
 
-// PaymentStatus reads a payment's status by its merchant_order_id (PIS-API.md
-// 4.3). NOT_FOUND, whether sent as HTTP 404 or inside a 200 body, is a status,
-// not an error. A status this client does not know is kept verbatim and logged once.
+// PaymentStatus reads a payment's status by its merchant_order_id. NOT_FOUND,
+// whether sent as HTTP 404 or inside a 200 body, is a status, not an error
+// (docs/provider.md). A status this client does not know is kept verbatim and
+// logged once.
 func (c *Client) PaymentStatus(ctx context.Context, merchantOrderID string) (*PaymentStatus, error) {
 	if fe := rules.CheckOrderID(merchantOrderID); fe != nil {
 		return nil, &rules.ValidationError{Fields: []rules.FieldError{*fe}}

@@ -2,8 +2,9 @@ package pisclient
 
 import "github.com/paybybank/checkout/rules"
 
-// Institution is one entry of the banks list (PIS-API.md 2.1). A bank present
-// in several countries comes once per country: (ID, CountryCode) names an entry.
+// Institution is one entry of the banks list (docs/provider.md). A bank
+// present in several countries comes once per country: (ID, CountryCode) names
+// an entry.
 type Institution struct {
 	ID          string
 	Name        string
@@ -29,7 +30,7 @@ type Key struct {
 // Key returns the (institution_id, country_code) pair that names this entry.
 func (i Institution) Key() Key { return Key{i.ID, i.CountryCode} }
 
-// PaymentRequest is the body of PIS-API.md 4.2, fields as in 2.2.
+// PaymentRequest is the provider's payment creation body (docs/provider.md).
 type PaymentRequest struct {
 	MerchantOrderID        string               `json:"merchant_order_id"`
 	Amount                 string               `json:"payment_amount"`
@@ -44,7 +45,8 @@ type PaymentRequest struct {
 	Customization          *rules.Customization `json:"customization,omitempty"`
 }
 
-// Payer is the payer object of PIS-API.md 2.3.
+// Payer is the provider's payer object: the shopper's details a bank may
+// need, all optional.
 type Payer struct {
 	Name           string   `json:"name,omitempty"`
 	BIC            string   `json:"bic,omitempty"`
@@ -70,7 +72,8 @@ type Payment struct {
 // does not know are kept verbatim.
 type Status string
 
-// The statuses of DESIGN.md section 3.
+// The statuses the provider is known to send; docs/provider.md says what
+// each means and how we learnt of those its document does not name.
 const (
 	StatusNotFound   Status = "NOT_FOUND"
 	StatusInProgress Status = "IN_PROGRESS"
@@ -102,7 +105,7 @@ func (s Status) Paid() bool { return s == StatusCompleted }
 // Final reports whether the status can no longer change.
 func (s Status) Final() bool { return s == StatusCompleted || s == StatusCanceled }
 
-// PaymentStatus is the provider's answer to PIS-API.md 4.3.
+// PaymentStatus is the provider's answer to a status read.
 type PaymentStatus struct {
 	MerchantOrderID string
 	Status          Status

@@ -9,7 +9,8 @@ import (
 	"github.com/paybybank/checkout/rules"
 )
 
-// ExtraField names of PIS-API.md 2.1: the payer fields a bank may ask for.
+// The extraFields values the provider names: the payer fields a bank may ask
+// for.
 const (
 	FieldName           = "name"
 	FieldPSUID          = "psuId"
@@ -28,7 +29,9 @@ var KnownExtraFields = []string{
 	FieldCountry, FieldCity, FieldPostCode, FieldAddressLines,
 }
 
-// Validate checks a payment request against PIS-API.md 2.2 to 2.4 and section 8.
+// Validate checks a payment request against the provider's rules
+// (docs/provider.md) and the bounds package rules adds where the provider
+// sets none.
 // It returns a *rules.ValidationError listing every broken rule, or nil.
 func (r *PaymentRequest) Validate() error {
 	var errs []rules.FieldError

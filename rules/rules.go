@@ -1,9 +1,9 @@
 // Package rules is the app's rule book: what a valid amount, order id,
-// e-mail address, URL, country code, IBAN, BIC, colour and theme are
-// (PIS-API.md 2.2 to 2.4 and section 8, DESIGN.md section 6), the errors that
-// name a broken rule, and the customization type. The client, the orders,
-// the merchants file, the forms and the studio all call it; it imports
-// nothing of the app.
+// e-mail address, URL, country code, IBAN, BIC, colour, free text and theme
+// are (the provider's rules, docs/provider.md, and the app's own where the
+// provider says nothing), the errors that name a broken rule, and the
+// customization type. The client, the orders, the merchants' settings, the
+// forms and the Branding page all call it; it imports nothing of the app.
 package rules
 
 import (
@@ -19,8 +19,8 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Limits of PIS-API.md section 8. They live here once: the client, the orders
-// and the shopper's form all read them.
+// The provider's limits on amounts (docs/provider.md). They live here once:
+// the client, the orders and the shopper's form all read them.
 var (
 	MinAmount = decimal.NewFromInt(1)
 	MaxAmount = decimal.NewFromInt(15000)
@@ -50,7 +50,7 @@ const (
 )
 
 // FieldError says which field of a request is wrong and why. Field is the JSON
-// path of PIS-API.md 2.2 to 2.4 ("payment_amount", "payer.iban").
+// path in the provider's creation body ("payment_amount", "payer.iban").
 type FieldError struct {
 	Field   string
 	Reason  string
@@ -85,8 +85,8 @@ func (e *ValidationError) Field(name string) (FieldError, bool) {
 
 var amountPattern = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 
-// ParseAmount reads a payment_amount as PIS-API.md 2.2 and section 8 define it:
-// a plain decimal string from 1 to 15000 with at most two fractional digits.
+// ParseAmount reads a payment_amount as the provider defines it: a plain
+// decimal string from 1 to 15000 with at most two fractional digits.
 // Exponents, signs, spaces and decimal commas are refused rather than guessed at.
 func ParseAmount(s string) (decimal.Decimal, *FieldError) {
 	const field = "payment_amount"
@@ -113,7 +113,7 @@ func ParseAmount(s string) (decimal.Decimal, *FieldError) {
 }
 
 // CheckOrderID applies the merchant_order_id rule: 1 to 256 characters of
-// printable UTF-8 (it becomes a URL path segment of PIS-API.md 4.3).
+// printable UTF-8 (it becomes a path segment of the provider's status URL).
 func CheckOrderID(id string) *FieldError {
 	const field = "merchant_order_id"
 	switch {
@@ -248,7 +248,7 @@ func CheckBIC(field, bic string) *FieldError {
 
 var colourPattern = regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`)
 
-// CheckColour accepts the #RRGGBB form of PIS-API.md 2.4.
+// CheckColour accepts the #RRGGBB form the provider's customization takes.
 func CheckColour(field, s string) *FieldError {
 	if !colourPattern.MatchString(s) {
 		return &FieldError{field, ReasonInvalid, "colour must be #RRGGBB"}
@@ -256,7 +256,7 @@ func CheckColour(field, s string) *FieldError {
 	return nil
 }
 
-// Allowed values of the customization enums (PIS-API.md 2.4).
+// Allowed values of the customization enums, as the provider lists them.
 var (
 	SpacingValues = []string{"sm", "md", "lg"}
 	RadiusValues  = []string{"none", "sm", "md", "lg"}
@@ -288,7 +288,8 @@ func CheckText(field, s string) *FieldError {
 	return nil
 }
 
-// Customization is the checkout page theme of PIS-API.md 2.4.
+// Customization is the theme of the provider's checkout page
+// (docs/provider.md), which our pages wear too.
 type Customization struct {
 	Title        string `json:"title,omitempty"`
 	LogoURL      string `json:"logoUrl,omitempty"`
@@ -300,7 +301,7 @@ type Customization struct {
 	ModalShadow  string `json:"modalShadow,omitempty"`
 }
 
-// Customization bounds that PIS-API.md 2.4 leaves open.
+// Customization bounds the provider leaves open.
 const (
 	MaxTitleLength = 80
 	MinLogoHeight  = 16
@@ -309,8 +310,8 @@ const (
 
 var logoHeightPattern = regexp.MustCompile(`^([0-9]{1,3})(px)?$`)
 
-// Check validates a customization against PIS-API.md 2.4. Empty fields mean
-// "the provider's default" and pass.
+// Check validates a customization against the provider's rules and the
+// bounds above. Empty fields mean "the provider's default" and pass.
 func (c *Customization) Check() []FieldError {
 	var errs []FieldError
 	add := func(fe *FieldError) {

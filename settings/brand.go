@@ -21,9 +21,9 @@ import (
 	"github.com/paybybank/checkout/rules"
 )
 
-// Branding (issue 35): designers save a draft of their merchant's look,
-// which no shopper sees, publish it (a settings change, live on every
-// instance within a poll) and make an older published look live again.
+// Branding: designers save a draft of their merchant's look, which no
+// shopper sees, publish it (a settings change, live on every instance within
+// a poll) and make an older published look live again.
 
 // Draft is a merchant's draft look. With none saved it is the live look, at
 // version 0.
@@ -76,9 +76,9 @@ func (s *Store) Draft(ctx context.Context, m *merchant.Merchant) (Draft, error) 
 	return d, json.Unmarshal([]byte(row.Customization), &d.Custom)
 }
 
-// CheckLook applies the rules a look must keep to be saved: PIS-API.md
-// 2.4's, and outside sandbox mode a logo over https. Each refusal names
-// its field ("customization.primaryColor").
+// CheckLook applies the rules a look must keep to be saved: the provider's for
+// the customization (docs/provider.md), and outside sandbox mode a logo over
+// https. Each refusal names its field ("customization.primaryColor").
 func (s *Store) CheckLook(c rules.Customization) []rules.FieldError {
 	errs := c.Check()
 	if !s.Sandbox && c.LogoURL != "" && !strings.HasPrefix(c.LogoURL, "https://") {
@@ -233,8 +233,8 @@ func publishedOf(r ledger.BrandVersion) Published {
 	return p
 }
 
-// lookChanges names the fields of the customization (by their PIS-API.md
-// 2.4 names) that differ between a and b; nil for none.
+// lookChanges names the fields of the customization (by the provider's
+// names) that differ between a and b; nil for none.
 func lookChanges(a, b *rules.Customization) []string {
 	fa, fb := LookValues(a), LookValues(b)
 	var names []string
@@ -246,8 +246,8 @@ func lookChanges(a, b *rules.Customization) []string {
 	return names
 }
 
-// LookFields are the customization's fields, by their PIS-API.md 2.4 names,
-// in the order the Branding page shows them.
+// LookFields are the customization's fields, by the provider's names, in the
+// order the Branding page shows them.
 var LookFields = []string{"title", "logoUrl", "logoHeight", "primaryColor", "bgColor", "spacing", "radius", "modalShadow"}
 
 // LookValues are a look's fields by their LookFields names; none for nil.
@@ -262,7 +262,7 @@ func LookValues(c *rules.Customization) map[string]string {
 	}
 }
 
-// Logo limits (issue 35).
+// Limits of a logo uploaded on the Branding page.
 const (
 	MaxLogoBytes = 512 << 10
 	// MaxLogoSide bounds a logo's width and height, read from its header

@@ -177,7 +177,7 @@ func pngOf(t testing.TB, w, h int) []byte {
 // TestEveryFieldOfALookIsNamed: the Branding page's fields, the history's
 // "what changed" and the preview links all name a look's fields by
 // LookValues; a field the provider adds to the customization must be
-// there too, under its PIS-API.md name.
+// there too, under the provider's name for it.
 func TestEveryFieldOfALookIsNamed(t *testing.T) {
 	var look rules.Customization
 	v := reflect.ValueOf(&look).Elem()

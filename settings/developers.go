@@ -15,8 +15,8 @@ import (
 	"github.com/paybybank/checkout/rules"
 )
 
-// Developers' settings (issue 34): a merchant's API tokens, made and
-// revoked in the console.
+// Developers' settings: a merchant's API tokens, made and revoked in the
+// console.
 
 // MaxTokenName bounds a token's name.
 const MaxTokenName = 100

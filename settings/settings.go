@@ -1,12 +1,16 @@
 // Package settings keeps merchants' settings in the ledger and the running
-// set in memory (issue 32): every change is written with a new settings
+// set in memory: every change is written with a new settings
 // version; each instance polls that version and swaps in the whole set when
 // it moves, so that a change is live everywhere within a second or two and
 // no request reads settings from the database. The merchants file, when
 // there is one, provisions its merchants into the ledger (read-only in the
 // console); merchants made in the console are managed there. Secrets the
 // app must sign with are sealed under SETTINGS_KEYS; API tokens are kept as
-// SHA-256 hashes only.
+// SHA-256 hashes only. Every change the console or the command line makes
+// goes through a function here that checks it and writes its audit line:
+// merchants and their state, a shop's settings, the team and its
+// invitations, two-step sign-in, API tokens, link keys and the webhook, and
+// the Branding page's drafts, looks and logos.
 package settings
 
 import (

@@ -17,10 +17,10 @@ import (
 	"github.com/paybybank/checkout/merchant"
 )
 
-// Two-step sign-in (issue 33): a time-based code (RFC 6238: 6 digits, 30
-// seconds, SHA-1, as every authenticator app reads it) after the password,
-// or one of 10 recovery codes, each good once. A code is good once too: the
-// ledger keeps the last time step taken, on every instance.
+// Two-step sign-in: a time-based code (RFC 6238: 6 digits, 30 seconds, SHA-1,
+// as every authenticator app reads it) after the password, or one of 10
+// recovery codes, each good once. A code is good once too: the ledger keeps
+// the last time step taken, on every instance.
 
 // Issuer names the app in a person's authenticator.
 const Issuer = "Pay by bank checkout"

@@ -12,7 +12,7 @@ import (
 var ibanPattern = regexp.MustCompile(`\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}\b`)
 
 // MaskIBANs keeps the first and last four characters of every IBAN in s and
-// hides the rest: DE89********3000 (DESIGN.md section 2).
+// hides the rest, DE89********3000, so that no log line carries a whole IBAN.
 func MaskIBANs(s string) string {
 	if !mayHoldIBAN(s) {
 		return s

@@ -1,6 +1,7 @@
 // Package telemetry lets operators see inside the app: Prometheus metrics of
-// requests, of the provider and of the banks cache, and logs that never
-// carry a whole IBAN.
+// requests, of the provider, of the banks cache, of following payments and
+// delivering webhooks, and of bank health; OpenTelemetry traces when the
+// OTEL_* variables ask for them; and logs that never carry a whole IBAN.
 package telemetry
 
 import (
@@ -111,7 +112,8 @@ func (m *Metrics) Transport(next http.RoundTripper) http.RoundTripper {
 	})
 }
 
-// Endpoint names a provider call (PIS-API.md 4.1 to 4.3).
+// Endpoint names a provider call: the banks list, a creation or a status
+// read (docs/provider.md).
 func Endpoint(r *http.Request) string {
 	switch {
 	case strings.HasSuffix(r.URL.Path, "/ob-institutions"):

@@ -1,7 +1,8 @@
-// Package theme turns a merchant's customization (PIS-API.md 2.4) into the
-// look of our pages and of the provider's: colours, density, corners, shadow,
-// and the header's title and logo. It also holds the WCAG contrast maths, so
-// that text on a merchant's colours stays readable.
+// Package theme turns a merchant's customization (the provider's theme
+// object, docs/provider.md) into the look of our pages and of the
+// provider's: colours, density, corners, shadow, and the header's title and
+// logo. It also holds the WCAG contrast maths, so that text on a merchant's
+// colours stays readable.
 package theme
 
 import (
@@ -27,7 +28,7 @@ const (
 	White   = "#FFFFFF"
 )
 
-// Radii, Shadows and Spaces are what the enums of PIS-API.md 2.4 mean in CSS,
+// Radii, Shadows and Spaces are what the customization's enums mean in CSS,
 // on our pages and on the sandbox's hosted page alike.
 var (
 	Radii   = map[string]string{"none": "0px", "sm": "4px", "md": "8px", "lg": "16px"}
@@ -264,7 +265,8 @@ func fromHSL(h, s, l float64) string {
 
 // Check is one WCAG 2.2 contrast check of a theme: a pair of its colours,
 // their ratio, and when it is below MinContrast the nearest value of the
-// designer's own colour (Field, by its PIS-API.md 2.4 name) that passes.
+// designer's own colour (Field, by its name in the customization) that
+// passes.
 type Check struct {
 	// ID names the pair: text-on-bg, text-on-primary, primary-on-card.
 	ID         string

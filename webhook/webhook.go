@@ -1,7 +1,7 @@
 // Package webhook tells merchants' servers of every change of their orders'
-// status (DESIGN.md section 7): each event of the ledger is POSTed to the
-// merchant's webhook_url, signed with its webhook_secret, at least once, and
-// retried with growing, jittered pauses for three days. Each merchant has a
+// status, as docs/integrate.md promises them: each event of the ledger is
+// POSTed to the merchant's webhook_url, signed with its webhook_secret, at
+// least once, and retried with growing, jittered pauses for three days. Each merchant has a
 // sender of its own, so a slow or failing endpoint delays nobody else.
 package webhook
 

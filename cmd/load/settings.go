@@ -23,13 +23,13 @@ import (
 	"github.com/paybybank/checkout/password"
 )
 
-// runSettings measures merchants' settings kept in the ledger (issue 32):
-// how soon a change made in the console of one instance shows on the pages
-// of two others on the same PostgreSQL database, and what a change every
-// second costs the bank page beside it (the default command's comparison
-// with a static file, run while the changes go on). It builds the app and
-// starts the three instances on a database of their own, made on the
-// server -db names and dropped at the end.
+// runSettings measures merchants' settings kept in the ledger: how soon a
+// change made in the console of one instance shows on the pages of two others
+// on the same PostgreSQL database, and what a change every second costs the
+// bank page beside it (the default command's comparison with a static file,
+// run while the changes go on). It builds the app and starts the three
+// instances on a database of their own, made on the server -db names and
+// dropped at the end.
 //
 //	go run ./cmd/load settings -db postgres://postgres@127.0.0.1:5432/test?sslmode=disable -changes 50 -d 20s
 func runSettings(ctx context.Context, args []string, stdout io.Writer) error {
@@ -153,7 +153,7 @@ func runSettings(ctx context.Context, args []string, stdout io.Writer) error {
 		s.pct(0.5).Round(time.Millisecond), s.pct(0.99).Round(time.Millisecond), s.pct(1).Round(time.Millisecond), len(seen))
 
 	// Looks published on the first instance, each timed until a shopper's
-	// page on each other instance wears it (issue 35).
+	// page on each other instance wears it.
 	m := &merchant.Merchant{ID: shop, LinkKeys: map[string]string{kid[1]: secret[1]}}
 	published, err := timePublishes(people[0], apps[1:], m, *changes)
 	if err != nil {

@@ -1,8 +1,9 @@
-// Package api serves the merchants' servers (DESIGN.md section 4): signed
-// links made on request, where an order stands, the lists for
-// reconciliation and the events with their deliveries. Every call carries
-// the merchant's api_token and sees only that merchant's orders. Errors are
-// *web.APIError, told as JSON by the app's error handler.
+// Package api serves the merchants' servers, as docs/integrate.md and the
+// OpenAPI document beside this file (openapi.json) describe: signed links made
+// on request, where an order stands, the lists for reconciliation, the events
+// with their deliveries and how each bank is doing. Every call but the OpenAPI
+// document's carries the merchant's api_token and sees only that merchant's
+// orders. Errors are *web.APIError, told as JSON by the app's error handler.
 package api
 
 import (
@@ -39,7 +40,8 @@ var errUnauthorized = &web.APIError{Status: http.StatusUnauthorized, Code: "unau
 var errDisabled = &web.APIError{Status: http.StatusForbidden, Code: "merchant_disabled",
 	Message: "merchant disabled: this merchant takes no new payments here; ask the checkout's operator"}
 
-// Routes of the API (DESIGN.md section 4). Other programs rely on them.
+// Routes of the API. Other programs rely on them (docs/integrate.md,
+// openapi.json).
 const (
 	RouteLinks     = "/api/v1/links"
 	RoutePayment   = "/api/v1/payments/*"
@@ -214,7 +216,7 @@ const (
 )
 
 // CreateLink makes a signed /checkout link for the calling merchant, signed
-// with its newest key (DESIGN.md section 4).
+// with its newest key (the scheme is in docs/integrate.md).
 func (h *API) CreateLink(c echo.Context) error {
 	m, err := h.merchant(c)
 	if err != nil {
@@ -409,8 +411,8 @@ type orderJSON struct {
 	Amount          string `json:"amount"`
 	Currency        string `json:"currency"`
 	// Status is the provider's status of the order's payment as it came
-	// (DESIGN.md section 3), NOT_FOUND before one was begun, UNKNOWN while
-	// it cannot be read.
+	// (docs/provider.md), NOT_FOUND before one was begun, UNKNOWN while it
+	// cannot be read.
 	Status string `json:"status"`
 	// Paid is true only when a payment of the order's own amount is
 	// COMPLETED: the moment to ship.

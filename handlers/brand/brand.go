@@ -1,7 +1,7 @@
-// Package brand serves the logos designers upload on the Branding page
-// (issue 35) at /brand/{sha256}.{ext}: from the ledger, so that every
-// instance serves every logo, and kept in memory once read, since a name
-// is the hash of its bytes and never changes meaning.
+// Package brand serves the logos designers upload on the Branding page at
+// /brand/{sha256}.{ext}: from the ledger, so that every instance serves
+// every logo, and kept in memory once read, since a name is the hash of its
+// bytes and never changes meaning.
 package brand
 
 import (

@@ -15,7 +15,7 @@ import (
 	"github.com/paybybank/checkout/views/console/manage"
 )
 
-// Routes of a person's own account (DESIGN.md section 11).
+// Routes of a person's own account.
 const (
 	RouteAccount         = "/console/account"
 	RouteAccountPassword = "/console/account/password"

@@ -23,7 +23,7 @@ import (
 	pages "github.com/paybybank/checkout/views/console"
 )
 
-// Limits of a console session and of sign-in tries (issue 21).
+// Limits of a console session and of sign-in tries.
 const (
 	// IdleTimeout ends a session nobody used for this long.
 	IdleTimeout = 30 * time.Minute

@@ -25,8 +25,8 @@ import (
 	"github.com/paybybank/checkout/views/console/manage"
 )
 
-// Routes of the Branding page (issue 35): designers tune, preview and
-// publish their merchant's look.
+// Routes of the Branding page: designers tune, preview and publish their
+// merchant's look.
 const (
 	RouteBranding        = "/console/branding"
 	RouteBrandingCheck   = "/console/branding/check"
@@ -56,8 +56,9 @@ const paramPreviewTheme = "theme"
 // previewPage is the page the editor previews first: the bank list.
 const previewPage = "banks"
 
-// lookOf reads a look from a form or a query: the fields of PIS-API.md
-// 2.4, trimmed, each at most 300 characters.
+// lookOf reads a look from a form or a query: the fields of the provider's
+// customization object (docs/provider.md), trimmed, each at most 300
+// characters.
 func lookOf(ec echo.Context) rules.Customization {
 	get := func(name string) string {
 		v := strings.TrimSpace(ec.FormValue(name))

@@ -1,9 +1,12 @@
-// Package console serves the pages the people who run a shop sign in to
-// (issue 21): every payment of their merchant, its webhook events and what
-// can be done about them, and the overview of how checkouts end. Operators
-// of the deployment see every merchant. It is an audience of its own: its
-// routes, sign-in, error pages and content policy live here, over the same
-// ledger as the shopper's steps and the API.
+// Package console serves the pages the people who run a shop sign in to:
+// the overview of how checkouts end, every payment of their merchant, its
+// webhook events and what can be done about them; and the pages that change
+// things: the shop's settings, the team and its roles, a person's account
+// and two-step sign-in, the Developers page, the Branding page, the audit log
+// and, for operators, the merchants. Operators of the deployment see every
+// merchant. It is an audience of its own: its routes, sign-in, error pages
+// and content policy live here, over the same ledger as the shopper's steps
+// and the API. docs/console.md describes it for its users.
 package console
 
 import (
@@ -35,8 +38,8 @@ import (
 	"github.com/paybybank/checkout/webhook"
 )
 
-// Routes of the console (DESIGN.md section 8). Order ids are path-escaped
-// once after RoutePayments + "/".
+// Routes of sign-in and of the console's reading pages. Order ids are
+// path-escaped once after RoutePayments + "/".
 const (
 	RouteOverview  = "/console"
 	RouteLogin     = "/console/login"
@@ -156,8 +159,8 @@ func (c *Console) Routes(e *echo.Echo) {
 	e.POST(RouteLogin, c.signIn, c.answerErrors)
 	e.POST(RouteLogout, c.signOut, c.answerErrors)
 
-	// Every page names what it is for, as the permission table of issue 33
-	// does: a person whose role does not allow it gets 403.
+	// Every page names what it is for, as the permission table in
+	// merchant/roles.go does: a person whose role does not allow it gets 403.
 	in := func(method, path string, action merchant.Action, h echo.HandlerFunc) {
 		e.Add(method, path, h, c.answerErrors, c.signedIn, c.allow(action))
 	}

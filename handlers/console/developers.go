@@ -19,7 +19,7 @@ import (
 	"github.com/paybybank/checkout/views/console/manage"
 )
 
-// Routes of the Developers page (issue 34).
+// Routes of the Developers page: API tokens, link keys and the webhook.
 const (
 	RouteDevelopers  = "/console/developers"
 	RouteTokens      = "/console/developers/tokens"

@@ -12,8 +12,8 @@ import (
 	"github.com/paybybank/checkout/pisclient"
 )
 
-// TestEachRoleMayDoWhatTheTableSays walks the permission table of issue 33
-// cell by cell: each role of shop1's team on each action of the console,
+// TestEachRoleMayDoWhatTheTableSays walks the permission table of
+// docs/console.md cell by cell: each role of shop1's team on each action of the console,
 // allowed (the page or the action's answer) or refused with 403 naming
 // the roles that may.
 func TestEachRoleMayDoWhatTheTableSays(t *testing.T) {
@@ -62,8 +62,8 @@ func TestEachRoleMayDoWhatTheTableSays(t *testing.T) {
 		{"audit log", merchant.Audit, get("/console/audit")},
 		{"audit CSV", merchant.Audit, get("/console/audit.csv")},
 	}
-	// The table of issue 33, written out here rather than read from the
-	// code it checks.
+	// The table of docs/console.md, written out here rather than read from
+	// the code it checks.
 	table := map[merchant.Action][]merchant.Role{
 		merchant.Read:    {merchant.Owner, merchant.Developer, merchant.Designer, merchant.Support, merchant.Viewer},
 		merchant.Operate: {merchant.Owner, merchant.Developer, merchant.Support},

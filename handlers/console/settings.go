@@ -21,7 +21,8 @@ import (
 	"github.com/paybybank/checkout/views/console/manage"
 )
 
-// Routes of the settings pages (DESIGN.md section 11).
+// Routes of the settings pages: operators' merchants, a shop's settings
+// and the audit log.
 const (
 	RouteMerchants       = "/console/merchants"
 	RouteMerchantDisable = "/console/merchants/:id/disable"

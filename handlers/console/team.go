@@ -20,8 +20,8 @@ import (
 	"github.com/paybybank/checkout/views/console/manage"
 )
 
-// Routes of the team (DESIGN.md section 11). Members are named by their
-// e-mail, path-escaped.
+// Routes of the team's pages. Members are named by their e-mail,
+// path-escaped.
 const (
 	RouteTeam         = "/console/team"
 	RouteInvite       = "/console/team/invite"

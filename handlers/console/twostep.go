@@ -22,7 +22,7 @@ import (
 	"github.com/paybybank/checkout/views/console/manage"
 )
 
-// Routes of two-step sign-in (DESIGN.md section 11).
+// Routes of two-step sign-in.
 const (
 	RouteLoginCode      = "/console/login/code"
 	RouteTOTP           = "/console/account/totp"

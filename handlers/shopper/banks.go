@@ -55,9 +55,8 @@ func (h *Steps) openWithBanks(c echo.Context) (checkout, *banks.List, error) {
 }
 
 // showCountries lets the shopper pick their bank's country, unless the link
-// or the list leaves only one choice (DESIGN.md section 2.2). The page is
-// kept rendered per look, language and suggestion; a request fills in its
-// order and its token.
+// or the list leaves only one choice. The page is kept rendered per look,
+// language and suggestion; a request fills in its order and its token.
 func (h *Steps) showCountries(c echo.Context) error {
 	co, list, err := h.openWithBanks(c)
 	if err != nil {
@@ -153,12 +152,11 @@ const (
 	maxPopular = 6
 )
 
-// showBanks lists the banks of a country, filtered by the search box
-// (DESIGN.md section 2.3): the last-used and popular banks first, then every
-// match, or for a long list one range of them by name. The page is kept
-// rendered per look, language, country, search and range, with links
-// relative to the checkout's address; a request fills in its order and its
-// last-used bank.
+// showBanks lists the banks of a country, filtered by the search box: the
+// last-used and popular banks first, then every match, or for a long list
+// one range of them by name. The page is kept rendered per look, language,
+// country, search and range, with links relative to the checkout's address;
+// a request fills in its order and its last-used bank.
 func (h *Steps) showBanks(c echo.Context) error {
 	co, list, err := h.openWithBanks(c)
 	if err != nil {

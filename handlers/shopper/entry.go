@@ -19,7 +19,8 @@ import (
 )
 
 // enter checks a merchant's signed link and sends the shopper on to the
-// first step, carrying the order in a sealed token (DESIGN.md section 2.1).
+// first step, carrying the order in a sealed token (package order), so that
+// no step depends on a cookie.
 func (h *Steps) enter(c echo.Context) error {
 	o, m, err := order.FromLink(c.QueryParams(), h.Merchants, h.Now())
 	web.RequestOf(c).ForMerchant(m, nil)

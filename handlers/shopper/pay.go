@@ -23,7 +23,8 @@ import (
 	pages "github.com/paybybank/checkout/views/checkout"
 )
 
-// showPay shows the details form, or the one-click summary (DESIGN.md 2.4).
+// showPay shows the details form the bank's extraFields ask for, or a
+// one-click summary when they ask for nothing.
 func (h *Steps) showPay(c echo.Context) error {
 	co, bank, list, err := h.payStep(c, c.QueryParam(details.FieldCountry), c.QueryParam(details.FieldBank))
 	if err != nil {
@@ -125,8 +126,8 @@ func inFrame(r *http.Request) bool {
 	return r.Header.Get("X-Checkout-Frame") != "" || r.Header.Get("Sec-Fetch-Dest") == "iframe"
 }
 
-// createPayment validates the details, creates the payment once per order and
-// sends the shopper to it (DESIGN.md section 2.5).
+// createPayment validates the details, creates the payment once per order
+// (package payment) and sends the shopper to it.
 func (h *Steps) createPayment(c echo.Context) error {
 	co, bank, list, err := h.payStep(c, c.FormValue(details.FieldCountry), c.FormValue(details.FieldBank))
 	if err != nil {

@@ -17,8 +17,8 @@ import (
 	pages "github.com/paybybank/checkout/views/checkout"
 )
 
-// The shopper's pages a designer previews in a draft look (issue 35), in
-// the order a checkout meets them.
+// The shopper's pages a designer previews in a draft look on the Branding
+// page, in the order a checkout meets them.
 const (
 	PreviewCountry    = "country"
 	PreviewBanks      = "banks"

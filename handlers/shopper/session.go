@@ -8,7 +8,8 @@ import (
 	"github.com/gorilla/sessions"
 )
 
-// NewSessionStore keeps the conveniences cookie (DESIGN.md section 6). Each
+// NewSessionStore keeps the conveniences cookie: the language chosen and the
+// last bank used, nothing a checkout needs. Each
 // secret gives a pair of signing and encryption keys; the first pair writes,
 // all read. secure marks the cookie Secure (the app is served over https).
 func NewSessionStore(secrets [][]byte, secure bool) (sessions.Store, error) {

@@ -23,7 +23,7 @@ var refreshSteps = []int{2, 3, 5, 8, 13, 20, 30}
 
 // showStatus is where the provider sends the shopper back: it reads the
 // status, shows it, refreshes while pending and offers the signed way back
-// to the merchant (DESIGN.md sections 2.6 and 3).
+// to the merchant (docs/integrate.md).
 func (h *Steps) showStatus(c echo.Context) error {
 	co, err := h.open(c)
 	if err != nil {
@@ -121,8 +121,8 @@ func (h *Steps) errorWayBack(c echo.Context) templ.SafeURL {
 }
 
 // describeStatus tells which of the shopper's kinds a status is, and the
-// catalog key of its words (DESIGN.md section 3). A status nobody documented
-// is "processing", never an error.
+// catalog key of its words (docs/provider.md says what each status means).
+// A status nobody documented is "processing", never an error.
 func describeStatus(s pisclient.Status) (kind, key string) {
 	switch {
 	case s.Pending():

@@ -1,8 +1,9 @@
-// Package shopper serves the shopper's way through (DESIGN.md section 2):
-// the signed link's entry, the country and bank pages, the details form,
-// the phone handoff, the status page and the way back, and the sandbox's
-// demo shop. It also tells a person an error, in the shopper's language and
-// the merchant's look, for every page of the app but the console.
+// Package shopper serves the shopper's way through a checkout: the signed
+// link's entry, the country and bank pages (kept rendered and compressed),
+// the details form, the phone handoff, the status page and the way back. It
+// lends its pages to the Branding page's previews and its frame to the demo
+// shop, and tells a person an error, in the shopper's language and the
+// merchant's look, for every page of the app but the console.
 package shopper
 
 import (
@@ -43,12 +44,12 @@ type Config struct {
 	Sealer    *order.Sealer
 	Banks     BankLists
 	// Orders records orders and pays them through the payments ledger: one
-	// payment per order, on any instance (DESIGN.md section 7).
+	// payment per order, on any instance.
 	Orders *payment.Service
 	// Health tells which banks are failing right now; nil knows none.
 	Health *bankhealth.Keeper
-	// Sessions keeps the conveniences of DESIGN.md section 6 (the last bank
-	// used); nothing depends on it.
+	// Sessions keeps the conveniences cookie (the language chosen, the last
+	// bank used); nothing depends on it.
 	Sessions sessions.Store
 	// ProviderOrigin is the provider's origin (PIS_BASE_URL's), where the
 	// details form's answer sends the shopper; empty when the provider is

@@ -10,8 +10,9 @@ import (
 	"github.com/paybybank/checkout/handlers/logos"
 )
 
-// Routes of the shopper's steps (DESIGN.md sections 2 and 4). Other
-// programs rely on them.
+// Routes of the shopper's steps. Other programs rely on them: shops send
+// shoppers to /checkout (docs/integrate.md) and the provider sends them back
+// to the return step.
 const (
 	RouteEntry   = "/checkout"
 	RouteCountry = "/c/:token"

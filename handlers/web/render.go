@@ -56,7 +56,7 @@ type Look struct {
 // ContentSecurityPolicy allows our own styles and scripts, the page's theme
 // style by its hash (styleSrc), images from us only (logos are served by the
 // app), forms to us and the provider only, and framing by the merchant's
-// allowed origins only (DESIGN.md section 6); a page with no known merchant
+// allowed origins only (its frame_ancestors); a page with no known merchant
 // cannot be framed.
 func ContentSecurityPolicy(c echo.Context, styleSrc string) string {
 	r := RequestOf(c)

@@ -1,7 +1,9 @@
 // Package web is the small kit the app's audiences share (the shopper's
-// steps and the studio in package handlers, the merchant API in
-// handlers/api, the console in handlers/console): how an error is told to
-// a program, and the logger of a request.
+// steps in handlers/shopper, the merchant API in handlers/api, the console
+// in handlers/console): the description of the request being served, the
+// one renderer and the pages' content policy, errors told as pages and as
+// JSON and the one mapping between them, the answer while the ledger is
+// away, rate budgets, QR codes, and the logger of a request.
 package web
 
 import (

@@ -143,7 +143,7 @@ func (s *Sandbox) finishCheckout(w http.ResponseWriter, r *http.Request) {
 }
 
 // withQuery appends one parameter to a URL, as the real provider may do to
-// return_url (PIS-API.md section 6 leaves its parameters undescribed).
+// return_url: its document leaves the redirect's parameters undescribed.
 func withQuery(raw, name, value string) string {
 	u, err := url.Parse(raw)
 	if err != nil {

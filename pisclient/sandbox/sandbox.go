@@ -1,8 +1,9 @@
-// Package sandbox is a stand-in for the payment initiation provider of
-// PIS-API.md: the three endpoints behind x-api-key, a hosted checkout page and
-// bank logos, all in one http.Handler. It is faithful to every rule the
-// specification states and slightly hostile where it leaves things open, so
-// that the client and the app are tested against a provider that misbehaves.
+// Package sandbox is a stand-in for the payment initiation provider
+// (docs/provider.md): the three endpoints behind x-api-key, a hosted checkout
+// page and bank logos, all in one http.Handler. It is faithful to every rule
+// the provider's document states and slightly hostile where it leaves things
+// open, so that the client and the app are tested against a provider that
+// misbehaves. Knobs make it slower, failing or forgetful on purpose.
 package sandbox
 
 import (
@@ -63,7 +64,8 @@ func BankKey(country, id string) string { return country + ":" + id }
 const DefaultSettleDelay = 3 * time.Second
 
 // abandonAfter is how long an opened payment may wait for the shopper before
-// the provider cancels it (DESIGN.md section 3).
+// the provider cancels it, as the real provider cancels a payment not
+// confirmed within 30 minutes (docs/provider.md).
 const abandonAfter = 30 * time.Minute
 
 // Environment variables read by KnobsFromEnv.
@@ -478,7 +480,7 @@ func (s *Sandbox) paymentStatus(r *http.Request) apiAnswer {
 	}}
 }
 
-// statusOf moves a payment through DESIGN.md section 3 as time passes.
+// statusOf moves a payment through the provider's statuses as time passes.
 // Callers hold s.mu.
 func (s *Sandbox) statusOf(p *payment) string {
 	now := s.now()

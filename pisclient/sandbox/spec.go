@@ -9,11 +9,12 @@ import (
 	"unicode/utf8"
 )
 
-// The sandbox imports nothing of the app: it implements PIS-API.md with its
-// own types and its own reading of the rules, so that it referees the client
-// instead of agreeing with it by construction.
+// The sandbox imports nothing of the app: it implements the provider's
+// interface (docs/provider.md) with its own types and its own reading of the
+// rules, so that it referees the client instead of agreeing with it by
+// construction.
 
-// PaymentRequest is the creation body of PIS-API.md 4.2, fields as in 2.2.
+// PaymentRequest is the provider's payment creation body.
 type PaymentRequest struct {
 	MerchantOrderID        string         `json:"merchant_order_id"`
 	Amount                 string         `json:"payment_amount"`
@@ -28,7 +29,7 @@ type PaymentRequest struct {
 	Customization          *Customization `json:"customization,omitempty"`
 }
 
-// Payer is the payer object of PIS-API.md 2.3.
+// Payer is the provider's payer object.
 type Payer struct {
 	Name           string   `json:"name,omitempty"`
 	BIC            string   `json:"bic,omitempty"`
@@ -44,7 +45,7 @@ type Payer struct {
 	PSUCorporateID string   `json:"psuCorporateId,omitempty"`
 }
 
-// Customization is the checkout page theme of PIS-API.md 2.4.
+// Customization is the theme of the provider's checkout page.
 type Customization struct {
 	Title        string `json:"title,omitempty"`
 	LogoURL      string `json:"logoUrl,omitempty"`
@@ -56,7 +57,8 @@ type Customization struct {
 	ModalShadow  string `json:"modalShadow,omitempty"`
 }
 
-// The statuses the sandbox moves a payment through (DESIGN.md section 3).
+// The statuses the sandbox moves a payment through, as the real provider is
+// known to (docs/provider.md).
 const (
 	statusNotFound   = "NOT_FOUND"
 	statusInProgress = "IN_PROGRESS"
@@ -71,9 +73,9 @@ var (
 	colourForm = regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`)
 )
 
-// validate applies the rules PIS-API.md states (sections 2.2 to 2.4, 4.2 and
-// 8) and nothing the app adds: the sandbox refuses what the real provider
-// would, by the specification's words.
+// validate applies the rules the provider's document states for a creation
+// body (docs/provider.md) and nothing the app adds: the sandbox refuses what
+// the real provider would, by the document's words.
 func validate(r PaymentRequest) []fieldError {
 	var errs []fieldError
 	add := func(field, reason, message string) { errs = append(errs, fieldError{field, reason, message}) }

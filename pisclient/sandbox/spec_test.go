@@ -18,8 +18,8 @@ func TestTheSandboxImportsNothingOfTheApp(t *testing.T) {
 	}
 }
 
-// TestTheSandboxReadsTheSpecsRules checks the sandbox's own reading of
-// PIS-API.md, rule by rule, apart from the client's.
+// TestTheSandboxReadsTheSpecsRules checks the sandbox's own reading of the
+// provider's rules (docs/provider.md), rule by rule, apart from the client's.
 func TestTheSandboxReadsTheSpecsRules(t *testing.T) {
 	good := PaymentRequest{MerchantOrderID: "A-1", Amount: "49.90", Currency: "EUR", ReturnURL: "https://s.example/"}
 	for name, tt := range map[string]struct {

@@ -142,7 +142,7 @@ func shows(ctx context.Context) string {
 	return "the browser is at " + at + ", showing: " + text
 }
 
-// TestShopperPaysInABrowser walks the whole way of DESIGN.md section 2 from
+// TestShopperPaysInABrowser walks the whole way of a checkout from
 // the demo link a fresh start prints, with JavaScript and without.
 func TestShopperPaysInABrowser(t *testing.T) {
 	for _, js := range []bool{true, false} {

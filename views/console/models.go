@@ -1,3 +1,9 @@
+// Package console is the console's pages that read: the layout every console
+// page wears, the sign-in and error pages, the overview with its charts and
+// bank health, the payments, one order and the webhooks; their view models and
+// templ components, over the views kit. The console's handlers fill the
+// models with text ready to show; the components only lay it out. The pages
+// that change things are in views/console/manage.
 package console
 
 import (
@@ -5,13 +11,6 @@ import (
 
 	"github.com/paybybank/checkout/views"
 )
-
-// Package console is the console's pages (issue 21 on): their view models
-// and templ components, over the views kit. The console's handlers fill the
-// models with text ready to show; the components only lay it out.
-//
-// The console's view models (issue 21). The console's handlers fill them
-// with text ready to show; the components only lay it out.
 
 // ConsolePage is the frame of every console page.
 type ConsolePage struct {

@@ -3,9 +3,6 @@
 // shopper typed, checked, and turned into the provider's payer.
 package details
 
-// The details form of DESIGN.md section 2.4: the fields a bank asks for
-// (its extraFields), what the shopper typed, and the errors beside them.
-
 import (
 	"slices"
 	"strings"
@@ -77,8 +74,8 @@ func psuHint(l *i18n.Localizer, key string) string {
 	return l.T(key) + " " + l.T("field.psu.why")
 }
 
-// New builds the form of a bank from its extraFields (PIS-API.md 2.1)
-// with the values typed so far. Values the specification does not name are
+// New builds the form of a bank from its extraFields (docs/provider.md lists
+// the values) with the values typed so far. Values the specification does not name are
 // skipped: nobody can label them.
 //
 // When the merchant has IP verification on, the provider needs the shopper's
@@ -172,8 +169,9 @@ func Read(c echo.Context) map[string]string {
 	return values
 }
 
-// Payer checks that every required field is filled in and builds the payer
-// of PIS-API.md 2.3; nil when the bank needs no details.
+// Payer checks that every required field is filled in and builds the
+// provider's payer object (docs/provider.md); nil when the bank needs no
+// details.
 func (f *Form) Payer() *pisclient.Payer {
 	if len(f.fields) == 0 {
 		return nil

@@ -1,7 +1,8 @@
 // Package manage is the console's pages that change things rather than
-// read them (DESIGN.md section 11 and issue 33): operators' merchants, a
-// shop's settings, the audit log, the team and its invitations, a person's
-// own account and two-step sign-in. They wear the console's layout.
+// read them: operators' merchants, a shop's settings, the audit log, the team
+// and its invitations, a person's own account and two-step sign-in, the
+// Developers page and the Branding page with its history. They wear the
+// console's layout.
 package manage
 
 import (
@@ -254,7 +255,7 @@ type ConsoleTokenForm struct {
 	Errors        map[string]string
 }
 
-// ConsoleBranding is the Branding page (issue 35): the editor of the
+// ConsoleBranding is the Branding page: the editor of the
 // merchant's draft look, its contrast checks and the previews of the
 // shopper's pages in it.
 type ConsoleBranding struct {
