@@ -317,31 +317,26 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	// One outage for every audience: logged once, whoever meets it first.
 	outage := &web.Outage{Ledger: a.ledger, Where: a.ledger.Where, Log: log}
 	h := handlers.New(handlers.Config{
-		BaseURL:        cfg.BaseURL,
-		Outage:         outage,
-		Merchants:      a.merchants,
-		Sealer:         sealer,
-		Banks:          a.banks,
-		Orders:         a.orders,
-		Health:         a.health,
+		Config: shopper.Config{
+			BaseURL:        cfg.BaseURL,
+			Outage:         outage,
+			Merchants:      a.merchants,
+			Sealer:         sealer,
+			Banks:          a.banks,
+			Orders:         a.orders,
+			Health:         a.health,
+			LogoClient:     logoClient(cfg, a.sandbox),
+			Sessions:       store,
+			Sandbox:        cfg.SandboxMode(),
+			ProviderOrigin: providerOrigin(cfg),
+			Assets:         static.Assets(),
+			Log:            log,
+		},
 		TrustedProxies: cfg.TrustedProxies,
 		Metrics:        a.metrics,
-		LogoClient:     logoClient(cfg, a.sandbox),
-		Sessions:       store,
-		Sandbox:        cfg.SandboxMode(),
 		APIRate:        cfg.APIRate,
 		APIRequests:    a.requests,
-		ProviderOrigin: providerOrigin(cfg),
-		Assets:         static.Assets(),
-		Log:            log,
 	})
-	e := echo.New()
-	e.HideBanner, e.HidePort = true, true
-	e.Use(middleware.Recover())
-	if cfg.Tracing {
-		e.Use(telemetry.TraceRequests)
-	}
-	h.Routes(e, static.Handler(), sandboxHandler)
 	con, err := console.New(console.Config{
 		BaseURL: cfg.BaseURL, Ledger: a.ledger, Merchants: a.merchants, Settings: a.settings, Orders: a.orders, Webhooks: a.webhooks,
 		Mail:  mailerOf(cfg),
@@ -351,7 +346,14 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return closeOnError(err)
 	}
-	con.Routes(e)
+	h.Console = con
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.Use(middleware.Recover())
+	if cfg.Tracing {
+		e.Use(telemetry.TraceRequests)
+	}
+	h.Routes(e, static.Handler(), sandboxHandler)
 	a.echo = e
 	return a, nil
 }

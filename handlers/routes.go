@@ -81,6 +81,12 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 	programs.GET(RouteAPIBankHealth, h.api.Logged(h.api.ShowBankHealth))
 	programs.GET(RouteAPIContract, h.api.ShowContract)
 
+	// The people who run a shop: the console (package handlers/console),
+	// its pages under /console with their own sign-in, errors and roles.
+	if h.Console != nil {
+		h.Console.Routes(e)
+	}
+
 	// Designers' uploaded logos (package handlers/brand); their Branding
 	// page is the console's.
 	if h.Orders != nil && h.Orders.Ledger != nil {

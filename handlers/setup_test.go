@@ -203,16 +203,16 @@ func setup(t testing.TB, opts options) *app {
 	t.Cleanup(srv.Close)
 	a.url = srv.URL
 	h := handlers.New(handlers.Config{
-		BaseURL: srv.URL, Merchants: dir, Sealer: sealer, Banks: a.cache,
-		Orders:   a.orders,
-		Health:   a.health,
-		Sessions: store,
-		Assets:   static.Assets(), Log: log, TrustedProxies: opts.trusted,
-		Sandbox:  opts.sandbox,
-		PostRate: 0.001, PostBurst: cmp.Or(opts.burst, 1000),
-		APIRate: opts.apiRate, Now: opts.now, APIRequests: requests,
-		// The provider of the tests is on loopback.
-		LogoClient: &http.Client{Timeout: 5 * time.Second},
+		Config: shopper.Config{
+			BaseURL: srv.URL, Merchants: dir, Sealer: sealer, Banks: a.cache,
+			Orders: a.orders, Health: a.health, Sessions: store,
+			Assets: static.Assets(), Log: log, Sandbox: opts.sandbox, Now: opts.now,
+			// The provider of the tests is on loopback.
+			LogoClient: &http.Client{Timeout: 5 * time.Second},
+		},
+		TrustedProxies: opts.trusted,
+		PostRate:       0.001, PostBurst: cmp.Or(opts.burst, 1000),
+		APIRate: opts.apiRate, APIRequests: requests,
 	})
 	h.Routes(e, static.Handler(), nil)
 	a.handler = e

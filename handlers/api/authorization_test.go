@@ -14,6 +14,7 @@ import (
 	"github.com/paybybank/checkout/handlers"
 	"github.com/paybybank/checkout/handlers/api"
 	"github.com/paybybank/checkout/handlers/api/contracttest"
+	"github.com/paybybank/checkout/handlers/shopper"
 	"github.com/paybybank/checkout/ledger/ledgertest"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/payment"
@@ -40,8 +41,8 @@ func startApp(t *testing.T) (string, []*echo.Route) {
 	srv := httptest.NewServer(contracttest.Wrap(t, e))
 	t.Cleanup(srv.Close)
 	// A budget the test cannot spend: the answers are about the header.
-	h := handlers.New(handlers.Config{BaseURL: srv.URL, Merchants: dir, Assets: static.Assets(), Log: log, APIRate: 10000,
-		Orders: &payment.Service{Ledger: l, Log: log}})
+	h := handlers.New(handlers.Config{APIRate: 10000, Config: shopper.Config{BaseURL: srv.URL, Merchants: dir, Assets: static.Assets(),
+		Log: log, Orders: &payment.Service{Ledger: l, Log: log}}})
 	h.Routes(e, static.Handler(), nil)
 	return srv.URL, e.Routes()
 }

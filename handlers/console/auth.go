@@ -20,7 +20,7 @@ import (
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/password"
-	pages "github.com/paybybank/checkout/views/console"
+	consoleviews "github.com/paybybank/checkout/views/console"
 )
 
 // Limits of a console session and of sign-in tries.
@@ -235,7 +235,7 @@ func (c *Console) showLogin(ec echo.Context) error {
 	if s, _, err := c.openSession(ec); err == nil && s != nil {
 		return ec.Redirect(http.StatusSeeOther, nextPage(ec.QueryParam("next")))
 	}
-	m := pages.ConsoleLogin{Next: ec.QueryParam("next")}
+	m := consoleviews.ConsoleLogin{Next: ec.QueryParam("next")}
 	switch {
 	case ec.QueryParam("out") == "1":
 		m.Notice = t(ec, "console.signedOut")
@@ -247,15 +247,15 @@ func (c *Console) showLogin(ec echo.Context) error {
 
 // loginForm renders the sign-in form under a new pre-session holding only
 // its CSRF token: a sign-in must come from this form.
-func (c *Console) loginForm(ec echo.Context, status int, m pages.ConsoleLogin) error {
+func (c *Console) loginForm(ec echo.Context, status int, m consoleviews.ConsoleLogin) error {
 	sess, _ := c.store.New(ec.Request(), cookieName)
 	sess.Values = map[any]any{"csrf": randomToken()}
 	if err := sess.Save(ec.Request(), ec.Response()); err != nil {
 		return err
 	}
-	m.ConsolePage = pages.ConsolePage{Title: t(ec, "console.login.title"), Assets: c.Assets, CSRF: sess.Values["csrf"].(string),
+	m.ConsolePage = consoleviews.ConsolePage{Title: t(ec, "console.login.title"), Assets: c.Assets, CSRF: sess.Values["csrf"].(string),
 		Notice: m.Notice}
-	return render(ec, status, pages.ConsoleLoginPage(m))
+	return render(ec, status, consoleviews.ConsoleLoginPage(m))
 }
 
 // signIn checks an e-mail and password. Every refusal says the same, takes
@@ -266,7 +266,7 @@ func (c *Console) signIn(ec echo.Context) error {
 	email := strings.TrimSpace(ec.FormValue("email"))
 	pw := ec.FormValue("password")
 	next := ec.FormValue("next")
-	form := pages.ConsoleLogin{Email: email, Next: next}
+	form := consoleviews.ConsoleLogin{Email: email, Next: next}
 
 	pre, err := c.store.Get(r, cookieName)
 	want, _ := pre.Values["csrf"].(string)

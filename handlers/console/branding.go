@@ -21,7 +21,7 @@ import (
 	"github.com/paybybank/checkout/rules"
 	"github.com/paybybank/checkout/settings"
 	"github.com/paybybank/checkout/theme"
-	pages "github.com/paybybank/checkout/views/console"
+	consoleviews "github.com/paybybank/checkout/views/console"
 	"github.com/paybybank/checkout/views/console/manage"
 )
 
@@ -155,7 +155,7 @@ func (c *Console) showBranding(ec echo.Context) error {
 
 // brandingPage is the editor's model: the form as typed, its contrast
 // checks and the previews.
-func (c *Console) brandingPage(ec echo.Context, st brandingState, options []pages.ConsoleOption, f brandingForm) manage.ConsoleBranding {
+func (c *Console) brandingPage(ec echo.Context, st brandingState, options []consoleviews.ConsoleOption, f brandingForm) manage.ConsoleBranding {
 	m := st.m
 	if f.errors == nil {
 		f.errors = errorsOf(ec, c.Settings.CheckLook(f.look))
@@ -190,9 +190,9 @@ func (c *Console) brandingPage(ec echo.Context, st brandingState, options []page
 		field := manage.BrandField{Name: name, Label: t(ec, "console.branding.field."+name), Hint: t(ec, "console.branding.hint."+name),
 			Value: values[name], Error: f.errors[name]}
 		if allowed, ok := enumOf[name]; ok {
-			field.Options = append(field.Options, pages.ConsoleOption{Value: "", Label: t(ec, "console.branding.default"), Selected: values[name] == ""})
+			field.Options = append(field.Options, consoleviews.ConsoleOption{Value: "", Label: t(ec, "console.branding.default"), Selected: values[name] == ""})
 			for _, v := range allowed {
-				field.Options = append(field.Options, pages.ConsoleOption{Value: v, Label: t(ec, "console.branding.enum."+v), Selected: v == values[name]})
+				field.Options = append(field.Options, consoleviews.ConsoleOption{Value: v, Label: t(ec, "console.branding.enum."+v), Selected: v == values[name]})
 			}
 		}
 		page.Fields = append(page.Fields, field)
@@ -218,10 +218,10 @@ func (c *Console) previewPage(page string) string {
 	return previewPage
 }
 
-func (c *Console) previewPages(ec echo.Context) []pages.ConsoleOption {
-	var out []pages.ConsoleOption
+func (c *Console) previewPages(ec echo.Context) []consoleviews.ConsoleOption {
+	var out []consoleviews.ConsoleOption
 	for _, p := range c.Previews.Pages() {
-		out = append(out, pages.ConsoleOption{Value: p, Label: t(ec, "console.branding.page."+p)})
+		out = append(out, consoleviews.ConsoleOption{Value: p, Label: t(ec, "console.branding.page."+p)})
 	}
 	return out
 }
@@ -351,7 +351,7 @@ func (c *Console) saveBranding(ec echo.Context) error {
 
 // brandingMerchant is the merchant a branding change is for: one the
 // console manages.
-func (c *Console) brandingMerchant(ec echo.Context) (*merchant.Merchant, []pages.ConsoleOption, error) {
+func (c *Console) brandingMerchant(ec echo.Context) (*merchant.Merchant, []consoleviews.ConsoleOption, error) {
 	m, options, err := c.settingsMerchant(ec, ec.FormValue("merchant"))
 	if err == nil && m.ReadOnly() {
 		err = errManagedByFile
@@ -359,13 +359,13 @@ func (c *Console) brandingMerchant(ec echo.Context) (*merchant.Merchant, []pages
 	return m, options, err
 }
 
-func (c *Console) brandingURL(m *merchant.Merchant, options []pages.ConsoleOption, done string) string {
+func (c *Console) brandingURL(m *merchant.Merchant, options []consoleviews.ConsoleOption, done string) string {
 	return pageFor(RouteBranding, m, options, url.Values{"done": {done}})
 }
 
 // brandingRefused shows the editor again with what was typed and why it
 // was refused: the fields' reasons, a draft or a version saved meanwhile.
-func (c *Console) brandingRefused(ec echo.Context, m *merchant.Merchant, options []pages.ConsoleOption, f brandingForm, err error) error {
+func (c *Console) brandingRefused(ec echo.Context, m *merchant.Merchant, options []consoleviews.ConsoleOption, f brandingForm, err error) error {
 	st, stErr := c.brandingState(ec, m)
 	if stErr != nil {
 		return stErr

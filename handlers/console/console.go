@@ -34,11 +34,11 @@ import (
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/settings"
 	"github.com/paybybank/checkout/views"
-	pages "github.com/paybybank/checkout/views/console"
+	consoleviews "github.com/paybybank/checkout/views/console"
 	"github.com/paybybank/checkout/webhook"
 )
 
-// Routes of sign-in and of the console's reading pages. Order ids are
+// Routes of sign-in and of the console's reading consoleviews. Order ids are
 // path-escaped once after RoutePayments + "/".
 const (
 	RouteOverview  = "/console"
@@ -105,7 +105,7 @@ type Mail interface {
 	Send(ctx context.Context, to, subject, body string) error
 }
 
-// Console serves the console's pages.
+// Console serves the console's consoleviews.
 type Console struct {
 	Config
 	store *sessions.CookieStore
@@ -381,12 +381,12 @@ func (c *Console) answerErrors(next echo.HandlerFunc) echo.HandlerFunc {
 			c.log(ec).Log(ec.Request().Context(), level, "console request failed",
 				"status", ce.status, "method", ec.Request().Method, "route", ec.Path(), "err", err)
 		}
-		page := pages.ConsoleError{
+		page := consoleviews.ConsoleError{
 			ConsolePage: c.frame(ec, t(ec, ce.key), ""),
 			Heading:     t(ec, ce.key), Message: t(ec, ce.key+".text", ce.args...),
 			Back: templ.SafeURL(RouteOverview), BackLabel: t(ec, "console.error.back"),
 		}
-		return render(ec, ce.status, pages.ConsoleErrorPage(page))
+		return render(ec, ce.status, consoleviews.ConsoleErrorPage(page))
 	}
 }
 
@@ -394,12 +394,12 @@ func (c *Console) answerErrors(next echo.HandlerFunc) echo.HandlerFunc {
 func (c *Console) log(ec echo.Context) *slog.Logger { return web.Logger(ec, c.Log) }
 
 // frame is the layout model of a page for the signed-in user, if any.
-func (c *Console) frame(ec echo.Context, title, nav string) pages.ConsolePage {
+func (c *Console) frame(ec echo.Context, title, nav string) consoleviews.ConsolePage {
 	l := localizerOf(ec)
-	p := pages.ConsolePage{Title: title, Assets: c.Assets, Nav: nav, Back: ec.Request().URL.RequestURI()}
+	p := consoleviews.ConsolePage{Title: title, Assets: c.Assets, Nav: nav, Back: ec.Request().URL.RequestURI()}
 	if choices := i18n.StaffChoices(); len(choices) > 1 {
 		for _, ch := range choices {
-			p.Languages = append(p.Languages, pages.ConsoleOption{Value: ch.Code, Label: ch.Name, Selected: ch.Code == l.Lang()})
+			p.Languages = append(p.Languages, consoleviews.ConsoleOption{Value: ch.Code, Label: ch.Name, Selected: ch.Code == l.Lang()})
 		}
 	}
 	if s := sessionOf(ec); s != nil {
@@ -413,7 +413,7 @@ func (c *Console) frame(ec echo.Context, title, nav string) pages.ConsolePage {
 		}
 		if !s.user.Operator && len(s.user.Memberships) > 1 {
 			for _, ms := range s.user.Memberships {
-				p.ActFor = append(p.ActFor, pages.ConsoleOption{Value: ms.Merchant.ID,
+				p.ActFor = append(p.ActFor, consoleviews.ConsoleOption{Value: ms.Merchant.ID,
 					Label: ms.Merchant.Name + " (" + t(ec, "console.role."+string(ms.Role)) + ")", Selected: ms.Merchant == s.merchant})
 			}
 		}
@@ -423,13 +423,13 @@ func (c *Console) frame(ec echo.Context, title, nav string) pages.ConsolePage {
 
 // pageFor is the address of route about m, with q: where the answer to a
 // change leads, back to the merchant an operator acted for.
-func pageFor(route string, m *merchant.Merchant, options []pages.ConsoleOption, q url.Values) string {
+func pageFor(route string, m *merchant.Merchant, options []consoleviews.ConsoleOption, q url.Values) string {
 	return route + "?" + merchantQuery(m, options, q)
 }
 
 // merchantQuery is the query of an address about m: the merchant for an
 // operator (who chooses it on each page), and extra.
-func merchantQuery(m *merchant.Merchant, options []pages.ConsoleOption, extra url.Values) string {
+func merchantQuery(m *merchant.Merchant, options []consoleviews.ConsoleOption, extra url.Values) string {
 	q := url.Values{}
 	if options != nil {
 		q.Set("merchant", m.ID)

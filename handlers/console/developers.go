@@ -15,7 +15,7 @@ import (
 
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/settings"
-	pages "github.com/paybybank/checkout/views/console"
+	consoleviews "github.com/paybybank/checkout/views/console"
 	"github.com/paybybank/checkout/views/console/manage"
 )
 
@@ -64,7 +64,7 @@ func (c *Console) showDevelopers(ec echo.Context) error {
 	})
 }
 
-func (c *Console) developersPage(ec echo.Context, m *merchant.Merchant, options []pages.ConsoleOption) (manage.ConsoleDevelopers, error) {
+func (c *Console) developersPage(ec echo.Context, m *merchant.Merchant, options []consoleviews.ConsoleOption) (manage.ConsoleDevelopers, error) {
 	base := strings.TrimRight(c.BaseURL, "/")
 	page := manage.ConsoleDevelopers{
 		ConsolePage: c.frame(ec, t(ec, "console.developers"), "developers"),
@@ -143,7 +143,7 @@ func (c *Console) developersPage(ec echo.Context, m *merchant.Merchant, options 
 // developersAnswer renders the Developers page of merchant id as it is
 // now, with what fill adds (a notice, a secret shown once, a form with its
 // reasons), at status.
-func (c *Console) developersAnswer(ec echo.Context, id string, options []pages.ConsoleOption, status int, fill func(*manage.ConsoleDevelopers)) error {
+func (c *Console) developersAnswer(ec echo.Context, id string, options []consoleviews.ConsoleOption, status int, fill func(*manage.ConsoleDevelopers)) error {
 	m, ok := c.Merchants.Get(id)
 	if !ok {
 		return errNotFound

@@ -18,7 +18,7 @@ import (
 	"github.com/paybybank/checkout/handlers/logos"
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/ledger"
-	pages "github.com/paybybank/checkout/views/console"
+	consoleviews "github.com/paybybank/checkout/views/console"
 )
 
 // window is a period the overview sums.
@@ -41,7 +41,7 @@ const topBanks = 10
 // an operator the merchant asked for by ?merchant= ("" for every one).
 // options is the operator's merchant picker (with allLabel first when
 // every merchant may be shown); nil for a merchant's user.
-func (c *Console) scope(ec echo.Context, asked, allLabel string) (merchantID string, options []pages.ConsoleOption, err error) {
+func (c *Console) scope(ec echo.Context, asked, allLabel string) (merchantID string, options []consoleviews.ConsoleOption, err error) {
 	s := sessionOf(ec)
 	if s.merchant != nil {
 		return s.merchant.ID, nil, nil
@@ -52,10 +52,10 @@ func (c *Console) scope(ec echo.Context, asked, allLabel string) (merchantID str
 		}
 	}
 	if allLabel != "" {
-		options = append(options, pages.ConsoleOption{Value: "", Label: allLabel, Selected: asked == ""})
+		options = append(options, consoleviews.ConsoleOption{Value: "", Label: allLabel, Selected: asked == ""})
 	}
 	for _, m := range c.Merchants.All() {
-		options = append(options, pages.ConsoleOption{Value: m.ID, Label: m.Name + " (" + m.ID + ")", Selected: m.ID == asked})
+		options = append(options, consoleviews.ConsoleOption{Value: m.ID, Label: m.Name + " (" + m.ID + ")", Selected: m.ID == asked})
 	}
 	return asked, options, nil
 }
@@ -81,7 +81,7 @@ func (c *Console) showOverview(ec echo.Context) error {
 		return err
 	}
 	l := localizerOf(ec)
-	m := pages.ConsoleOverview{
+	m := consoleviews.ConsoleOverview{
 		ConsolePage: c.frame(ec, t(ec, "console.overview"), "overview"),
 		Range:       t(ec, "console.range."+w.param+".long"),
 		RangeValue:  w.param,
@@ -94,7 +94,7 @@ func (c *Console) showOverview(ec echo.Context) error {
 		if merchantID != "" && options != nil {
 			q.Set("merchant", merchantID)
 		}
-		m.Ranges = append(m.Ranges, pages.ConsoleLink{Label: t(ec, "console.range."+x.param),
+		m.Ranges = append(m.Ranges, consoleviews.ConsoleLink{Label: t(ec, "console.range."+x.param),
 			URL: templ.SafeURL(RouteOverview + "?" + q.Encode()), Current: x == w})
 	}
 	f := ov.Funnel
@@ -102,11 +102,11 @@ func (c *Console) showOverview(ec echo.Context) error {
 		key string
 		n   int64
 	}{{"opened", f.Opened}, {"sent", f.Sent}, {"began", f.Began}, {"paid", f.Paid}} {
-		m.Funnel = append(m.Funnel, pages.ConsoleStage{Label: t(ec, "console.funnel."+s.key), Count: count(l, s.n),
+		m.Funnel = append(m.Funnel, consoleviews.ConsoleStage{Label: t(ec, "console.funnel."+s.key), Count: count(l, s.n),
 			Share: t(ec, "console.funnel.share", percent(l, s.n, f.Opened)), Percent: int(math.Round(share(s.n, f.Opened) * 100))})
 	}
 	a := ov.Attempts
-	m.Figures = []pages.ConsoleFigure{
+	m.Figures = []consoleviews.ConsoleFigure{
 		{Label: t(ec, "console.fig.conversion"), Value: percent(l, f.Paid, f.Opened), Hint: t(ec, "console.fig.conversion.hint"), TestID: "conversion"},
 		{Label: t(ec, "console.fig.canceled"), Value: count(l, a.Canceled), Hint: t(ec, "console.fig.canceled.hint"), TestID: "canceled"},
 		{Label: t(ec, "console.fig.abandoned"), Value: count(l, a.Abandoned), Hint: t(ec, "console.fig.abandoned.hint"), TestID: "abandoned"},
@@ -118,7 +118,7 @@ func (c *Console) showOverview(ec echo.Context) error {
 			q.Set("merchant", merchantID)
 		}
 	}, l)
-	return render(ec, 200, pages.ConsoleOverviewPage(m))
+	return render(ec, 200, consoleviews.ConsoleOverviewPage(m))
 }
 
 // healthRows is how many of the busiest banks the bank health table
@@ -128,16 +128,16 @@ const healthRows = 20
 // health is the bank health table in the window asked for (?health=,
 // the last hour by default), from the reading kept in memory; keep adds the
 // rest of the overview's query to the window links.
-func (c *Console) health(ctx context.Context, asked string, keep func(url.Values), l *i18n.Localizer) pages.ConsoleHealth {
+func (c *Console) health(ctx context.Context, asked string, keep func(url.Values), l *i18n.Localizer) consoleviews.ConsoleHealth {
 	w, ok := bankhealth.WindowNamed(asked)
 	if !ok {
 		w = bankhealth.Windows[0]
 	}
-	var h pages.ConsoleHealth
+	var h consoleviews.ConsoleHealth
 	for _, x := range bankhealth.Windows {
 		q := url.Values{"health": {x.Name}}
 		keep(q)
-		h.Windows = append(h.Windows, pages.ConsoleLink{Label: l.T("console.health." + x.Name),
+		h.Windows = append(h.Windows, consoleviews.ConsoleLink{Label: l.T("console.health." + x.Name),
 			URL: templ.SafeURL(RouteOverview + "?" + q.Encode() + "#health-heading"), Current: x == w})
 	}
 	s := c.Health.Snapshot()
@@ -160,7 +160,7 @@ func (c *Console) health(ctx context.Context, asked string, keep func(url.Values
 		if i >= healthRows && !b.Degraded {
 			continue
 		}
-		row := pages.ConsoleHealthRow{Bank: bankOf(list, b.Country, b.BankID), Started: count(l, b.Started),
+		row := consoleviews.ConsoleHealthRow{Bank: bankOf(list, b.Country, b.BankID), Started: count(l, b.Started),
 			Completed: count(l, b.Completed), Canceled: count(l, b.Canceled), Abandoned: count(l, b.Abandoned),
 			Open: count(l, b.Open()), Success: percent(l, b.Completed, b.Finished()), Median: l.T("console.fig.none"), Degraded: b.Degraded}
 		if b.Completed > 0 && b.MedianToPaid > 0 {
@@ -231,8 +231,8 @@ const (
 
 // chart lays out the payments per step from since to now as stacked bars,
 // one per step, empty steps included.
-func chart(buckets []ledger.Bucket, since, now time.Time, step time.Duration, l *i18n.Localizer) pages.ConsoleChart {
-	c := pages.ConsoleChart{Caption: l.T("console.chart.perHour"), Unit: l.T("console.chart.hour")}
+func chart(buckets []ledger.Bucket, since, now time.Time, step time.Duration, l *i18n.Localizer) consoleviews.ConsoleChart {
+	c := consoleviews.ConsoleChart{Caption: l.T("console.chart.perHour"), Unit: l.T("console.chart.hour")}
 	layout := "15:00"
 	if step >= 24*time.Hour {
 		c.Caption, c.Unit, layout = l.T("console.chart.perDay"), l.T("console.chart.day"), "Jan 2"
@@ -255,7 +255,7 @@ func chart(buckets []ledger.Bucket, since, now time.Time, step time.Duration, l 
 	for i, at := range starts {
 		b := byStart[at.UnixMilli()]
 		canceled := b.Canceled + b.Abandoned
-		bar := pages.ConsoleBar{
+		bar := consoleviews.ConsoleBar{
 			Label: at.Format("2006-01-02 " + layout), Paid: b.Completed, Canceled: canceled, Open: b.Open(),
 			X: float64(i)*w + w*0.1, W: w * 0.8,
 			PaidN: count(l, b.Completed), CanceledN: count(l, canceled), OpenN: count(l, b.Open()),
@@ -276,7 +276,7 @@ func chart(buckets []ledger.Bucket, since, now time.Time, step time.Duration, l 
 		bar.YOpen = y
 		c.Bars = append(c.Bars, bar)
 		if i%every == 0 {
-			c.Ticks = append(c.Ticks, pages.ConsoleTick{X: float64(i)*w + w/2, Label: at.Format(layout)})
+			c.Ticks = append(c.Ticks, consoleviews.ConsoleTick{X: float64(i)*w + w/2, Label: at.Format(layout)})
 		}
 	}
 	return c
@@ -284,12 +284,12 @@ func chart(buckets []ledger.Bucket, since, now time.Time, step time.Duration, l 
 
 // bankChart is conversion per bank (paid ÷ payments made) for the busiest
 // banks, named as the banks list names them.
-func (c *Console) bankChart(ctx context.Context, counts []ledger.BankCounts, l *i18n.Localizer) pages.ConsoleBankChart {
-	chart := pages.ConsoleBankChart{Caption: l.T("console.banks.heading")}
+func (c *Console) bankChart(ctx context.Context, counts []ledger.BankCounts, l *i18n.Localizer) consoleviews.ConsoleBankChart {
+	chart := consoleviews.ConsoleBankChart{Caption: l.T("console.banks.heading")}
 	list := c.bankList(ctx)
 	for i, b := range counts {
 		conv := share(b.Completed, b.Started)
-		chart.Rows = append(chart.Rows, pages.ConsoleBankRow{
+		chart.Rows = append(chart.Rows, consoleviews.ConsoleBankRow{
 			Bank: bankOf(list, b.Country, b.BankID), Attempts: count(l, b.Started), Paid: count(l, b.Completed),
 			Canceled: count(l, b.Canceled), Abandoned: count(l, b.Abandoned), Conversion: percent(l, b.Completed, b.Started),
 			Percent: int(math.Round(conv * 100)), Y: float64(i) * 28,
@@ -312,11 +312,11 @@ func (c *Console) bankList(ctx context.Context) *banks.List {
 }
 
 // bankOf is a bank's name and logo; its id when the list does not know it.
-func bankOf(list *banks.List, country, id string) pages.ConsoleBank {
+func bankOf(list *banks.List, country, id string) consoleviews.ConsoleBank {
 	if id == "" {
-		return pages.ConsoleBank{}
+		return consoleviews.ConsoleBank{}
 	}
-	b := pages.ConsoleBank{Name: id, Country: country}
+	b := consoleviews.ConsoleBank{Name: id, Country: country}
 	if list != nil {
 		if bank, ok := list.Bank(country, id); ok {
 			b.Name = bank.Name

@@ -21,7 +21,7 @@ import (
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/rules"
-	pages "github.com/paybybank/checkout/views/console"
+	consoleviews "github.com/paybybank/checkout/views/console"
 )
 
 // pageSize is how many payments a page of the list shows.
@@ -126,13 +126,13 @@ func (c *Console) showPayments(ec echo.Context) error {
 	ctx := ec.Request().Context()
 	f, after, errs := q.filter(ec, merchantID)
 	list := c.bankList(ctx)
-	m := pages.ConsolePayments{
+	m := consoleviews.ConsolePayments{
 		ConsolePage: c.frame(ec, t(ec, "console.payments"), "payments"),
 		Action:      templ.SafeURL(RoutePayments), Query: q.q, From: q.from, To: q.to, Merchants: options,
 		Operator: options != nil, Errors: errs, Searched: len(q.values()) > 0,
 	}
 	for _, s := range statuses {
-		m.Statuses = append(m.Statuses, pages.ConsoleOption{Value: string(s), Label: statusOf(localizerOf(ec), string(s)).Word, Selected: q.status == string(s)})
+		m.Statuses = append(m.Statuses, consoleviews.ConsoleOption{Value: string(s), Label: statusOf(localizerOf(ec), string(s)).Word, Selected: q.status == string(s)})
 	}
 	seen, err := c.Ledger.BanksSeen(ctx, merchantID, c.Now().Add(-90*24*time.Hour))
 	if err != nil {
@@ -141,20 +141,20 @@ func (c *Console) showPayments(ec echo.Context) error {
 	countries := map[string]bool{}
 	for _, b := range seen {
 		bank := bankOf(list, b.Country, b.BankID)
-		m.Banks = append(m.Banks, pages.ConsoleOption{Value: b.BankID, Label: bank.Name + " (" + b.Country + ")", Selected: q.bank == b.BankID})
+		m.Banks = append(m.Banks, consoleviews.ConsoleOption{Value: b.BankID, Label: bank.Name + " (" + b.Country + ")", Selected: q.bank == b.BankID})
 		countries[b.Country] = true
 	}
-	if q.bank != "" && !slices.ContainsFunc(m.Banks, func(o pages.ConsoleOption) bool { return o.Value == q.bank }) {
-		m.Banks = append(m.Banks, pages.ConsoleOption{Value: q.bank, Label: q.bank, Selected: true})
+	if q.bank != "" && !slices.ContainsFunc(m.Banks, func(o consoleviews.ConsoleOption) bool { return o.Value == q.bank }) {
+		m.Banks = append(m.Banks, consoleviews.ConsoleOption{Value: q.bank, Label: q.bank, Selected: true})
 	}
 	if q.country != "" {
 		countries[q.country] = true
 	}
 	for _, code := range slices.Sorted(maps.Keys(countries)) {
-		m.Countries = append(m.Countries, pages.ConsoleOption{Value: code, Label: code, Selected: q.country == code})
+		m.Countries = append(m.Countries, consoleviews.ConsoleOption{Value: code, Label: code, Selected: q.country == code})
 	}
 	if len(errs) > 0 {
-		return render(ec, http.StatusUnprocessableEntity, pages.ConsolePaymentsPage(m))
+		return render(ec, http.StatusUnprocessableEntity, consoleviews.ConsolePaymentsPage(m))
 	}
 	orders, err := c.Ledger.ListOrders(ctx, f, after, pageSize+1)
 	if err != nil {
@@ -173,7 +173,7 @@ func (c *Console) showPayments(ec echo.Context) error {
 	}
 	m.CSV = templ.SafeURL(RouteCSV + "?" + base.Encode())
 	for _, o := range orders {
-		row := pages.ConsolePaymentRow{
+		row := consoleviews.ConsolePaymentRow{
 			OrderID: o.OrderID, URL: c.orderURL(o.MerchantID, o.OrderID, options != nil), Amount: amount(localizerOf(ec), o.Amount, o.Currency),
 			Status: statusOf(localizerOf(ec), o.Status), Paid: yesNo(localizerOf(ec), !o.Paid.IsZero()), Bank: bankOf(list, o.Country, o.BankID), Country: o.Country,
 			Created: when(localizerOf(ec), o.Created), Updated: when(localizerOf(ec), o.Updated),
@@ -183,7 +183,7 @@ func (c *Console) showPayments(ec echo.Context) error {
 		}
 		m.Rows = append(m.Rows, row)
 	}
-	return render(ec, http.StatusOK, pages.ConsolePaymentsPage(m))
+	return render(ec, http.StatusOK, consoleviews.ConsolePaymentsPage(m))
 }
 
 // orderURL is an order's console page; an operator's names the merchant.
@@ -203,8 +203,8 @@ func yesNo(l *i18n.Localizer, b bool) string {
 }
 
 // statusOf is a status as a badge: its word and colour.
-func statusOf(l *i18n.Localizer, status string) pages.ConsoleStatus {
-	s := pages.ConsoleStatus{Code: status, Word: l.T("console.status." + status)}
+func statusOf(l *i18n.Localizer, status string) consoleviews.ConsoleStatus {
+	s := consoleviews.ConsoleStatus{Code: status, Word: l.T("console.status." + status)}
 	switch pisclient.Status(status) {
 	case "":
 		s.Word, s.Tone, s.Code = l.T("console.status.none"), "processing", "–"
@@ -376,7 +376,7 @@ func (c *Console) showOrder(ec echo.Context) error {
 	}
 	operator := sessionOf(ec).user.Operator
 	v := payment.Describe(o, attempts)
-	page := pages.ConsoleOrder{
+	page := consoleviews.ConsoleOrder{
 		ConsolePage: c.frame(ec, t(ec, "console.order.heading", id), "payments"),
 		OrderID:     id, Amount: amount(localizerOf(ec), o.Amount, o.Currency), Status: statusOf(localizerOf(ec), string(v.Status)),
 		Paid: yesNo(localizerOf(ec), v.Paid), Final: yesNo(localizerOf(ec), v.Final()), Created: when(localizerOf(ec), o.Created), Updated: when(localizerOf(ec), o.Updated),
@@ -386,23 +386,23 @@ func (c *Console) showOrder(ec echo.Context) error {
 		page.Status = statusOf(localizerOf(ec), "")
 	}
 	if !v.Known {
-		page.Status = pages.ConsoleStatus{Word: t(ec, "console.status.unknown"), Tone: "processing", Code: string(v.Status)}
+		page.Status = consoleviews.ConsoleStatus{Word: t(ec, "console.status.unknown"), Tone: "processing", Code: string(v.Status)}
 	}
 	if operator {
 		page.Merchant, page.MerchantID = m.Name+" ("+m.ID+")", m.ID
 	}
 	list := c.bankList(ctx)
 	for _, a := range attempts {
-		ca := pages.ConsoleAttempt{Seq: strconv.Itoa(a.Seq), Bank: bankOf(list, a.Country, a.BankID), UpstreamID: a.UpstreamID,
+		ca := consoleviews.ConsoleAttempt{Seq: strconv.Itoa(a.Seq), Bank: bankOf(list, a.Country, a.BankID), UpstreamID: a.UpstreamID,
 			Amount: amount(localizerOf(ec), a.Amount, a.Currency), Status: statusOf(localizerOf(ec), a.Status)}
 		for _, s := range history[a.UpstreamID] {
-			ca.History = append(ca.History, pages.ConsoleStep{At: when(localizerOf(ec), s.At), State: string(s.State), Status: s.Status})
+			ca.History = append(ca.History, consoleviews.ConsoleStep{At: when(localizerOf(ec), s.At), State: string(s.State), Status: s.Status})
 		}
 		page.Attempts = append(page.Attempts, ca)
 	}
 	redelivered := ec.QueryParam("redelivered")
 	for _, e := range events {
-		ce := pages.ConsoleEvent{ID: e.ID, Type: e.Type, Created: when(localizerOf(ec), e.Created), Delivery: t(ec, "console.delivery."+e.Delivery),
+		ce := consoleviews.ConsoleEvent{ID: e.ID, Type: e.Type, Created: when(localizerOf(ec), e.Created), Delivery: t(ec, "console.delivery."+e.Delivery),
 			Redeliver: templ.SafeURL("/console/events/" + url.PathEscape(e.ID) + "/redeliver"), Highlight: e.ID == redelivered}
 		var body struct {
 			Data struct {
@@ -433,12 +433,12 @@ func (c *Console) showOrder(ec echo.Context) error {
 	if ec.QueryParam("busy") == "1" {
 		page.Notice = t(ec, "console.order.busy")
 	}
-	return render(ec, http.StatusOK, pages.ConsoleOrderPage(page))
+	return render(ec, http.StatusOK, consoleviews.ConsoleOrderPage(page))
 }
 
 // tryOf is a delivery try as the page shows it.
-func tryOf(ec echo.Context, d ledger.Delivery) pages.ConsoleTry {
-	tr := pages.ConsoleTry{N: strconv.Itoa(d.Try), At: when(localizerOf(ec), d.At), Duration: duration(localizerOf(ec), d.Duration), Error: d.Error,
+func tryOf(ec echo.Context, d ledger.Delivery) consoleviews.ConsoleTry {
+	tr := consoleviews.ConsoleTry{N: strconv.Itoa(d.Try), At: when(localizerOf(ec), d.At), Duration: duration(localizerOf(ec), d.Duration), Error: d.Error,
 		OK: d.Code >= 200 && d.Code <= 299, Code: strconv.Itoa(d.Code)}
 	if d.Code == 0 {
 		tr.Code = "–"

@@ -17,7 +17,7 @@ import (
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/settings"
-	pages "github.com/paybybank/checkout/views/console"
+	consoleviews "github.com/paybybank/checkout/views/console"
 	"github.com/paybybank/checkout/views/console/manage"
 )
 
@@ -148,7 +148,7 @@ func (c *Console) setMerchantState(state string) echo.HandlerFunc {
 // settingsMerchant is the merchant whose settings, team or developers'
 // page a request is about: the one the person acts for, or the one an
 // operator asks for with ?merchant= (the first when none is).
-func (c *Console) settingsMerchant(ec echo.Context, asked string) (*merchant.Merchant, []pages.ConsoleOption, error) {
+func (c *Console) settingsMerchant(ec echo.Context, asked string) (*merchant.Merchant, []consoleviews.ConsoleOption, error) {
 	if own := sessionOf(ec).merchant; own != nil {
 		return own, nil, nil
 	}
@@ -182,7 +182,7 @@ func (c *Console) showSettings(ec echo.Context) error {
 	return render(ec, http.StatusOK, manage.ConsoleSettingsPage(page))
 }
 
-func (c *Console) settingsPage(ec echo.Context, m *merchant.Merchant, options []pages.ConsoleOption, form manage.ConsoleShopForm) manage.ConsoleSettings {
+func (c *Console) settingsPage(ec echo.Context, m *merchant.Merchant, options []consoleviews.ConsoleOption, form manage.ConsoleShopForm) manage.ConsoleSettings {
 	form.MerchantID = m.ID
 	return manage.ConsoleSettings{
 		ConsolePage: c.frame(ec, t(ec, "console.settings"), "settings"),
@@ -266,7 +266,7 @@ func (c *Console) saveSettings(ec echo.Context) error {
 	return ec.Redirect(http.StatusSeeOther, pageFor(RouteSettings, m, options, url.Values{"saved": {"1"}}))
 }
 
-func (c *Console) settingsRefused(ec echo.Context, m *merchant.Merchant, options []pages.ConsoleOption, form manage.ConsoleShopForm, status int) error {
+func (c *Console) settingsRefused(ec echo.Context, m *merchant.Merchant, options []consoleviews.ConsoleOption, form manage.ConsoleShopForm, status int) error {
 	page := c.settingsPage(ec, m, options, form)
 	page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
 	if form.Newer != nil {
@@ -322,7 +322,7 @@ func parsePins(s string) (map[string][]string, *merchant.FieldError) {
 
 // auditScope is whose audit log a person reads: an operator every
 // merchant's (or one, with ?merchant=), anyone else their merchant's.
-func (c *Console) auditScope(ec echo.Context) (string, []pages.ConsoleOption, error) {
+func (c *Console) auditScope(ec echo.Context) (string, []consoleviews.ConsoleOption, error) {
 	return c.scope(ec, ec.QueryParam("merchant"), t(ec, "console.allMerchants"))
 }
 

@@ -16,11 +16,11 @@ import (
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/password"
 	"github.com/paybybank/checkout/settings"
-	pages "github.com/paybybank/checkout/views/console"
+	consoleviews "github.com/paybybank/checkout/views/console"
 	"github.com/paybybank/checkout/views/console/manage"
 )
 
-// Routes of the team's pages. Members are named by their e-mail,
+// Routes of the team's consoleviews. Members are named by their e-mail,
 // path-escaped.
 const (
 	RouteTeam         = "/console/team"
@@ -66,7 +66,7 @@ func (c *Console) showTeam(ec echo.Context) error {
 	return render(ec, http.StatusOK, manage.ConsoleTeamPage(page))
 }
 
-func (c *Console) teamPage(ec echo.Context, m *merchant.Merchant, options []pages.ConsoleOption, form manage.ConsoleInviteForm) (manage.ConsoleTeam, error) {
+func (c *Console) teamPage(ec echo.Context, m *merchant.Merchant, options []consoleviews.ConsoleOption, form manage.ConsoleInviteForm) (manage.ConsoleTeam, error) {
 	ctx := ec.Request().Context()
 	seen, err := c.Ledger.LastSignIns(ctx)
 	if err != nil {
@@ -82,7 +82,7 @@ func (c *Console) teamPage(ec echo.Context, m *merchant.Merchant, options []page
 		Invite: form, RequireTwoStep: m.RequireTwoStep,
 	}
 	for _, r := range merchant.Roles {
-		page.Roles = append(page.Roles, pages.ConsoleOption{Value: string(r), Label: t(ec, "console.role."+string(r))})
+		page.Roles = append(page.Roles, consoleviews.ConsoleOption{Value: string(r), Label: t(ec, "console.role."+string(r))})
 	}
 	me := strings.ToLower(sessionOf(ec).user.Email)
 	for _, u := range c.Merchants.ConsoleUsers() {
@@ -301,7 +301,7 @@ func (c *Console) invitationForm(ec echo.Context, status int, m manage.ConsoleIn
 	if err := sess.Save(ec.Request(), ec.Response()); err != nil {
 		return err
 	}
-	m.ConsolePage = pages.ConsolePage{Title: t(ec, "console.invite.title"), Assets: c.Assets, CSRF: sess.Values["csrf"].(string)}
+	m.ConsolePage = consoleviews.ConsolePage{Title: t(ec, "console.invite.title"), Assets: c.Assets, CSRF: sess.Values["csrf"].(string)}
 	m.Action = templ.SafeURL(strings.Replace(RouteAccept, ":token", url.PathEscape(ec.Param("token")), 1))
 	return render(ec, status, manage.ConsoleInvitationPage(m))
 }

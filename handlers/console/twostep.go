@@ -18,7 +18,7 @@ import (
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/settings"
-	pages "github.com/paybybank/checkout/views/console"
+	consoleviews "github.com/paybybank/checkout/views/console"
 	"github.com/paybybank/checkout/views/console/manage"
 )
 
@@ -81,7 +81,7 @@ func (c *Console) showCodeStep(ec echo.Context) error {
 
 func (c *Console) codeModel(ec echo.Context, values map[any]any, problem string) manage.ConsoleCode {
 	csrf, _ := values["csrf"].(string)
-	return manage.ConsoleCode{ConsolePage: pages.ConsolePage{Title: t(ec, "console.code.title"), Assets: c.Assets, CSRF: csrf}, Error: problem}
+	return manage.ConsoleCode{ConsolePage: consoleviews.ConsolePage{Title: t(ec, "console.code.title"), Assets: c.Assets, CSRF: csrf}, Error: problem}
 }
 
 // checkCodeStep answers POST /console/login/code: a code of the person's
@@ -181,7 +181,7 @@ func (c *Console) codesPaused(ec echo.Context, u *merchant.ConsoleUser) error {
 	if err != nil {
 		return err
 	}
-	return c.loginForm(ec, http.StatusTooManyRequests, pages.ConsoleLogin{Email: u.Email,
+	return c.loginForm(ec, http.StatusTooManyRequests, consoleviews.ConsoleLogin{Email: u.Email,
 		Error: t(ec, "console.code.paused", when(localizerOf(ec), until))})
 }
 

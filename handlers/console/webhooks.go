@@ -7,13 +7,13 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/paybybank/checkout/merchant"
-	pages "github.com/paybybank/checkout/views/console"
+	consoleviews "github.com/paybybank/checkout/views/console"
 )
 
 // webhookMerchant is the merchant whose endpoint the page is about: the
 // user's own, or for an operator the one asked for (the first with an
 // endpoint when none is).
-func (c *Console) webhookMerchant(ec echo.Context, asked string) (*merchant.Merchant, []pages.ConsoleOption, error) {
+func (c *Console) webhookMerchant(ec echo.Context, asked string) (*merchant.Merchant, []consoleviews.ConsoleOption, error) {
 	if own := sessionOf(ec).merchant; own != nil {
 		return own, nil, nil
 	}
@@ -47,22 +47,22 @@ func (c *Console) showWebhooks(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(ec, http.StatusOK, pages.ConsoleWebhooksPage(page))
+	return render(ec, http.StatusOK, consoleviews.ConsoleWebhooksPage(page))
 }
 
 // webhooksPage reads the endpoint's health over the last 24 hours.
-func (c *Console) webhooksPage(ec echo.Context, m *merchant.Merchant, options []pages.ConsoleOption) (pages.ConsoleWebhooks, error) {
+func (c *Console) webhooksPage(ec echo.Context, m *merchant.Merchant, options []consoleviews.ConsoleOption) (consoleviews.ConsoleWebhooks, error) {
 	now := c.Now()
 	h, err := c.Ledger.WebhookHealth(ec.Request().Context(), m.ID, now.Add(-24*time.Hour))
 	if err != nil {
-		return pages.ConsoleWebhooks{}, err
+		return consoleviews.ConsoleWebhooks{}, err
 	}
 	l := localizerOf(ec)
-	page := pages.ConsoleWebhooks{
+	page := consoleviews.ConsoleWebhooks{
 		ConsolePage: c.frame(ec, t(ec, "console.webhooks"), "webhooks"),
 		Merchants:   options, MerchantID: m.ID, Endpoint: m.WebhookURL,
 	}
-	success := pages.ConsoleFigure{Label: t(ec, "console.webhooks.success"), Value: percent(l, h.Delivered, h.Tries),
+	success := consoleviews.ConsoleFigure{Label: t(ec, "console.webhooks.success"), Value: percent(l, h.Delivered, h.Tries),
 		Hint: t(ec, "console.webhooks.success.hint", count(l, h.Delivered), count(l, h.Tries)), TestID: "success"}
 	if h.Tries == 0 {
 		success.Hint = t(ec, "console.webhooks.noTries")
@@ -71,7 +71,7 @@ func (c *Console) webhooksPage(ec echo.Context, m *merchant.Merchant, options []
 	if !h.OldestPending.IsZero() {
 		oldest = duration(l, now.Sub(h.OldestPending))
 	}
-	page.Figures = []pages.ConsoleFigure{
+	page.Figures = []consoleviews.ConsoleFigure{
 		success,
 		{Label: t(ec, "console.webhooks.pending"), Value: count(l, h.Pending), Hint: t(ec, "console.webhooks.pending.hint"), TestID: "pending"},
 		{Label: t(ec, "console.webhooks.failed"), Value: count(l, h.Failed), Hint: t(ec, "console.webhooks.failed.hint"), TestID: "failed"},
@@ -97,7 +97,7 @@ func (c *Console) sendTest(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var test *pages.ConsoleTry
+	var test *consoleviews.ConsoleTry
 	if m.WebhookURL != "" {
 		d := c.Webhooks.Ping(ec.Request().Context(), m)
 		tr := tryOf(ec, d)
@@ -109,5 +109,5 @@ func (c *Console) sendTest(ec echo.Context) error {
 		return err
 	}
 	page.Test = test
-	return render(ec, http.StatusOK, pages.ConsoleWebhooksPage(page))
+	return render(ec, http.StatusOK, consoleviews.ConsoleWebhooksPage(page))
 }

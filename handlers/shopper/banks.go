@@ -23,7 +23,7 @@ import (
 	"github.com/paybybank/checkout/handlers/logos"
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/views"
-	pages "github.com/paybybank/checkout/views/checkout"
+	checkoutviews "github.com/paybybank/checkout/views/checkout"
 )
 
 // Session values: conveniences only, losing them loses nothing.
@@ -83,14 +83,14 @@ func (h *Steps) showCountries(c echo.Context) error {
 	now := h.Now()
 	kept, ok := h.pages.get(list, key, now)
 	if !ok {
-		var options []pages.CountryOption
+		var options []checkoutviews.CountryOption
 		for _, code := range list.Countries() {
-			options = append(options, pages.CountryOption{
+			options = append(options, checkoutviews.CountryOption{
 				Code: code, Name: l.Country(code), URL: banksURL(tokenMarker, code, ""), Suggested: code == suggested,
 			})
 		}
 		order := l.Collator()
-		slices.SortStableFunc(options, func(a, b pages.CountryOption) int {
+		slices.SortStableFunc(options, func(a, b checkoutviews.CountryOption) int {
 			if a.Suggested != b.Suggested {
 				if a.Suggested {
 					return -1
@@ -102,7 +102,7 @@ func (h *Steps) showCountries(c echo.Context) error {
 		page := h.page(c, l.T("country.title"))
 		page.Switch.Action = countryURL(tokenMarker, false)
 		page.Switch.Keep = []views.Hidden{{Name: "choose", Value: "1"}}
-		if kept, err = keep(c, pages.Countries(pages.CountryPage{
+		if kept, err = keep(c, checkoutviews.Countries(checkoutviews.CountryPage{
 			Page:      page,
 			Summary:   templ.Raw(summaryMarker),
 			Countries: options,
@@ -112,7 +112,7 @@ func (h *Steps) showCountries(c echo.Context) error {
 		h.pages.put(list, key, kept)
 	}
 	summary, err := h.shopperPart(c, list, pageKey{route: "summary", look: lookKey(c), lang: l.Lang()}, co,
-		func(s pages.Summary, _ string) templ.Component { return pages.OrderSummary(s) })
+		func(s checkoutviews.Summary, _ string) templ.Component { return checkoutviews.OrderSummary(s) })
 	if err != nil {
 		return err
 	}
@@ -192,8 +192,8 @@ func (h *Steps) showBanks(c echo.Context) error {
 		h.pages.put(list, key, kept)
 	}
 	top, err := h.shopperPart(c, list, pageKey{route: "banks-head", look: look, lang: l.Lang(), country: country}, co,
-		func(s pages.Summary, token string) templ.Component {
-			return pages.BanksHead(pages.BanksTop{Summary: s, CountryName: l.Country(country), ChangeCountryURL: countryURL(token, true)})
+		func(s checkoutviews.Summary, token string) templ.Component {
+			return checkoutviews.BanksHead(checkoutviews.BanksTop{Summary: s, CountryName: l.Country(country), ChangeCountryURL: countryURL(token, true)})
 		})
 	if err != nil {
 		return err
@@ -224,7 +224,7 @@ func (h *Steps) yourBank(c echo.Context, co checkout, list *banks.List, health *
 		if name, known := list.Name(country, gone); known {
 			text = l.T("banks.unavailable", name)
 		}
-		part, err := fragment(c, pages.UnavailableBank(text))
+		part, err := fragment(c, checkoutviews.UnavailableBank(text))
 		if err != nil {
 			return nil, err
 		}
@@ -233,7 +233,7 @@ func (h *Steps) yourBank(c echo.Context, co checkout, list *banks.List, health *
 	if ok {
 		row := bankRow(b, country, health)
 		row.LastUsed = true
-		part, err := fragment(c, pages.LastUsedBank(row))
+		part, err := fragment(c, checkoutviews.LastUsedBank(row))
 		if err != nil {
 			return nil, err
 		}
@@ -247,26 +247,26 @@ func (h *Steps) keepBanks(c echo.Context, list *banks.List, health *bankhealth.S
 	l := h.loc(c)
 	matches := list.Matches(country, query)
 	shown := matches
-	var ranges []pages.BankRange
+	var ranges []checkoutviews.BankRange
 	if len(matches) > listAllUpTo {
 		count := (len(matches) + rangeSize - 1) / rangeSize
 		pageNo = min(pageNo, count)
 		for i := range count {
 			from, to := i*rangeSize, min((i+1)*rangeSize, len(matches))-1
 			label := rangeLabel(matches, from, to)
-			ranges = append(ranges, pages.BankRange{Label: label, URL: banksPageURL(country, query, i+1), Current: i+1 == pageNo})
+			ranges = append(ranges, checkoutviews.BankRange{Label: label, URL: banksPageURL(country, query, i+1), Current: i+1 == pageNo})
 		}
 		shown = matches[(pageNo-1)*rangeSize : min(pageNo*rangeSize, len(matches))]
 	}
-	rows := make([]pages.BankRow, 0, len(shown))
+	rows := make([]checkoutviews.BankRow, 0, len(shown))
 	for _, b := range shown {
 		rows = append(rows, bankRow(b, country, health))
 	}
-	var elsewhere []pages.Elsewhere
+	var elsewhere []checkoutviews.Elsewhere
 	if len(matches) == 0 && len([]rune(strings.TrimSpace(query))) >= 2 {
 		elsewhere = h.elsewhere(l, list, country, query)
 	}
-	var popularRows []pages.BankRow
+	var popularRows []checkoutviews.BankRow
 	for _, b := range popular {
 		popularRows = append(popularRows, bankRow(b, country, health))
 	}
@@ -280,7 +280,7 @@ func (h *Steps) keepBanks(c echo.Context, list *banks.List, health *bankhealth.S
 	if len(ranges) > 0 {
 		page.Switch.Keep = append(page.Switch.Keep, views.Hidden{Name: "page", Value: strconv.Itoa(pageNo)})
 	}
-	return keep(c, pages.Banks(pages.BanksPage{
+	return keep(c, checkoutviews.Banks(checkoutviews.BanksPage{
 		Page:        page,
 		Top:         templ.Raw(summaryMarker),
 		LastUsed:    templ.Raw(lastMarker),
@@ -305,25 +305,25 @@ const maxElsewhere = 3
 
 // elsewhere are the other countries with banks matching query, most
 // matches first: a French bank searched under Germany says it is in France.
-func (h *Steps) elsewhere(l *i18n.Localizer, list *banks.List, country, query string) []pages.Elsewhere {
-	var out []pages.Elsewhere
+func (h *Steps) elsewhere(l *i18n.Localizer, list *banks.List, country, query string) []checkoutviews.Elsewhere {
+	var out []checkoutviews.Elsewhere
 	for _, cc := range list.Countries() {
 		if cc == country {
 			continue
 		}
 		if n := len(list.Matches(cc, query)); n > 0 {
-			out = append(out, pages.Elsewhere{Country: cc, CountryName: l.Country(cc), Count: n, URL: banksPageURL(cc, query, 0)})
+			out = append(out, checkoutviews.Elsewhere{Country: cc, CountryName: l.Country(cc), Count: n, URL: banksPageURL(cc, query, 0)})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b pages.Elsewhere) int { return b.Count - a.Count })
+	slices.SortStableFunc(out, func(a, b checkoutviews.Elsewhere) int { return b.Count - a.Count })
 	return out[:min(len(out), maxElsewhere)]
 }
 
 // bankRow is a bank as the list shows it, its link relative to the bank
 // page's address, saying whether it is failing more often than usual.
-func bankRow(b banks.Bank, country string, health *bankhealth.Snapshot) pages.BankRow {
+func bankRow(b banks.Bank, country string, health *bankhealth.Snapshot) checkoutviews.BankRow {
 	q := url.Values{"country": {country}, "bank": {b.ID}}
-	row := pages.BankRow{
+	row := checkoutviews.BankRow{
 		ID: b.ID, Name: b.Name, LogoURL: logos.BankPath(b.LogoURL), Degraded: health.Degraded(country, b.ID),
 		URL:     templ.SafeURL("pay?" + q.Encode()),
 		Search:  strings.TrimSpace(b.SearchText() + " " + strings.ToLower(b.BIC)),

@@ -15,7 +15,7 @@ import (
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/rules"
-	pages "github.com/paybybank/checkout/views/checkout"
+	checkoutviews "github.com/paybybank/checkout/views/checkout"
 )
 
 // enter checks a merchant's signed link and sends the shopper on to the
@@ -122,6 +122,6 @@ func (h *Steps) open(c echo.Context) (checkout, error) {
 }
 
 // summary is the order as the shopper reads it, in their language.
-func (co checkout) summary(l *i18n.Localizer) pages.Summary {
-	return pages.Summary{Merchant: co.merchant.Name, Amount: l.Amount(co.order.Amount), OrderID: co.order.ID}
+func (co checkout) summary(l *i18n.Localizer) checkoutviews.Summary {
+	return checkoutviews.Summary{Merchant: co.merchant.Name, Amount: l.Amount(co.order.Amount), OrderID: co.order.ID}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/paybybank/checkout/handlers/web"
-	pages "github.com/paybybank/checkout/views/checkout"
+	checkoutviews "github.com/paybybank/checkout/views/checkout"
 )
 
 // HandleError is the app's one error handler: it maps an error (classify),
@@ -48,7 +48,7 @@ func (h *Steps) tellPerson(c echo.Context, pe *web.PageError) {
 		return
 	}
 	heading, message := pe.Texts(h.loc(c))
-	page := pages.ErrorPage{
+	page := checkoutviews.ErrorPage{
 		Page:     h.page(c, heading),
 		Status:   pe.Status,
 		Heading:  heading,
@@ -59,7 +59,7 @@ func (h *Steps) tellPerson(c echo.Context, pe *web.PageError) {
 		// Inside a checkout the shopper can always go back to the shop.
 		page.WayBackURL, page.ShopName = h.errorWayBack(c), co.merchant.Name
 	}
-	if err := web.Render(c, pe.Status, pages.Error(page)); err != nil {
+	if err := web.Render(c, pe.Status, checkoutviews.Error(page)); err != nil {
 		h.log(c).Error("error page failed", "err", err)
 	}
 }

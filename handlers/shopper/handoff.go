@@ -14,7 +14,7 @@ import (
 	"github.com/paybybank/checkout/handlers/web"
 
 	"github.com/paybybank/checkout/ledger"
-	pages "github.com/paybybank/checkout/views/checkout"
+	checkoutviews "github.com/paybybank/checkout/views/checkout"
 )
 
 // RouteHandoff moves a checkout from a computer to the shopper's phone: a
@@ -80,7 +80,7 @@ func (h *Steps) showHandoff(c echo.Context) error {
 	l := h.loc(c)
 	page := h.page(c, l.T("handoff.heading"))
 	page.Scripts = []string{h.Assets.HandoffJS}
-	return web.Render(c, http.StatusOK, pages.Handoff(pages.HandoffPage{
+	return web.Render(c, http.StatusOK, checkoutviews.Handoff(checkoutviews.HandoffPage{
 		Page:      page,
 		Summary:   co.summary(l),
 		QR:        qr,

@@ -21,7 +21,7 @@ import (
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/prerender"
-	pages "github.com/paybybank/checkout/views/checkout"
+	checkoutviews "github.com/paybybank/checkout/views/checkout"
 )
 
 // The country and bank pages are the same for every shopper of a merchant's
@@ -187,12 +187,12 @@ func fragment(c echo.Context, component templ.Component) ([]byte, error) {
 // their token), itself kept rendered per look and language with the amount,
 // order id and token filled in per request: rendering it anew each time was
 // a tenth of the bank page's cost.
-func (h *Steps) shopperPart(c echo.Context, list *banks.List, key pageKey, co checkout, part func(pages.Summary, string) templ.Component) ([]byte, error) {
+func (h *Steps) shopperPart(c echo.Context, list *banks.List, key pageKey, co checkout, part func(checkoutviews.Summary, string) templ.Component) ([]byte, error) {
 	now := h.Now()
 	kept, ok := h.pages.get(list, key, now)
 	if !ok {
 		var err error
-		summary := pages.Summary{Merchant: co.merchant.Name, Amount: amountMarker, OrderID: orderMarker}
+		summary := checkoutviews.Summary{Merchant: co.merchant.Name, Amount: amountMarker, OrderID: orderMarker}
 		if kept, err = keep(c, part(summary, tokenMarker), now, false, amountMarker, orderMarker, tokenMarker); err != nil {
 			return nil, err
 		}

@@ -20,7 +20,7 @@ import (
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/rules"
 	"github.com/paybybank/checkout/views"
-	pages "github.com/paybybank/checkout/views/checkout"
+	checkoutviews "github.com/paybybank/checkout/views/checkout"
 )
 
 // showPay shows the details form the bank's extraFields ask for, or a
@@ -71,19 +71,19 @@ func (h *Steps) payStep(c echo.Context, country, id string) (checkout, pisclient
 }
 
 func (h *Steps) renderPay(c echo.Context, status int, co checkout, bank pisclient.Institution, f *details.Form, problem string) error {
-	return web.Render(c, status, pages.Pay(h.payPage(c, co, bank, f, problem)))
+	return web.Render(c, status, checkoutviews.Pay(h.payPage(c, co, bank, f, problem)))
 }
 
 // payPage is the details form's page, with problem (a catalog key) above
 // it when set.
-func (h *Steps) payPage(c echo.Context, co checkout, bank pisclient.Institution, f *details.Form, problem string) pages.PayPage {
+func (h *Steps) payPage(c echo.Context, co checkout, bank pisclient.Institution, f *details.Form, problem string) checkoutviews.PayPage {
 	l := h.loc(c)
 	if problem != "" {
 		problem = l.T(problem)
 	}
 	layout := h.page(c, l.T("pay.title", bank.Name))
 	layout.Scripts = []string{h.Assets.FormJS}
-	page := pages.PayPage{
+	page := checkoutviews.PayPage{
 		Page:     layout,
 		Summary:  co.summary(l),
 		BankName: bank.Name,
@@ -170,7 +170,7 @@ func (h *Steps) createPayment(c echo.Context) error {
 			// Banks refuse to be framed: the shopper goes on in the
 			// whole window.
 			l := h.loc(c)
-			return web.Render(c, http.StatusOK, pages.ToBank(pages.ToBankPage{
+			return web.Render(c, http.StatusOK, checkoutviews.ToBank(checkoutviews.ToBankPage{
 				Page: h.page(c, l.T("tobank.heading", bank.Name)), Summary: co.summary(l),
 				BankName: bank.Name, Link: templ.SafeURL(out.Link),
 			}))
@@ -196,7 +196,7 @@ func (h *Steps) createPayment(c echo.Context) error {
 			// Continue tries again; this leads back to the shop.
 			page.WayBackURL = back
 		}
-		return web.Render(c, http.StatusServiceUnavailable, pages.Pay(page))
+		return web.Render(c, http.StatusServiceUnavailable, checkoutviews.Pay(page))
 	case !errors.As(err, &refused):
 		// Something of ours failed, perhaps after the provider acted: what
 		// was made is not known, so the shopper is not told that nothing

@@ -14,7 +14,7 @@ import (
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/rules"
-	pages "github.com/paybybank/checkout/views/checkout"
+	checkoutviews "github.com/paybybank/checkout/views/checkout"
 )
 
 // The shopper's pages a designer previews in a draft look on the Branding
@@ -72,16 +72,16 @@ func (h *Steps) Preview(c echo.Context, m *merchant.Merchant, custom *rules.Cust
 	var component templ.Component
 	switch page {
 	case PreviewCountry:
-		var options []pages.CountryOption
+		var options []checkoutviews.CountryOption
 		for _, code := range list.Countries() {
-			options = append(options, pages.CountryOption{Code: code, Name: l.Country(code), URL: link(PreviewBanks), Suggested: code == country})
+			options = append(options, checkoutviews.CountryOption{Code: code, Name: l.Country(code), URL: link(PreviewBanks), Suggested: code == country})
 		}
 		collator := l.Collator()
-		slices.SortStableFunc(options, func(a, b pages.CountryOption) int { return collator.CompareString(a.Name, b.Name) })
-		component = pages.Countries(pages.CountryPage{Page: h.page(c, l.T("country.title")), Summary: pages.OrderSummary(summary), Countries: options})
+		slices.SortStableFunc(options, func(a, b checkoutviews.CountryOption) int { return collator.CompareString(a.Name, b.Name) })
+		component = checkoutviews.Countries(checkoutviews.CountryPage{Page: h.page(c, l.T("country.title")), Summary: checkoutviews.OrderSummary(summary), Countries: options})
 	case PreviewBanks:
 		all := list.Matches(country, "")
-		var rows []pages.BankRow
+		var rows []checkoutviews.BankRow
 		for _, b := range all[:min(len(all), previewRows)] {
 			row := bankRow(b, country, h.Health.Snapshot())
 			row.URL = link(PreviewDetails)
@@ -91,11 +91,11 @@ func (h *Steps) Preview(c echo.Context, m *merchant.Merchant, custom *rules.Cust
 		if len(rows) > 0 {
 			row := rows[0]
 			row.LastUsed = true
-			last = pages.LastUsedBank(row)
+			last = checkoutviews.LastUsedBank(row)
 		}
-		component = pages.Banks(pages.BanksPage{
+		component = checkoutviews.Banks(checkoutviews.BanksPage{
 			Page:     h.page(c, l.T("banks.title")),
-			Top:      pages.BanksHead(pages.BanksTop{Summary: summary, CountryName: l.Country(country), ChangeCountryURL: link(PreviewCountry)}),
+			Top:      checkoutviews.BanksHead(checkoutviews.BanksTop{Summary: summary, CountryName: l.Country(country), ChangeCountryURL: link(PreviewCountry)}),
 			LastUsed: last, Country: country, CountryName: l.Country(country), Action: link(PreviewBanks),
 			Banks: rows, Matches: len(all), Total: len(all), ChangeCountryURL: link(PreviewCountry),
 		})
@@ -106,23 +106,23 @@ func (h *Steps) Preview(c echo.Context, m *merchant.Merchant, custom *rules.Cust
 		}
 		p := h.payPage(c, co, bank, details.New(l, bank, list.Countries(), m.IPVerification, nil), "")
 		p.Action, p.ChangeBankURL = link(PreviewPaid), link(PreviewBanks)
-		component = pages.Pay(p)
+		component = checkoutviews.Pay(p)
 	case PreviewError:
 		pe := &web.PageError{Status: http.StatusForbidden, Key: "error.linkExpired"}
 		heading, message := pe.Texts(l)
-		component = pages.Error(pages.ErrorPage{Page: h.page(c, heading), Status: pe.Status, Heading: heading, Message: message,
+		component = checkoutviews.Error(checkoutviews.ErrorPage{Page: h.page(c, heading), Status: pe.Status, Heading: heading, Message: message,
 			WayBackURL: link(PreviewCountry), ShopName: m.Name})
 	default:
 		status := map[string]pisclient.Status{PreviewPending: pisclient.StatusInProgress, PreviewPaid: pisclient.StatusCompleted,
 			PreviewCanceled: pisclient.StatusCanceled, PreviewAccepted: pisclient.StatusAccepted, PreviewProcessing: pisclient.StatusUnrecognized}[page]
 		kind, key := describeStatus(status)
-		view := pages.StatusPage{Summary: summary, Kind: kind, Heading: l.T(key), Message: l.T(key+".text", m.Name),
+		view := checkoutviews.StatusPage{Summary: summary, Kind: kind, Heading: l.T(key), Message: l.T(key+".text", m.Name),
 			WayBackURL: link(PreviewCountry), Begun: true}
 		if status == pisclient.StatusCanceled {
 			view.TryAgainURL = link(PreviewBanks)
 		}
 		view.Page = h.page(c, view.Heading)
-		component = pages.Status(view)
+		component = checkoutviews.Status(view)
 	}
 	return web.Write(c, http.StatusOK, component, web.RenderContext(c), func(body []byte) string {
 		return web.FramedBySelf(web.ContentSecurityPolicy(c, web.StyleSources(body)))

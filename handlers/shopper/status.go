@@ -14,7 +14,7 @@ import (
 
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
-	pages "github.com/paybybank/checkout/views/checkout"
+	checkoutviews "github.com/paybybank/checkout/views/checkout"
 )
 
 // refreshSteps are the growing pauses, in seconds, between checks of a
@@ -41,7 +41,7 @@ func (h *Steps) showStatus(c echo.Context) error {
 		}
 	}
 	l := h.loc(c)
-	view := pages.StatusPage{Summary: co.summary(l)}
+	view := checkoutviews.StatusPage{Summary: co.summary(l)}
 	st, err := h.Orders.StatusOf(c.Request().Context(), co.payment())
 	switch {
 	case errors.Is(err, payment.ErrOrderChanged):
@@ -52,7 +52,7 @@ func (h *Steps) showStatus(c echo.Context) error {
 	view.Begun = st.Attempt != nil
 	status := pisclient.Status("")
 	if !st.Known {
-		view.Kind = pages.StatusChecking
+		view.Kind = checkoutviews.StatusChecking
 		view.Heading = l.T("status.checking")
 		view.Message = l.T("status.checking.text")
 	} else {
@@ -76,7 +76,7 @@ func (h *Steps) showStatus(c echo.Context) error {
 	view.WayBackURL = back
 	view.Page = h.page(c, view.Heading)
 	view.Page.Scripts = []string{h.Assets.StatusJS}
-	return web.Render(c, http.StatusOK, pages.Status(view))
+	return web.Render(c, http.StatusOK, checkoutviews.Status(view))
 }
 
 // wayBackURL is the signed way back to the merchant with the order's status
@@ -126,13 +126,13 @@ func (h *Steps) errorWayBack(c echo.Context) templ.SafeURL {
 func describeStatus(s pisclient.Status) (kind, key string) {
 	switch {
 	case s.Pending():
-		return pages.StatusPending, "status.pending"
+		return checkoutviews.StatusPending, "status.pending"
 	case s == pisclient.StatusAccepted:
-		return pages.StatusAccepted, "status.accepted"
+		return checkoutviews.StatusAccepted, "status.accepted"
 	case s.Paid():
-		return pages.StatusPaid, "status.paid"
+		return checkoutviews.StatusPaid, "status.paid"
 	case s == pisclient.StatusCanceled:
-		return pages.StatusCanceled, "status.canceled"
+		return checkoutviews.StatusCanceled, "status.canceled"
 	}
-	return pages.StatusProcessing, "status.processing"
+	return checkoutviews.StatusProcessing, "status.processing"
 }
