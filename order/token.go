@@ -1,16 +1,13 @@
 package order
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/hkdf"
-	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/paybybank/checkout/keyring"
 )
 
 // TokenTTL is how long a sealed order lives: long enough for the bank step
@@ -29,7 +26,7 @@ var (
 // rotate without breaking checkouts under way. Instances that share the keys
 // open each other's tokens.
 type Sealer struct {
-	aeads []cipher.AEAD
+	ring *keyring.Ring
 
 	// opened remembers tokens opened lately: a shopper's every step opens
 	// the same one, and opening costs a decryption and a JSON decode.
@@ -45,23 +42,11 @@ func NewSealer(secrets ...[]byte) (*Sealer, error) {
 	if len(secrets) == 0 {
 		return nil, errors.New("order: no token keys")
 	}
-	s := &Sealer{}
-	for _, secret := range secrets {
-		key, err := hkdf.Key(sha256.New, secret, nil, "paybybank order token", 32)
-		if err != nil {
-			return nil, err
-		}
-		block, err := aes.NewCipher(key)
-		if err != nil {
-			return nil, err
-		}
-		aead, err := cipher.NewGCM(block)
-		if err != nil {
-			return nil, err
-		}
-		s.aeads = append(s.aeads, aead)
+	ring, err := keyring.New("paybybank order token", "", secrets...)
+	if err != nil {
+		return nil, err
 	}
-	return s, nil
+	return &Sealer{ring: ring}, nil
 }
 
 // Seal returns the token of o, valid for TokenTTL from now.
@@ -77,10 +62,7 @@ func (s *Sealer) SealFor(o Order, now time.Time, ttl time.Duration) (string, err
 	if err != nil {
 		return "", err
 	}
-	aead := s.aeads[0]
-	nonce := make([]byte, aead.NonceSize(), aead.NonceSize()+len(plain)+aead.Overhead())
-	rand.Read(nonce)
-	return base64.RawURLEncoding.EncodeToString(aead.Seal(nonce, nonce, plain, nil)), nil
+	return base64.RawURLEncoding.EncodeToString(s.ring.Seal(plain, nil)), nil
 }
 
 // Open returns the order sealed in token.
@@ -111,23 +93,16 @@ func (s *Sealer) open(token string, now time.Time) (Order, error) {
 	if err != nil {
 		return Order{}, ErrTokenInvalid
 	}
-	for _, aead := range s.aeads {
-		n := aead.NonceSize()
-		if len(raw) < n+aead.Overhead() {
-			return Order{}, ErrTokenInvalid
-		}
-		plain, err := aead.Open(nil, raw[:n], raw[n:], nil)
-		if err != nil {
-			continue
-		}
-		var o Order
-		if err := json.Unmarshal(plain, &o); err != nil {
-			return Order{}, ErrTokenInvalid
-		}
-		if now.Unix() > o.Expires {
-			return Order{}, ErrTokenExpired
-		}
-		return o, nil
+	plain, err := s.ring.Open(raw, nil)
+	if err != nil {
+		return Order{}, ErrTokenInvalid
 	}
-	return Order{}, ErrTokenInvalid
+	var o Order
+	if err := json.Unmarshal(plain, &o); err != nil {
+		return Order{}, ErrTokenInvalid
+	}
+	if now.Unix() > o.Expires {
+		return Order{}, ErrTokenExpired
+	}
+	return o, nil
 }

@@ -1,9 +1,6 @@
 package settings
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -13,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/paybybank/checkout/keyring"
 )
 
 // MinKeyLength is the shortest SETTINGS_KEYS key accepted.
@@ -24,12 +23,7 @@ const MinKeyLength = 32
 // names its key, so older keys still open what they sealed until it is
 // sealed again under the newest.
 type Keys struct {
-	keys []sealKey
-}
-
-type sealKey struct {
-	id   string
-	aead cipher.AEAD
+	ring *keyring.Ring
 }
 
 // sealPrefix starts every sealed value: "sealed:<key id>:<nonce+ciphertext>".
@@ -38,30 +32,21 @@ const sealPrefix = "sealed:"
 // ParseKeys reads SETTINGS_KEYS: keys of 32 characters or more, separated
 // by commas, newest first.
 func ParseKeys(v string) (*Keys, error) {
-	k := &Keys{}
+	var secrets [][]byte
 	for i, secret := range strings.Split(v, ",") {
 		secret = strings.TrimSpace(secret)
 		if len(secret) < MinKeyLength {
 			return nil, fmt.Errorf("SETTINGS_KEYS: key %d is shorter than %d characters", i+1, MinKeyLength)
 		}
-		raw, err := hkdf.Key(sha256.New, []byte(secret), nil, "paybybank settings sealing", 32)
-		if err != nil {
-			return nil, err
-		}
-		block, err := aes.NewCipher(raw)
-		if err != nil {
-			return nil, err
-		}
-		aead, err := cipher.NewGCM(block)
-		if err != nil {
-			return nil, err
-		}
-		// The key's id is a hash of the derived key: it names the key
-		// without telling anything of it.
-		sum := sha256.Sum256(append([]byte("paybybank settings key id "), raw...))
-		k.keys = append(k.keys, sealKey{id: hex.EncodeToString(sum[:4]), aead: aead})
+		secrets = append(secrets, []byte(secret))
 	}
-	return k, nil
+	// A sealed value names its key by an id, a hash of the derived key:
+	// it tells nothing of the key.
+	ring, err := keyring.New("paybybank settings sealing", "paybybank settings key id ", secrets...)
+	if err != nil {
+		return nil, err
+	}
+	return &Keys{ring: ring}, nil
 }
 
 // KeyFile is where sandbox mode keeps its sealing key when SETTINGS_KEYS is
@@ -116,11 +101,7 @@ func SandboxKeys(dir string) (keys *Keys, path string, made bool, err error) {
 // "demo/link_keys/2026-11"): a sealed value copied to another place does
 // not open there.
 func (k *Keys) Seal(value, bound string) string {
-	key := k.keys[0]
-	nonce := make([]byte, key.aead.NonceSize(), key.aead.NonceSize()+len(value)+key.aead.Overhead())
-	rand.Read(nonce)
-	sealed := key.aead.Seal(nonce, nonce, []byte(value), []byte(bound))
-	return sealPrefix + key.id + ":" + base64.RawURLEncoding.EncodeToString(sealed)
+	return sealPrefix + k.ring.NewestID() + ":" + base64.RawURLEncoding.EncodeToString(k.ring.Seal([]byte(value), []byte(bound)))
 }
 
 // ErrUnknownKey means a value was sealed under a key SETTINGS_KEYS no
@@ -134,26 +115,23 @@ func (k *Keys) Open(sealed, bound string) (string, error) {
 	if !ok || !ok2 {
 		return "", errors.New("not a sealed value")
 	}
-	for _, key := range k.keys {
-		if key.id != id {
-			continue
-		}
-		raw, err := base64.RawURLEncoding.DecodeString(body)
-		if err != nil || len(raw) < key.aead.NonceSize() {
-			return "", errors.New("a sealed value is damaged")
-		}
-		plain, err := key.aead.Open(nil, raw[:key.aead.NonceSize()], raw[key.aead.NonceSize():], []byte(bound))
-		if err != nil {
-			return "", errors.New("a sealed value does not open: damaged, or moved from another place")
-		}
-		return string(plain), nil
+	raw, err := base64.RawURLEncoding.DecodeString(body)
+	if err != nil {
+		return "", errors.New("a sealed value is damaged")
 	}
-	return "", ErrUnknownKey
+	plain, err := k.ring.OpenWith(id, raw, []byte(bound))
+	switch {
+	case errors.Is(err, keyring.ErrUnknownKey):
+		return "", ErrUnknownKey
+	case err != nil:
+		return "", errors.New("a sealed value does not open: damaged, or moved from another place")
+	}
+	return string(plain), nil
 }
 
 // Newest reports whether sealed was sealed under the newest key.
 func (k *Keys) Newest(sealed string) bool {
-	return strings.HasPrefix(sealed, sealPrefix+k.keys[0].id+":")
+	return strings.HasPrefix(sealed, sealPrefix+k.ring.NewestID()+":")
 }
 
 // fingerprintPrefix starts a secret kept in the merchants file only: the

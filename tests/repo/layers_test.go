@@ -25,13 +25,14 @@ func TestArrowsPointDown(t *testing.T) {
 		"theme":                {"rules"},
 		"merchant":             {"rules", "password"},
 		"password":             {},
+		"keyring":              {},
 		"pisclient":            {"rules"},
-		"order":                {"rules", "merchant", "password"},
+		"order":                {"rules", "merchant", "password", "keyring"},
 		"banks":                {"rules", "pisclient"},
 		"ledger":               {"rules", "pisclient"},
 		"payment":              {"rules", "pisclient", "ledger", "merchant", "password"},
 		"webhook":              {"rules", "pisclient", "ledger", "merchant", "password"},
-		"settings":             {"rules", "pisclient", "ledger", "merchant", "password"},
+		"settings":             {"rules", "pisclient", "ledger", "merchant", "password", "keyring"},
 		"mailer":               {"rules"},
 		// The audiences' shared kit and the logos every page shows sit
 		// below every audience, and import none of them.
