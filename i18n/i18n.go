@@ -6,11 +6,10 @@ package i18n
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"sync"
 
+	goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 	"github.com/shopspring/decimal"
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
@@ -78,11 +77,11 @@ func code(t language.Tag) string {
 type Localizer struct {
 	lang     string
 	tag      language.Tag
-	messages map[string]string
+	messages map[string]*goi18n.Message
 	// fallback are the English strings of the same catalog.
-	fallback map[string]string
-	// plural prints the sentences that count something (plural.go).
-	plural *message.Printer
+	fallback map[string]*goi18n.Message
+	// plural picks the form of a counted sentence (catalog.go).
+	plural *goi18n.Localizer
 	// countries keeps the country names asked for, by code.
 	countries sync.Map
 	// digits prints numbers as the language writes them.
@@ -99,20 +98,11 @@ func New(lang string) *Localizer {
 
 // localizers holds one Localizer per language: they never change, and
 // every request needs one.
-var localizers = func() map[string]*Localizer {
-	out := make(map[string]*Localizer, len(catalog))
-	for lang, messages := range catalog {
-		tag := language.MustParse(lang)
-		out[lang] = &Localizer{lang: lang, tag: tag, messages: messages, fallback: catalog["en"], plural: pluralPrinter(lang), digits: message.NewPrinter(tag)}
-	}
-	return out
-}()
+var localizers = shopperCatalog.localizers()
 
 // Keys lists the key of every string, sorted, for tests that look for text
 // left untranslated on a page.
-func Keys() []string {
-	return slices.Sorted(maps.Keys(catalog["en"]))
-}
+func Keys() []string { return shopperCatalog.keys() }
 
 // Lang is the language's code, for <html lang>.
 func (l *Localizer) Lang() string { return l.lang }
@@ -120,22 +110,27 @@ func (l *Localizer) Lang() string { return l.lang }
 // Missing marks a key without a translation, so tests find it on a page.
 const Missing = "⟦"
 
-// T translates key, filling in args as fmt does.
+// T translates key, filling in args as fmt does. A counted sentence (one
+// with plural forms) takes the form its count asks for, and writes its
+// numbers as the language does.
 func (l *Localizer) T(key string, args ...any) string {
-	format, ok := l.messages[key]
+	m, ok := l.messages[key]
 	if !ok {
-		format, ok = l.fallback[key]
-		if !ok {
+		if m, ok = l.fallback[key]; !ok {
 			return Missing + key + "⟧"
 		}
 	}
-	if len(args) == 0 || !strings.Contains(format, "%") {
-		return format
+	if len(args) == 0 || !strings.Contains(m.Other, "%") {
+		return m.Other
 	}
-	if counts(l.lang, key) && l.plural != nil {
-		return l.plural.Sprintf(key, args...)
+	if !counts(m) {
+		return fmt.Sprintf(m.Other, args...)
 	}
-	return fmt.Sprintf(format, args...)
+	format := l.form(key, count(m.Other, args))
+	if format == "" {
+		format = m.Other
+	}
+	return l.digits.Sprintf(format, args...)
 }
 
 // Collator orders names the way the language sorts them.

@@ -1,45 +1,73 @@
 package i18n
 
 import (
-	"regexp"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
-)
 
-var verbs = regexp.MustCompile(`%[-+# 0]*[0-9]*[a-zA-Z%]`)
+	goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
+	"github.com/nicksnyder/go-i18n/v2/i18n/template"
+	"golang.org/x/text/language"
+)
 
 // TestEveryLanguageTranslatesEveryString fails when any language lacks a
 // shopper-visible string, leaves it empty, copies an English sentence
 // untranslated, or changes its placeholders.
 func TestEveryLanguageTranslatesEveryString(t *testing.T) {
-	if len(catalog) != len(Supported) {
-		t.Errorf("%d catalogs for %d supported languages", len(catalog), len(Supported))
-	}
 	for _, tag := range Supported {
-		lang := code(tag)
-		messages, ok := catalog[lang]
-		if !ok {
-			t.Errorf("%s: no catalog", lang)
-			continue
+		if _, ok := shopperCatalog.messages[code(tag)]; !ok {
+			t.Errorf("%s: no messages/shopper/%s.json", code(tag), code(tag))
 		}
-		for key, english := range en {
-			got, ok := messages[key]
+	}
+	if len(shopperCatalog.messages) != len(Supported) {
+		t.Errorf("%d languages in messages/shopper, %d supported", len(shopperCatalog.messages), len(Supported))
+	}
+	checkTranslations(t, shopperCatalog, nil)
+}
+
+// checkTranslations fails when a language of c lacks one of English's
+// strings, leaves it empty, copies an English sentence untranslated (but
+// for the keys of same), changes the placeholders of any of its forms, or
+// has a key English does not.
+func checkTranslations(t *testing.T, c catalog, same map[string]bool) {
+	t.Helper()
+	english := c.messages["en"]
+	for lang, messages := range c.messages {
+		for key, en := range english {
+			m, ok := messages[key]
+			want := verbs.FindAllString(en.Other, -1)
 			switch {
-			case !ok || strings.TrimSpace(got) == "":
+			case !ok || strings.TrimSpace(m.Other) == "":
 				t.Errorf("%s: %q is not translated", lang, key)
-			case lang != "en" && got == english && strings.Contains(strings.TrimSpace(verbs.ReplaceAllString(english, "")), " "):
-				t.Errorf("%s: %q is the English sentence %q", lang, key, english)
-			case !slices.Equal(verbs.FindAllString(got, -1), verbs.FindAllString(english, -1)):
-				t.Errorf("%s: %q has placeholders %v, English has %v", lang, key, verbs.FindAllString(got, -1), verbs.FindAllString(english, -1))
+				continue
+			case lang != "en" && m.Other == en.Other && !same[key] && strings.Contains(strings.TrimSpace(verbs.ReplaceAllString(en.Other, "")), " "):
+				t.Errorf("%s: %q is the English sentence %q", lang, key, en.Other)
+			}
+			for form, text := range forms(m) {
+				if got := verbs.FindAllString(text, -1); !slices.Equal(got, want) {
+					t.Errorf("%s: %q (%s) has placeholders %v, English has %v", lang, key, form, got, want)
+				}
 			}
 		}
 		for key := range messages {
-			if _, ok := en[key]; !ok {
+			if _, ok := english[key]; !ok {
 				t.Errorf("%s: %q is not an English key (a typo or a leftover)", lang, key)
 			}
 		}
 	}
+}
+
+// forms are the texts of m by CLDR plural form; "other" alone for a
+// sentence that counts nothing.
+func forms(m *goi18n.Message) map[string]string {
+	out := map[string]string{}
+	for form, text := range map[string]string{"zero": m.Zero, "one": m.One, "two": m.Two, "few": m.Few, "many": m.Many, "other": m.Other} {
+		if text != "" {
+			out[form] = text
+		}
+	}
+	return out
 }
 
 func TestMissingKeysShowAMarker(t *testing.T) {
@@ -132,6 +160,8 @@ func TestCountedSentencesFollowTheNumber(t *testing.T) {
 		{"lt", 1, "po 1 sekundės."}, {"lt", 13, "po 13 sekundžių."},
 		{"hr", 2, "za 2 sekunde."}, {"hr", 5, "za 5 sekundi."},
 		{"ro", 2, "peste 2 secunde."}, {"ro", 20, "peste 20 de secunde."},
+		// CLDR 42 gave Maltese a form for two alone: 102 takes "other".
+		{"mt", 2, "f'2 sekondi."}, {"mt", 3, "f'3 sekondi."}, {"mt", 102, "f'102 sekonda."},
 	} {
 		if got := New(tt.lang).T("status.refresh", tt.n); !strings.HasSuffix(got, tt.want) {
 			t.Errorf("%s, %d: %q, want it to end %q", tt.lang, tt.n, got, tt.want)
@@ -142,26 +172,58 @@ func TestCountedSentencesFollowTheNumber(t *testing.T) {
 	}
 }
 
-// TestPluralFormsKeepThePlaceholders holds every plural form to the English
-// sentence's placeholders, and to keys English has.
-func TestPluralFormsKeepThePlaceholders(t *testing.T) {
-	for lang, keys := range allPlurals() {
-		for key, forms := range keys {
-			if _, ok := counted[key]; !ok {
-				t.Errorf("%s: %q is not a counted sentence", lang, key)
-			}
-			for i := 1; i < len(forms); i += 2 {
-				english, ok := en[key]
-				if !ok {
-					english = consoleEN[key]
+// TestCountedSentencesHaveTheirLanguagesPluralForms holds every sentence
+// with plural forms, in both catalogs, to its language's CLDR rules (as
+// go-i18n carries them): it has each form some whole number takes and
+// "other", no form the language does not have, and it counts something.
+func TestCountedSentencesHaveTheirLanguagesPluralForms(t *testing.T) {
+	for _, c := range []catalog{shopperCatalog, staffCatalog} {
+		for lang, messages := range c.messages {
+			whole, all := cldrForms(lang)
+			for key, m := range messages {
+				if !counts(m) {
+					continue
 				}
-				if !slices.Equal(verbs.FindAllString(forms[i], -1), verbs.FindAllString(english, -1)) {
-					t.Errorf("%s %s (%s): placeholders of %q differ from English", lang, key, forms[i-1], forms[i])
+				if en, ok := c.messages["en"][key]; ok && !slices.Contains(verbs.FindAllString(en.Other, -1), "%d") {
+					t.Errorf("%s: %q has plural forms but counts nothing (no %%d)", lang, key)
 				}
-			}
-			if forms[len(forms)-2] != "other" {
-				t.Errorf("%s %s: the last form must be other", lang, key)
+				has := forms(m)
+				for form := range whole {
+					if _, ok := has[form]; !ok {
+						t.Errorf("%s: %q lacks the plural form %q", lang, key, form)
+					}
+				}
+				for form := range has {
+					if !all[form] {
+						t.Errorf("%s: %q has the plural form %q, which CLDR does not give %s", lang, key, form, lang)
+					}
+				}
 			}
 		}
 	}
+}
+
+// cldrForms are the plural forms of lang: whole are those whole numbers
+// take, and "other"; all adds those only fractions take.
+func cldrForms(lang string) (whole, all map[string]bool) {
+	b := goi18n.NewBundle(language.English)
+	b.MustAddMessages(language.MustParse(lang), &goi18n.Message{ID: "form", Zero: "zero", One: "one", Two: "two", Few: "few", Many: "many", Other: "other"})
+	l := goi18n.NewLocalizer(b, lang)
+	form := func(n any) string {
+		s, err := l.Localize(&goi18n.LocalizeConfig{MessageID: "form", PluralCount: n, TemplateParser: template.IdentityParser{}})
+		if err != nil {
+			panic(err)
+		}
+		return s
+	}
+	whole = map[string]bool{"other": true}
+	for n := range 1000 {
+		whole[form(n)] = true
+	}
+	whole[form(1000000)] = true
+	all = maps.Clone(whole)
+	for _, n := range []string{"0.0", "0.1", "0.5", "1.0", "1.5", "2.0", "2.5", "3.5", "5.5", "11.5", "0.11", "1.25"} {
+		all[form(n)] = true
+	}
+	return whole, all
 }

@@ -7,38 +7,6 @@ import (
 	"golang.org/x/text/number"
 )
 
-// The console's strings (issue 36): a catalog of their own beside the
-// shopper's, in the same shape, in the same 26 languages, each translating
-// every English string (console.go; tests hold each to it).
-var staffCatalog = map[string]map[string]string{
-	"en": consoleEN,
-	"ga": consoleGA,
-	"mt": consoleMT,
-	"is": consoleIS,
-	"bg": consoleBG,
-	"ro": consoleRO,
-	"hu": consoleHU,
-	"nb": consoleNB,
-	"da": consoleDA,
-	"sv": consoleSV,
-	"hr": consoleHR,
-	"sl": consoleSL,
-	"cs": consoleCS,
-	"sk": consoleSK,
-	"lt": consoleLT,
-	"lv": consoleLV,
-	"et": consoleET,
-	"fi": consoleFI,
-	"pt": consolePT,
-	"nl": consoleNL,
-	"it": consoleIT,
-	"es": consoleES,
-	"fr": consoleFR,
-	"el": consoleEL,
-	"pl": consolePL,
-	"de": consoleDE,
-}
-
 // Staff returns the localizer of the console's pages in lang; English for
 // a language the console does not speak.
 func Staff(lang string) *Localizer {
@@ -53,7 +21,7 @@ func Staff(lang string) *Localizer {
 func StaffChoices() []Choice {
 	var out []Choice
 	for _, c := range Choices {
-		if _, ok := staffCatalog[c.Code]; ok {
+		if _, ok := staffCatalog.messages[c.Code]; ok {
 			out = append(out, c)
 		}
 	}
@@ -64,13 +32,13 @@ func StaffChoices() []Choice {
 // when the console speaks it, else the first language of their browser's
 // (Accept-Language) that it speaks, else English.
 func StaffLanguage(chosen, acceptLanguage string) string {
-	if _, ok := staffCatalog[chosen]; ok {
+	if _, ok := staffCatalog.messages[chosen]; ok {
 		return chosen
 	}
 	tags, _, _ := language.ParseAcceptLanguage(acceptLanguage)
 	for _, t := range tags {
 		if lang := Negotiate(t.String()); lang != "en" || isEnglish(t) {
-			if _, ok := staffCatalog[lang]; ok {
+			if _, ok := staffCatalog.messages[lang]; ok {
 				return lang
 			}
 		}
@@ -83,15 +51,7 @@ func isEnglish(t language.Tag) bool {
 	return b.String() == "en"
 }
 
-var staffLocalizers = func() map[string]*Localizer {
-	out := make(map[string]*Localizer, len(staffCatalog))
-	for lang, messages := range staffCatalog {
-		shopper := New(lang)
-		out[lang] = &Localizer{lang: lang, tag: shopper.tag, messages: messages, fallback: staffCatalog["en"],
-			plural: pluralPrinter(lang), digits: shopper.digits}
-	}
-	return out
-}()
+var staffLocalizers = staffCatalog.localizers()
 
 // Number writes a count as the language does: 12,345 in English, 12 345
 // in Polish.

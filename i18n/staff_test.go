@@ -1,7 +1,6 @@
 package i18n
 
 import (
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,29 +14,14 @@ var sameInEveryLanguage = map[string]bool{"console.whose": true}
 // lacks a string, leaves it empty, copies an English sentence, changes its
 // placeholders, or has a key English does not.
 func TestTheConsoleSpeaksEveryLanguage(t *testing.T) {
-	for lang, messages := range staffCatalog {
-		for key, english := range consoleEN {
-			got, ok := messages[key]
-			switch {
-			case !ok || strings.TrimSpace(got) == "":
-				t.Errorf("%s: %q is not translated", lang, key)
-			case lang != "en" && got == english && !sameInEveryLanguage[key] && strings.Contains(strings.TrimSpace(verbs.ReplaceAllString(english, "")), " "):
-				t.Errorf("%s: %q is the English sentence %q", lang, key, english)
-			case !slices.Equal(verbs.FindAllString(got, -1), verbs.FindAllString(english, -1)):
-				t.Errorf("%s: %q has placeholders %v, English has %v", lang, key, verbs.FindAllString(got, -1), verbs.FindAllString(english, -1))
-			}
+	checkTranslations(t, staffCatalog, sameInEveryLanguage)
+	// The sentences that count something change with the number.
+	for key, en := range staffCatalog.messages["en"] {
+		if !counts(en) {
+			continue
 		}
-		for key := range messages {
-			if _, ok := consoleEN[key]; !ok {
-				t.Errorf("%s: %q is not an English key (a typo or a leftover)", lang, key)
-			}
-		}
-		// The sentences that count something change with the number.
-		for key := range counted {
-			if !strings.HasPrefix(key, "console.") {
-				continue
-			}
-			if _, ok := staffPlurals[lang][key]; !ok {
+		for lang, messages := range staffCatalog.messages {
+			if m, ok := messages[key]; ok && !counts(m) {
 				t.Errorf("%s: %q has no plural forms", lang, key)
 			}
 		}
@@ -49,12 +33,15 @@ func TestTheConsoleSpeaksEveryLanguage(t *testing.T) {
 // read the same language as its shoppers.
 func TestTheConsoleSpeaksTheShoppersLanguages(t *testing.T) {
 	for _, tag := range Supported {
-		if _, ok := staffCatalog[code(tag)]; !ok {
+		if _, ok := staffCatalog.messages[code(tag)]; !ok {
 			t.Errorf("%s: the shopper's pages speak it, the console does not", code(tag))
 		}
 	}
 	if len(StaffChoices()) != len(Supported) {
 		t.Errorf("the console's switcher offers %d languages, the shopper's pages speak %d", len(StaffChoices()), len(Supported))
+	}
+	if len(staffCatalog.messages) != len(Supported) {
+		t.Errorf("%d languages in messages/console, %d supported", len(staffCatalog.messages), len(Supported))
 	}
 }
 
@@ -81,7 +68,7 @@ func TestTheConsoleWritesNumbersAndTimesAsItsLanguageDoes(t *testing.T) {
 			t.Errorf("%s time %q, want %q", tt.lang, got, tt.when)
 		}
 	}
-	for lang := range staffCatalog {
+	for lang := range staffCatalog.messages {
 		if _, ok := dateTimeLayouts[lang]; !ok {
 			t.Errorf("%s: no date layout", lang)
 		}
@@ -110,6 +97,7 @@ func TestTheConsolesCountedSentencesFollowTheNumber(t *testing.T) {
 	}{
 		{"en", 2, "2 days"}, {"pl", 2, "2 dni"}, {"pl", 5, "5 dni"}, {"cs", 3, "3 dny"}, {"cs", 5, "5 dní"},
 		{"sl", 2, "2 dneva"}, {"lt", 10, "10 dienų"}, {"ro", 20, "20 de zile"}, {"ro", 3, "3 zile"},
+		{"mt", 2, "2 ijiem"}, {"mt", 102, "102 jum"}, {"fr", 1000000, "1\u00a0000\u00a0000 jours"},
 	} {
 		if got := Staff(tt.lang).T("console.duration.days", tt.n); got != tt.want {
 			t.Errorf("%s, %d days: %q, want %q", tt.lang, tt.n, got, tt.want)
