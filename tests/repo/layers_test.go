@@ -62,6 +62,26 @@ func TestArrowsPointDown(t *testing.T) {
 	}
 }
 
+// TestOnlyTheDoorStartsTheApp: the wiring (app) is imported by the
+// commands alone, and the commands by main.go alone; nothing of the app
+// reaches up to them.
+func TestOnlyTheDoorStartsTheApp(t *testing.T) {
+	const module = "github.com/paybybank/checkout"
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	may := map[string]string{module + "/app": module + "/command", module + "/command": module}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		for _, imported := range fields[1:] {
+			if want, top := may[imported]; top && fields[0] != want {
+				t.Errorf("%s imports %s: only %s may", fields[0], imported, want)
+			}
+		}
+	}
+}
+
 // TestNoViewsPackageIsTooBigToRead keeps each package of views at about
 // 1,500 hand-written lines (templ files and Go, tests and generated code
 // aside), so that a page is found by its audience and read in one sitting.
