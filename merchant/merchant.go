@@ -49,6 +49,9 @@ type Merchant struct {
 	// Retiring are the link keys retired in the console, with the time
 	// until which links signed with each still work.
 	Retiring map[string]time.Time `json:"-"`
+	// KeysMade are when each link key made in the console was made: the
+	// last made signs new links. Keys of the merchants file have none.
+	KeysMade map[string]time.Time `json:"-"`
 	// APIToken is the bearer token of the merchant's server-to-server calls.
 	APIToken string `json:"api_token"`
 	// APIRate is how many API requests a second the merchant's token may
@@ -324,11 +327,21 @@ func (m *Merchant) LinkKeyAt(kid string, now time.Time) (string, bool) {
 func (m *Merchant) NewestKID() string {
 	var newest string
 	for kid := range m.LinkKeys {
-		if _, retiring := m.Retiring[kid]; kid > newest && !retiring {
+		if _, retiring := m.Retiring[kid]; !retiring && (newest == "" || m.newer(kid, newest)) {
 			newest = kid
 		}
 	}
 	return newest
+}
+
+// newer reports whether key a was made after key b: by when each was made
+// in the console (a file's keys count as made before any), then by id.
+func (m *Merchant) newer(a, b string) bool {
+	ma, mb := m.KeysMade[a], m.KeysMade[b]
+	if !ma.Equal(mb) {
+		return ma.After(mb)
+	}
+	return a > b
 }
 
 // AllowsReturn reports whether shoppers may be sent back to u: it must be

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -148,6 +149,12 @@ func (s *Store) MakeLinkKey(ctx context.Context, by Actor, merchantID string, no
 		}
 		made = MadeLinkKey{KID: kid, Secret: newSecret()}
 		m.LinkKeys[kid] = made.Secret
+		m.KeysMade = maps.Clone(m.KeysMade)
+		if m.KeysMade == nil {
+			m.KeysMade = map[string]time.Time{}
+		}
+		// The last made signs new links, whatever its id.
+		m.KeysMade[kid] = now
 		return "link key made: " + kid, nil
 	})
 	return made, err

@@ -127,6 +127,9 @@ type doc struct {
 	// LinkKeysUntil are the retiring link keys: unix milliseconds until
 	// which links signed with each still work.
 	LinkKeysUntil map[string]int64 `json:"link_keys_until,omitempty"`
+	// LinkKeysMade are when the console made each link key (unix
+	// milliseconds): the last made signs new links.
+	LinkKeysMade map[string]int64 `json:"link_keys_made,omitempty"`
 	// WebhookPrevious signs beside the webhook secret until
 	// WebhookPreviousUntil (unix milliseconds), while a roll overlaps.
 	WebhookPrevious      string `json:"webhook_previous_secret,omitempty"`
@@ -149,6 +152,15 @@ func docOf(m *merchant.Merchant, seal func(value, place string) (string, error))
 			d.LinkKeysUntil = map[string]int64{}
 		}
 		d.LinkKeysUntil[kid] = until.UnixMilli()
+	}
+	for kid, made := range m.KeysMade {
+		if _, kept := m.LinkKeys[kid]; !kept {
+			continue
+		}
+		if d.LinkKeysMade == nil {
+			d.LinkKeysMade = map[string]int64{}
+		}
+		d.LinkKeysMade[kid] = made.UnixMilli()
 	}
 	var err error
 	if m.WebhookSecret != "" {
@@ -221,6 +233,12 @@ func (s *Store) merchantOf(row ledger.MerchantRow, file *merchant.Directory) (*m
 		ReturnOrigins: d.ReturnOrigins, FrameAncestors: d.FrameAncestors, Customization: d.Customization,
 		IPVerification: d.IPVerification, APIRate: d.APIRate, PopularBanks: d.PopularBanks, WebhookURL: d.WebhookURL,
 		RequireTwoStep: d.RequireTwoStep,
+	}
+	for kid, made := range d.LinkKeysMade {
+		if m.KeysMade == nil {
+			m.KeysMade = map[string]time.Time{}
+		}
+		m.KeysMade[kid] = time.UnixMilli(made)
 	}
 	for kid, until := range d.LinkKeysUntil {
 		if m.Retiring == nil {
@@ -588,6 +606,10 @@ func changed(a, b *merchant.Merchant) []string {
 	for _, k := range keys {
 		va, vb := ja[k], jb[k]
 		if va == vb {
+			continue
+		}
+		if k == "link_keys_made" {
+			// Said by link_keys itself.
 			continue
 		}
 		if !secretFields[k] {

@@ -516,3 +516,43 @@ func TestOperatorAddIsTheWayBackInForALockedOutOperator(t *testing.T) {
 		t.Errorf("after operator add: two-step %v; want off, with the new password", u.TwoStep)
 	}
 }
+
+// A link key made in the console signs new links, whatever its id: an
+// imported merchant's "k1" sorts after "2026-11-25", and used to stay the
+// newest, contradicting the page's own hint.
+func TestTheLinkKeyMadeLastSignsNewLinks(t *testing.T) {
+	ledgertest.OnBoth(t, func(t *testing.T, url string) {
+		s := instance(t, ledgertest.Open(t, url), key1)
+		if _, _, err := s.Import(ctx, fileOf(t, shop1("Shop 1"))); err != nil {
+			t.Fatal(err)
+		}
+		now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+		by := settings.Actor{Name: "dev@shop1.example"}
+		made, err := s.MakeLinkKey(ctx, by, "shop1", now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, _ := s.Dir.Get("shop1"); m.NewestKID() != made.KID {
+			t.Errorf("after making %s the newest key is %s", made.KID, m.NewestKID())
+		}
+		// Ten keys in a day: the tenth is newer than the ninth.
+		var last settings.MadeLinkKey
+		for i := range 10 {
+			if last, err = s.MakeLinkKey(ctx, by, "shop1", now.Add(time.Duration(i+1)*time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m, _ := s.Dir.Get("shop1")
+		if m.NewestKID() != last.KID {
+			t.Errorf("after making %s the newest key is %s", last.KID, m.NewestKID())
+		}
+		// Known on another instance too, and in no audit line as a field.
+		other := instance(t, s.Ledger, key1)
+		if err := other.Load(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if m, _ := other.Dir.Get("shop1"); m.NewestKID() != last.KID {
+			t.Errorf("another instance takes %s for the newest, not %s", m.NewestKID(), last.KID)
+		}
+	})
+}
