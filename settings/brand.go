@@ -189,6 +189,16 @@ func (s *Store) publish(ctx context.Context, by Actor, id string, live int64, c 
 			return "", err
 		}
 		if from != 0 {
+			// The editor starts from the look made live again: a draft of
+			// the look reverted away from would undo the revert when
+			// published.
+			if draft, ok, err := tx.BrandDraft(ctx, id); err != nil {
+				return "", err
+			} else if ok && draft.Customization != string(raw) {
+				if _, err := tx.PutBrandDraft(ctx, id, string(raw), draft.Version, by.Name); err != nil {
+					return "", err
+				}
+			}
 			return fmt.Sprintf("branding version %d published (version %d again)", published, from), nil
 		}
 		return fmt.Sprintf("branding version %d published", published), nil

@@ -97,6 +97,13 @@ func TestADraftIsPublishedRevertedAndNeverOverwrittenSilently(t *testing.T) {
 		if live, err := b.Live(ctx, "shop3"); err != nil || live.Version != 3 || live.RevertedFrom != 1 || live.Custom != red {
 			t.Errorf("the live version is %+v, %v; want 3, version 1 again", live, err)
 		}
+		// The editor starts from the look made live again, not from the
+		// draft of the look reverted away from: publishing it would undo
+		// the revert.
+		m, _ = b.Dir.Get("shop3")
+		if draft, err := b.Draft(ctx, m); err != nil || draft.Custom != red {
+			t.Errorf("after the revert the editor's draft holds %+v, %v; want the live look", draft.Custom, err)
+		}
 		history, err := a.History(ctx, "shop3")
 		if err != nil || len(history) != 3 {
 			t.Fatalf("history: %+v, %v", history, err)

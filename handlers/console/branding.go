@@ -471,7 +471,7 @@ func (c *Console) showBrandingHistory(ec echo.Context) error {
 		page.Versions = append(page.Versions, row)
 	}
 	if ec.QueryParam("done") == "reverted" && len(history) > 0 {
-		page.Notice = t(ec, "console.branding.reverted", history[0].RevertedFrom, history[0].Version)
+		page.Notice = t(ec, "console.branding.reverted", history[0].RevertedFrom, history[0].Version) + " " + t(ec, "console.branding.draftFollows")
 	}
 	return render(ec, http.StatusOK, manage.ConsoleBrandingHistoryPage(page))
 }
