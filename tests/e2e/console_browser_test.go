@@ -35,11 +35,42 @@ func checkConsolePage(t *testing.T, ctx context.Context, axe, name string) {
 			wide, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > window.innerWidth + 1).slice(-3).map(e => e.tagName + '.' + e.className).join(' | ')`))
 			t.Errorf("%s scrolls sideways by %d px at %d px: %s", name, overflow, width, wide)
 		}
+		if broken := value(t, ctx, "the words broken across lines", chromedp.Evaluate[[]string](brokenWords)); len(broken) > 0 {
+			t.Errorf("%s at %d px breaks words inside themselves: %q", name, width, broken)
+		}
 		shot := value(t, ctx, "a screenshot", chromedp.FullScreenshot(100))
 		artifact(t, fmt.Sprintf("console-%s-%d.png", name, width), shot)
 	}
 	step(t, ctx, "back to a phone", chromedp.EmulateViewport(390, 844))
 }
+
+// brokenWords lists the words of the page's main content that the browser
+// laid out over more than one line: a name, a time, a role or a code cut
+// in two ("design|er", "16:2|5:49"). Words longer than 40 characters
+// (tokens, addresses, secrets) may break: they fit no phone otherwise.
+const brokenWords = `(() => {
+	const broken = [];
+	const main = document.querySelector('main');
+	if (!main) return broken;
+	const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+	while (walker.nextNode()) {
+		const node = walker.currentNode;
+		// A chart's labels are laid out glyph by glyph, turned; what is
+		// hidden (a closed disclosure) is laid out nowhere.
+		if (node.parentElement.closest('svg') || !node.parentElement.checkVisibility()) continue;
+		const words = /\S+/g;
+		let m;
+		while ((m = words.exec(node.data))) {
+			if (m[0].length > 40) continue;
+			const range = document.createRange();
+			range.setStart(node, m.index);
+			range.setEnd(node, m.index + m[0].length);
+			const lines = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.bottom)));
+			if (lines.size > 1) broken.push(m[0]);
+		}
+	}
+	return broken;
+})()`
 
 // TestTheConsoleInABrowser is a support agent's morning: a shopper paid;
 // the agent signs in, finds the order by its id, redelivers its event and

@@ -338,7 +338,7 @@ func ConsoleDevelopersPage(m ConsoleDevelopers) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				for _, r := range m.Recent {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "<li class=\"break-all\" data-testid=\"api-request\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "<li class=\"break-words\" data-testid=\"api-request\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

@@ -6,6 +6,8 @@
 package manage
 
 import (
+	"strings"
+
 	"github.com/a-h/templ"
 
 	"github.com/paybybank/checkout/views/console"
@@ -332,3 +334,11 @@ type BrandVersion struct {
 	// Thumb is its bank list's preview; Revert makes it live again.
 	Thumb, Revert templ.SafeURL
 }
+
+// timeMark stands for a time in a translated sentence, so that the page can
+// set the time itself apart (sentenceWithTime).
+const timeMark = "\x00"
+
+// before and after are the parts of a sentence around its timeMark.
+func before(s string) string { b, _, _ := strings.Cut(s, timeMark); return b }
+func after(s string) string  { _, a, _ := strings.Cut(s, timeMark); return a }
