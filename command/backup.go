@@ -56,7 +56,7 @@ func backupLedger(ctx context.Context, args []string, cfg app.Config, stdout io.
 // why it must be kept with the copy, never its value.
 func sealingKeyNote(cfg app.Config) string {
 	const keep = "Keep it too, and apart from the copy (whoever holds both holds every secret): " +
-		"a ledger restored without it opens none of its merchants' secrets, and the app does not start on it."
+		"a ledger restored without it opens none of its merchants' secrets: they are not served."
 	switch {
 	case cfg.SettingsKeys != nil:
 		return "Its merchants' secrets are sealed under the SETTINGS_KEYS you run with (every key in it). " + keep
