@@ -58,6 +58,8 @@ type Assets struct {
 	StatusJS string
 	// FormJS takes the focus from the error summary to a field.
 	FormJS string
+	// CopyJS shows the console's Copy buttons of one-time secrets.
+	CopyJS string
 	// Favicon is the tab's icon: a bank front.
 	Favicon string
 	// HandoffJS follows the order while the shopper pays on their phone.

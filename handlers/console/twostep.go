@@ -336,7 +336,7 @@ func (c *Console) confirmTwoStep(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	page.TwoStep, page.RecoveryCodes = true, codes
+	page.TwoStep, page.RecoveryCodes, page.RecoveryLeft = true, codes, len(codes)
 	page.Notice = t(ec, "console.twoStep.on")
 	return render(ec, http.StatusOK, manage.ConsoleAccountPage(page))
 }

@@ -255,6 +255,35 @@ func TestATeamInABrowser(t *testing.T) {
 			chromedp.SendKeys(chromedp.ID("email"), email), chromedp.SendKeys(chromedp.ID("password"), pw+"\r"))
 	}
 
+	// What an action made and is shown once is in sight: in the first
+	// screenful of the page that follows, with the focus on it, saying how
+	// it is kept; its Copy button copies it.
+	inSight := func(what, kept string) {
+		t.Helper()
+		top := value(t, ctx, "where the one-time panel is", chromedp.Evaluate[float64](`document.querySelector('[data-testid="one-time"]').getBoundingClientRect().top`))
+		screen := value(t, ctx, "the screen's height", chromedp.Evaluate[float64](`window.innerHeight`))
+		focused := value(t, ctx, "what has the focus", chromedp.Evaluate[string](`document.activeElement.dataset.testid || document.activeElement.tagName`))
+		if top < 0 || top > screen-80 || focused != "one-time" {
+			t.Errorf("%s: the one-time panel starts %.0f px down a %.0f px screen, the focus on %q", what, top, screen, focused)
+		}
+		if said := text("the panel's words", `[data-testid="one-time"]`); !strings.Contains(said, kept) {
+			t.Errorf("%s: the panel says %q, want it kept %q", what, said, kept)
+		}
+		do("copy it", visible(`[data-testid="one-time"] button[data-copy]`), click(`[data-testid="one-time"] button[data-copy]`))
+		// Where the browser grants the clipboard it says Copied; where not
+		// (a headless browser may refuse), the value is selected for the
+		// keyboard's copy.
+		copied := value(t, ctx, "what the Copy button did", chromedp.Evaluate[bool](`(() => {
+			const b = document.querySelector('[data-testid="one-time"] button[data-copy]');
+			const v = document.getElementById(b.dataset.copy);
+			const said = document.getElementById(b.dataset.copy + '-copied').textContent;
+			return said === b.dataset.copied || getSelection().toString().trim() === v.innerText.trim();
+		})()`))
+		if !copied {
+			t.Errorf("%s: the Copy button neither copied nor selected the value", what)
+		}
+	}
+
 	signIn(s.consoleEmail, s.consolePassword)
 	do("the overview", visible(`[data-testid="funnel"]`))
 	do("open the team", chromedp.Navigate(s.base+"/console/team?merchant=demo"), visible(`[data-testid="invite-form"]`))
@@ -264,10 +293,12 @@ func TestATeamInABrowser(t *testing.T) {
 	if !strings.HasPrefix(link, s.base+"/console/invite/") {
 		t.Fatalf("the invitation link is %q", link)
 	}
+	inSight("the invitation", "only a hash")
 	check("team")
 	do("the developers page", chromedp.Navigate(s.base+"/console/developers?merchant=demo"), visible(`[data-testid="webhook-form"]`),
 		click(`[data-testid="make-token"]`), visible(`#name-error`))
 	do("make a token", chromedp.SendKeys(chromedp.ID("name"), "shop server"), click(`[data-testid="make-token"]`), visible(`[data-testid="new-token"]`))
+	inSight("the token", "only a hash")
 	if token := text("the new token", `[data-testid="new-token"]`); !strings.HasPrefix(token, "pbb_test_") {
 		t.Errorf("the new token reads %q", token)
 	}

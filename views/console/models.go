@@ -307,3 +307,18 @@ type ConsoleWebhooks struct {
 	// Test is the answer to a test event just sent; nil otherwise.
 	Test *ConsoleTry
 }
+
+// OneTimePanel is what an action made, shown this once: its heading, how
+// the console keeps it (said truthfully: a hash, or sealed), and its values.
+type OneTimePanel struct {
+	Heading, Kept string
+	Items         []OneTimeItem
+}
+
+// OneTimeItem is one value of a one-time panel: its label (none for a
+// panel of one value), its element id (for the Copy button) and test id,
+// and the value, or a list of values (recovery codes).
+type OneTimeItem struct {
+	Label, ID, TestID, Value string
+	List                     []string
+}
