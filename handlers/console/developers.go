@@ -126,14 +126,17 @@ func (c *Console) developersPage(ec echo.Context, m *merchant.Merchant, options 
 	}
 	for _, tk := range tokens {
 		row := manage.ConsoleToken{ID: tk.ID, Name: tk.Name, Prefix: tk.Prefix + "…", Created: when(localizerOf(ec), tk.Created),
-			LastUsed: t(ec, "console.developers.never"), Expires: t(ec, "console.developers.noExpiry"), FromFile: tk.Managed == merchant.ManagedByFile,
+			LastUsed: t(ec, "console.developers.neverUsed"), Expires: t(ec, "console.developers.noExpiry"), FromFile: tk.Managed == merchant.ManagedByFile,
 			Revoke: templ.SafeURL(RouteTokens + "/" + url.PathEscape(tk.ID) + "/revoke" + page.Query)}
 		if !tk.Used.IsZero() {
-			row.LastUsed = tk.Used.UTC().Format("2006-01-02 15:00")
+			row.LastUsed = t(ec, "console.developers.lastUsed", tk.Used.UTC().Format("2006-01-02 15:00"))
 		}
 		if !tk.Expires.IsZero() {
-			row.Expires = when(localizerOf(ec), tk.Expires)
-			row.Expired = !c.Now().Before(tk.Expires)
+			at := when(localizerOf(ec), tk.Expires)
+			row.Expires, row.Expired = t(ec, "console.developers.expires", at), !c.Now().Before(tk.Expires)
+			if row.Expired {
+				row.Expires = t(ec, "console.developers.expired", at)
+			}
 		}
 		page.Tokens = append(page.Tokens, row)
 	}

@@ -57,6 +57,15 @@ func TestTokensAreMadeAndRevokedOnEveryInstance(t *testing.T) {
 	}
 	doc = page(t, make("shop server", ""), http.StatusOK)
 	token := doc.Find(`[data-testid="new-token"]`).Text()
+	// Said as a person says it: the name quoted, never "last used never"
+	// nor "expires no expiry".
+	if notice := doc.Find(`[data-testid="notice"]`).Text(); !strings.Contains(notice, "“shop server”") {
+		t.Errorf("the notice reads %q, want the token's name quoted", notice)
+	}
+	if row := doc.Find(`[data-testid="token"]`).Last().Text(); !strings.Contains(row, "never used") || !strings.Contains(row, "no expiry") ||
+		strings.Contains(row, "last used never") || strings.Contains(row, "expires no expiry") {
+		t.Errorf("a token never used, without expiry, reads %q", row)
+	}
 	if !regexp.MustCompile(`^pbb_test_[A-Za-z0-9_-]{43}$`).MatchString(token) {
 		t.Fatalf("the new token is %q", token)
 	}

@@ -1080,9 +1080,9 @@ func ConsoleDevelopersPage(m ConsoleDevelopers) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var64 string
-				templ_7745c5c3_Var64, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "console.developers.lastUsed", tk.LastUsed))
+				templ_7745c5c3_Var64, templ_7745c5c3_Err = templ.JoinStringErrs(tk.LastUsed)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `console/manage/developers.templ`, Line: 164, Col: 122}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `console/manage/developers.templ`, Line: 164, Col: 78}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var64))
 				if templ_7745c5c3_Err != nil {
@@ -1098,9 +1098,9 @@ func ConsoleDevelopersPage(m ConsoleDevelopers) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var65 string
-					templ_7745c5c3_Var65, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "console.developers.expired", tk.Expires))
+					templ_7745c5c3_Var65, templ_7745c5c3_Err = templ.JoinStringErrs(tk.Expires)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `console/manage/developers.templ`, Line: 166, Col: 89}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `console/manage/developers.templ`, Line: 166, Col: 46}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var65))
 					if templ_7745c5c3_Err != nil {
@@ -1112,9 +1112,9 @@ func ConsoleDevelopersPage(m ConsoleDevelopers) templ.Component {
 					}
 				} else {
 					var templ_7745c5c3_Var66 string
-					templ_7745c5c3_Var66, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "console.developers.expires", tk.Expires))
+					templ_7745c5c3_Var66, templ_7745c5c3_Err = templ.JoinStringErrs(tk.Expires)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `console/manage/developers.templ`, Line: 168, Col: 63}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `console/manage/developers.templ`, Line: 168, Col: 20}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var66))
 					if templ_7745c5c3_Err != nil {

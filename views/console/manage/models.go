@@ -246,6 +246,8 @@ type ConsoleLinkKey struct {
 
 // ConsoleToken is one API token, never its value.
 type ConsoleToken struct {
+	// LastUsed and Expires are said whole ("last used …", "never used",
+	// "expires …", "no expiry").
 	ID, Name, Prefix, Created, LastUsed, Expires string
 	Expired, FromFile                            bool
 	Revoke                                       templ.SafeURL
