@@ -36,13 +36,13 @@ func TestADesignerRebrandsTheCheckoutInABrowser(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("email"), "dana@demo.example"), chromedp.SetValue(chromedp.ID("role"), "designer"),
 		click(`[data-testid="send-invite"]`), visible(`[data-testid="invite-link"]`))
 	link := value(t, ctx, "the invitation link", chromedp.Text(chromedp.CSS(`[data-testid="invite-link"]`)))
-	do("the owner signs out", click(`[data-testid="sign-out"]`), visible(`[data-testid="sign-in"]`))
+	do("the owner signs out", menu(), click(`[data-testid="sign-out"]`), visible(`[data-testid="sign-in"]`))
 	const pw = "dana's long design password"
 	do("join as the designer", chromedp.Navigate(link), visible(`[data-testid="join"]`),
 		chromedp.SendKeys(chromedp.ID("password"), pw), chromedp.SendKeys(chromedp.ID("password_again"), pw),
 		click(`[data-testid="join"]`), visible(`[data-testid="funnel"]`))
 
-	do("open Branding from the menu", click(`nav a[href="/console/branding"]`), visible(`[data-testid="branding-form"]`))
+	do("open Branding from the menu", menu(), click(`nav a[href="/console/branding"]`), visible(`[data-testid="branding-form"]`))
 	editor := value(t, ctx, "the editor's address", chromedp.Location())
 	// Each preview is the bank list, in the live look to begin with.
 	primaryIn := func(frame string) string {

@@ -64,6 +64,21 @@ func visible(css string) chromedp.Action[chromedp.Void] {
 	return chromedp.WaitVisible(chromedp.CSS(css))
 }
 
+// menu opens the console's Menu where the header folds it away (a phone),
+// as a person taps it; from 1024 px on everything is shown and it does
+// nothing.
+func menu() chromedp.Action[chromedp.Void] {
+	tap := chromedp.Evaluate[bool](`(() => {
+		const s = document.querySelector('[data-testid="console-menu"]:not([open]) > summary');
+		if (s && getComputedStyle(s).display !== 'none') s.click();
+		return true;
+	})()`)
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := tap(ctx, t)
+		return chromedp.Void{}, err
+	}
+}
+
 // click clicks the first element css matches.
 func click(css string) chromedp.Action[chromedp.Void] { return chromedp.Click(chromedp.CSS(css)) }
 

@@ -153,7 +153,7 @@ func TestTheConsoleInABrowser(t *testing.T) {
 	}
 
 	// Send a test event.
-	do("webhooks", click(`a[href="/console/webhooks"]`), visible(`[data-testid="send-test"]`))
+	do("webhooks", menu(), click(`a[href="/console/webhooks"]`), visible(`[data-testid="send-test"]`))
 	do("send a test event", click(`[data-testid="send-test"]`), visible(`[data-testid="test-result"]`))
 	if result, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="test-result"]`))); !strings.Contains(result, "took the test event: HTTP 204") {
 		t.Errorf("the test event's result reads %q", result)
@@ -161,7 +161,7 @@ func TestTheConsoleInABrowser(t *testing.T) {
 	check("webhooks")
 
 	// Sign out.
-	do("sign out", click(`[data-testid="sign-out"]`), chromedp.WaitVisible(chromedp.ID("email")))
+	do("sign out", menu(), click(`[data-testid="sign-out"]`), chromedp.WaitVisible(chromedp.ID("email")))
 	do("the console is closed", chromedp.Navigate(s.base+"/console/payments"), chromedp.WaitVisible(chromedp.ID("email")))
 }
 
@@ -201,7 +201,7 @@ func TestTheSettingsPagesInABrowser(t *testing.T) {
 
 	do("sign in", chromedp.Navigate(s.base+"/console/login"), chromedp.WaitVisible(chromedp.ID("email")),
 		chromedp.SendKeys(chromedp.ID("email"), email), chromedp.SendKeys(chromedp.ID("password"), pw+"\r"), visible(`[data-testid="funnel"]`))
-	do("open Merchants", click(`a[href="/console/merchants"]`), visible(`[data-testid="merchants"]`))
+	do("open Merchants", menu(), click(`a[href="/console/merchants"]`), visible(`[data-testid="merchants"]`))
 	if got := text("the demo shop's manager", `[data-merchant="demo"] [data-testid="merchant-managed"]`); got != "managed by the merchants file" {
 		t.Errorf("the file's merchant shows as %q", got)
 	}
@@ -221,7 +221,7 @@ func TestTheSettingsPagesInABrowser(t *testing.T) {
 	do("disable it", click(`[data-merchant="shop2"] [data-testid="disable"]`), visible(`[data-merchant="shop2"] [data-testid="enable"]`))
 	do("its settings", click(`[data-merchant="shop2"] a`), visible(`[data-testid="settings-form"]`))
 	check("settings")
-	do("the audit log", click(`a[href="/console/audit"]`), visible(`[data-testid="audit"]`))
+	do("the audit log", menu(), click(`a[href="/console/audit"]`), visible(`[data-testid="audit"]`))
 	if got := text("the newest change", `[data-testid="audit-row"] [data-testid="audit-action"]`); got != "merchant disabled" {
 		t.Errorf("the audit log's newest line is %q", got)
 	}
@@ -304,13 +304,14 @@ func TestATeamInABrowser(t *testing.T) {
 	}
 	check("developers")
 	// Pages here have an e-mail field too: wait for the sign-in button.
-	do("the owner signs out", click(`[data-testid="sign-out"]`), visible(`[data-testid="sign-in"]`))
+	do("the owner signs out", menu(), click(`[data-testid="sign-out"]`), visible(`[data-testid="sign-in"]`))
 
 	const pw = "dana's long design password"
 	do("open the invitation", chromedp.Navigate(link), visible(`[data-testid="join"]`))
 	check("invitation")
 	do("join", chromedp.SendKeys(chromedp.ID("password"), pw), chromedp.SendKeys(chromedp.ID("password_again"), pw),
 		click(`[data-testid="join"]`), visible(`[data-testid="funnel"]`))
+	do("open the menu", menu(), visible(`[data-testid="console-user"]`))
 	if who := text("who is signed in", `[data-testid="console-user"]`); !strings.Contains(who, "designer") {
 		t.Errorf("after joining the header says %q", who)
 	}
@@ -319,7 +320,7 @@ func TestATeamInABrowser(t *testing.T) {
 	}
 
 	// A session alone sets up no authenticator: Dana's password first.
-	do("set up two-step sign-in", click(`[data-testid="account-link"]`), visible(`[data-testid="begin-two-step"]`),
+	do("set up two-step sign-in", menu(), click(`[data-testid="account-link"]`), visible(`[data-testid="begin-two-step"]`),
 		chromedp.SendKeys(chromedp.ID("twostep_password"), pw), click(`[data-testid="begin-two-step"]`), visible(`[data-testid="totp-secret"]`))
 	check("two-step-setup")
 	secret := text("the secret", `[data-testid="totp-secret"]`)
@@ -333,7 +334,7 @@ func TestATeamInABrowser(t *testing.T) {
 		t.Errorf("%d recovery codes shown, want 10", n)
 	}
 	check("recovery-codes")
-	do("sign out", click(`[data-testid="sign-out"]`), visible(`[data-testid="sign-in"]`))
+	do("sign out", menu(), click(`[data-testid="sign-out"]`), visible(`[data-testid="sign-in"]`))
 
 	signIn("dana@demo.example", pw)
 	do("the code step", visible(`[data-testid="check-code"]`))
