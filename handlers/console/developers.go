@@ -225,8 +225,7 @@ func (c *Console) revokeToken(ec echo.Context) error {
 }
 
 var (
-	errNoLinkKey   = &consoleError{status: http.StatusNotFound, key: "console.error.noLinkKey", err: settings.ErrNoLinkKey}
-	errLastLinkKey = &consoleError{status: http.StatusConflict, key: "console.error.lastLinkKey", err: settings.ErrLastLinkKey}
+	errNoLinkKey = &consoleError{status: http.StatusNotFound, key: "console.error.noLinkKey", err: settings.ErrNoLinkKey}
 )
 
 // makeLinkKey answers POST /console/developers/link-keys: a new key, which
@@ -274,7 +273,11 @@ func (c *Console) retireLinkKey(ec echo.Context) error {
 	case errors.Is(err, settings.ErrNoLinkKey):
 		return errNoLinkKey
 	case errors.Is(err, settings.ErrLastLinkKey):
-		return errLastLinkKey
+		// Said on the page, beside the button that makes a new key: the
+		// way forward.
+		return c.developersAnswer(ec, m.ID, options, http.StatusConflict, func(page *manage.ConsoleDevelopers) {
+			page.Notice, page.NoticeError = t(ec, "console.error.lastLinkKey.text"), true
+		})
 	case errors.Is(err, settings.ErrManagedByFile):
 		return errManagedByFile
 	case err != nil:

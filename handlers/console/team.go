@@ -33,7 +33,6 @@ const (
 )
 
 var (
-	errLastOwner = &consoleError{status: http.StatusConflict, key: "console.error.lastOwner", err: settings.ErrLastOwner}
 	errNotOnTeam = &consoleError{status: http.StatusNotFound, key: "console.error.notOnTeam", err: settings.ErrNotOnTeam}
 )
 
@@ -180,7 +179,14 @@ func (c *Console) teamChange(change func(ec echo.Context, merchantID, email stri
 		case errors.As(err, &fe):
 			return &consoleError{status: http.StatusUnprocessableEntity, key: "console.error.badRole", err: err, args: []any{roleNames(ec)}}
 		case errors.Is(err, settings.ErrLastOwner):
-			return errLastOwner
+			// Said on the team page, beside the roles that make someone
+			// else owner: the way forward, never a page of its own.
+			page, perr := c.teamPage(ec, m, options, manage.ConsoleInviteForm{Role: string(merchant.Viewer)})
+			if perr != nil {
+				return perr
+			}
+			page.Notice, page.NoticeError = t(ec, "console.error.lastOwner.text"), true
+			return render(ec, http.StatusConflict, manage.ConsoleTeamPage(page))
 		case errors.Is(err, settings.ErrNotOnTeam):
 			return errNotOnTeam
 		case errors.Is(err, settings.ErrManagedByFile):
