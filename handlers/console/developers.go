@@ -13,6 +13,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/settings"
 	consoleviews "github.com/paybybank/checkout/views/console"
@@ -211,6 +212,16 @@ func (c *Console) revokeToken(ec echo.Context) error {
 		return err
 	}
 	id, _ := url.PathUnescape(ec.Param("id"))
+	tokens, err := c.Ledger.MerchantTokens(ec.Request().Context(), m.ID)
+	if err != nil {
+		return err
+	}
+	if i := slices.IndexFunc(tokens, func(tk ledger.TokenRow) bool { return tk.ID == id }); i >= 0 {
+		if ok, err := c.confirmed(ec, t(ec, "console.developers"), t(ec, "console.confirm.revoke", "“"+tokens[i].Name+"”"),
+			t(ec, "console.confirm.revoke.text"), t(ec, "console.confirm.revoke.yes"), pageFor(RouteDevelopers, m, options, nil)); !ok {
+			return err
+		}
+	}
 	name, err := c.Settings.RevokeToken(ec.Request().Context(), actor(ec), m.ID, id)
 	switch {
 	case errors.Is(err, settings.ErrNoToken):
@@ -267,6 +278,10 @@ func (c *Console) retireLinkKey(ec echo.Context) error {
 			})
 		}
 		until = parsed
+	}
+	if ok, err := c.confirmed(ec, t(ec, "console.developers"), t(ec, "console.confirm.retire", kid),
+		t(ec, "console.confirm.retire.text"), t(ec, "console.confirm.retire.yes"), pageFor(RouteDevelopers, m, options, nil)); !ok {
+		return err
 	}
 	err = c.Settings.RetireLinkKey(ec.Request().Context(), actor(ec), m.ID, kid, until)
 	switch {

@@ -85,7 +85,15 @@ func TestTokensAreMadeAndRevokedOnEveryInstance(t *testing.T) {
 	if doc := page(t, ann.get("/console/developers"), http.StatusOK); !strings.Contains(doc.Find(`[data-token="`+id+`"]`).Text(), "last used 2026-11-25 09:00") {
 		t.Errorf("the token's last use reads %q", doc.Find(`[data-token="`+id+`"]`).Text())
 	}
-	res := ann.post("/console/developers/tokens/"+url.PathEscape(id)+"/revoke", url.Values{"csrf": {csrf}})
+	// Asked once first: nothing is revoked until the person says yes.
+	doc = page(t, ann.post("/console/developers/tokens/"+url.PathEscape(id)+"/revoke", url.Values{"csrf": {csrf}}), http.StatusOK)
+	if q := doc.Find(`[data-testid="confirm"] h1`).Text(); !strings.Contains(q, "shop server") {
+		t.Errorf("revoking asks %q", q)
+	}
+	if _, ok := other.settings.Dir.ByAPIToken(token, time.Now()); !ok {
+		t.Error("the token was revoked before the person confirmed")
+	}
+	res := ann.post("/console/developers/tokens/"+url.PathEscape(id)+"/revoke", url.Values{"csrf": {csrf}, "confirm": {"yes"}})
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("revoke: %d", res.StatusCode)
 	}
@@ -93,7 +101,7 @@ func TestTokensAreMadeAndRevokedOnEveryInstance(t *testing.T) {
 		_, ok := other.settings.Dir.ByAPIToken(token, time.Now())
 		return !ok
 	})
-	page(t, ann.post("/console/developers/tokens/"+url.PathEscape(id)+"/revoke", url.Values{"csrf": {csrf}}), http.StatusNotFound)
+	page(t, ann.post("/console/developers/tokens/"+url.PathEscape(id)+"/revoke", url.Values{"csrf": {csrf}, "confirm": {"yes"}}), http.StatusNotFound)
 
 	// A token with an expiry works through its day, not after (tomorrow,
 	// so that the test's own midnight cannot make it past).
@@ -156,7 +164,7 @@ func TestALinkKeyRetiresWithItsLinksWorkingUntilTheTimeGiven(t *testing.T) {
 
 	// A time past is refused; an hour on is taken.
 	retire := func(kid, until string) *http.Response {
-		return ann.post("/console/developers/link-keys/"+url.PathEscape(kid)+"/retire", url.Values{"csrf": {csrf}, "until": {until}})
+		return ann.post("/console/developers/link-keys/"+url.PathEscape(kid)+"/retire", url.Values{"csrf": {csrf}, "until": {until}, "confirm": {"yes"}})
 	}
 	page(t, retire(first, "2001-01-01T00:00"), http.StatusUnprocessableEntity)
 	until := time.Now().Add(time.Hour).UTC().Truncate(time.Minute)

@@ -131,6 +131,12 @@ func (c *Console) createMerchant(ec echo.Context) error {
 func (c *Console) setMerchantState(state string) echo.HandlerFunc {
 	return func(ec echo.Context) error {
 		id, _ := url.PathUnescape(ec.Param("id"))
+		if m, known := c.Merchants.Get(id); known && state == merchant.Disabled && !m.ReadOnly() {
+			if ok, err := c.confirmed(ec, t(ec, "console.merchants"), t(ec, "console.confirm.disable", m.Name),
+				t(ec, "console.confirm.disable.text"), t(ec, "console.confirm.disable.yes"), RouteMerchants); !ok {
+				return err
+			}
+		}
 		err := c.Settings.SetState(ec.Request().Context(), actor(ec), id, state)
 		switch {
 		case errors.Is(err, settings.ErrNoMerchant):

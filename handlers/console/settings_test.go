@@ -113,7 +113,7 @@ func TestADisabledMerchantsPeopleStillSignInAndRead(t *testing.T) {
 		t.Errorf("disabling a file's merchant reads %q", doc.Find("main").Text())
 	}
 	page(t, newMerchant(t, ops, csrf, url.Values{"id": {"shop3"}, "name": {"Shop 3"}, "return_origins": {"https://shop3.example"}}), http.StatusOK)
-	res := ops.post("/console/merchants/shop3/disable", url.Values{"csrf": {csrf}})
+	res := ops.post("/console/merchants/shop3/disable", url.Values{"csrf": {csrf}, "confirm": {"yes"}})
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("disable shop3: %d", res.StatusCode)
 	}

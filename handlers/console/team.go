@@ -173,6 +173,12 @@ func (c *Console) teamChange(change func(ec echo.Context, merchantID, email stri
 		if err != nil {
 			return errNotFound
 		}
+		if done == "removed" {
+			if ok, err := c.confirmed(ec, t(ec, "console.team"), t(ec, "console.confirm.remove", strings.ToLower(email)),
+				t(ec, "console.confirm.remove.text"), t(ec, "console.confirm.remove.yes"), pageFor(RouteTeam, m, options, nil)); !ok {
+				return err
+			}
+		}
 		err = change(ec, m.ID, email)
 		var fe *merchant.FieldError
 		switch {

@@ -159,15 +159,24 @@ func TestOwnersChangeRolesRemoveMembersAndTheLastOwnerStays(t *testing.T) {
 	// The last owner can neither step down nor leave; it is said on the
 	// team page, beside the roles that make someone else owner.
 	for _, what := range []string{"role", "remove"} {
-		doc := page(t, ann.post(member("ann@shop3.example", what), url.Values{"csrf": {annCSRF}, "role": {"viewer"}}), http.StatusConflict)
+		doc := page(t, ann.post(member("ann@shop3.example", what), url.Values{"csrf": {annCSRF}, "role": {"viewer"}, "confirm": {"yes"}}), http.StatusConflict)
 		if !strings.Contains(doc.Find(`[data-testid="notice"]`).Text(), "always has an owner") || doc.Find(`[data-testid="members"] [data-testid="change-role"]`).Length() == 0 {
 			t.Errorf("the last owner's %s: %q", what, doc.Find("main").Text())
 		}
 	}
 
+	// Removing asks once, on a page of its own that works without a
+	// script; nothing happens before the yes.
+	doc = page(t, ann.post(member("bob@shop3.example", "remove"), url.Values{"csrf": {annCSRF}}), http.StatusOK)
+	if q := doc.Find(`[data-testid="confirm"] h1`).Text(); !strings.Contains(q, "bob@shop3.example") || doc.Find(`[data-testid="confirm-back"]`).Length() != 1 {
+		t.Errorf("removing bob asks %q", q)
+	}
+	if u, _ := e.settings.Dir.ConsoleUser("bob@shop3.example"); u == nil {
+		t.Error("bob was removed before the owner said yes")
+	}
 	// Removed, Bob's session ends on the other instance as soon as it
 	// knows.
-	if res := ann.post(member("bob@shop3.example", "remove"), url.Values{"csrf": {annCSRF}}); res.StatusCode != http.StatusSeeOther {
+	if res := ann.post(member("bob@shop3.example", "remove"), url.Values{"csrf": {annCSRF}, "confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("removing bob: %d", res.StatusCode)
 	}
 	endsSoon(t, bob, "bob's session on the other instance after his removal")

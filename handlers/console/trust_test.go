@@ -175,7 +175,7 @@ func TestARemovedPersonInvitedAgainKeepsTheirOwnPasswordAndTwoStepSignIn(t *test
 	ops := e.browser()
 	opsCSRF := ops.signIn(operator)
 	e.join(invite(t, ops, opsCSRF, "shop3", "olga@shop3.example", "owner"), newPassword, newPassword)
-	if res := ops.post("/console/team/ann%40shop3.example/remove?merchant=shop3", url.Values{"csrf": {opsCSRF}}); res.StatusCode != http.StatusSeeOther {
+	if res := ops.post("/console/team/ann%40shop3.example/remove?merchant=shop3", url.Values{"csrf": {opsCSRF}, "confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("removing ann: %d", res.StatusCode)
 	}
 	link := invite(t, ops, opsCSRF, "shop3", "ann@shop3.example", "viewer")

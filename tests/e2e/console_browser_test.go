@@ -218,7 +218,9 @@ func TestTheSettingsPagesInABrowser(t *testing.T) {
 		t.Errorf("the new token reads %q", token)
 	}
 	check("merchants-created")
-	do("disable it", click(`[data-merchant="shop2"] [data-testid="disable"]`), visible(`[data-merchant="shop2"] [data-testid="enable"]`))
+	do("disable it", click(`[data-merchant="shop2"] [data-testid="disable"]`), visible(`[data-testid="confirm"]`))
+	check("confirm-disable")
+	do("say yes", click(`[data-testid="confirm-yes"]`), visible(`[data-merchant="shop2"] [data-testid="enable"]`))
 	do("its settings", click(`[data-merchant="shop2"] a`), visible(`[data-testid="settings-form"]`))
 	check("settings")
 	do("the audit log", menu(), click(`a[href="/console/audit"]`), visible(`[data-testid="audit"]`))

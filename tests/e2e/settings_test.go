@@ -181,7 +181,7 @@ func TestOperatorAddGivesADeploymentWithoutAFileItsFirstPerson(t *testing.T) {
 	if status := apiStatus(t, s.base, shop.token); status != http.StatusOK {
 		t.Errorf("the new merchant's token: %d", status)
 	}
-	if status, _ := ops.post("/console/merchants/shop9/disable", url.Values{}); status != http.StatusSeeOther {
+	if status, _ := ops.post("/console/merchants/shop9/disable", url.Values{"confirm": {"yes"}}); status != http.StatusSeeOther {
 		t.Fatalf("disable: %d", status)
 	}
 	if status := apiStatus(t, s.base, shop.token); status != http.StatusForbidden {
@@ -260,7 +260,7 @@ func TestThreeInstancesServeOneSetOfSettings(t *testing.T) {
 		})
 		t.Logf("a merchant made on one instance served by another after %v", took)
 	}
-	if status, _ := ops.post("/console/merchants/shop9/disable", url.Values{}); status != http.StatusSeeOther {
+	if status, _ := ops.post("/console/merchants/shop9/disable", url.Values{"confirm": {"yes"}}); status != http.StatusSeeOther {
 		t.Fatalf("disable: %d", status)
 	}
 	for _, o := range others {

@@ -344,3 +344,18 @@ const timeMark = "\x00"
 // before and after are the parts of a sentence around its timeMark.
 func before(s string) string { b, _, _ := strings.Cut(s, timeMark); return b }
 func after(s string) string  { _, a, _ := strings.Cut(s, timeMark); return a }
+
+// ConsoleConfirm is the question asked before an action that cannot be
+// taken back: the action's address, the form's values it carries, the
+// button that does it, and the page to go back to.
+type ConsoleConfirm struct {
+	console.ConsolePage
+	Question, Consequence, Yes string
+	Action, Back               templ.SafeURL
+	Carry                      []ConsoleCarried
+}
+
+// ConsoleCarried is a value of the form the confirmation passes on.
+type ConsoleCarried struct {
+	Name, Value string
+}
