@@ -655,8 +655,11 @@ func (m *Merchant) check() error {
 // *FieldError. Origins are written back as browsers compare them.
 func (m *Merchant) Check() error {
 	switch {
-	case m.ID == "" || len(m.ID) > MaxIDLength || strings.ContainsFunc(m.ID, func(r rune) bool { return r <= ' ' || r == 0x7f || r == ':' || r == '~' }):
-		return refuse("id", "", "required, at most %d characters, without spaces, colons or tildes", MaxIDLength).Says("id", MaxIDLength)
+	case m.ID == "":
+		return refuse("id", "", "required").Says("required")
+	case len(m.ID) > MaxIDLength || strings.ContainsFunc(m.ID, func(r rune) bool { return r <= ' ' || r == 0x7f || r == ':' || r == '~' }):
+		// Said of an id typed: never "required" of one that is there.
+		return refuse("id", "", "at most %d characters, without spaces, colons or tildes", MaxIDLength).Says("id", MaxIDLength)
 	case strings.TrimSpace(m.Name) == "":
 		return refuse("name", "", "required").Says("required")
 	case len(m.Name) > MaxNameLength:

@@ -25,7 +25,7 @@ func TestParseRefusesABadFileNamingMerchantAndField(t *testing.T) {
 		{"too many popular banks", `{"merchants":[` + strings.Replace(good, `"name"`, `"popular_banks":{"DE":["a","b","c","d","e","f","g","h","i"]},"name"`, 1) + `]}`, "merchant shop1: popular_banks[DE]: at most 8 banks"},
 		{"an empty popular bank", `{"merchants":[` + strings.Replace(good, `"name"`, `"popular_banks":{"DE":[" "]},"name"`, 1) + `]}`, "merchant shop1: popular_banks[DE]: an institution id is empty"},
 		{"api rate below one a second", `{"merchants":[` + strings.Replace(good, `"name"`, `"api_rate":0.5,"name"`, 1) + `]}`, "merchant shop1: api_rate: requests a second, from 1 to 10000"},
-		{"tilde in id", `{"merchants":[` + strings.Replace(good, `"id":"shop1"`, `"id":"shop1~2"`, 1) + `]}`, "id: required, at most 32 characters, without spaces, colons or tildes"},
+		{"tilde in id", `{"merchants":[` + strings.Replace(good, `"id":"shop1"`, `"id":"shop1~2"`, 1) + `]}`, "id: at most 32 characters, without spaces, colons or tildes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -50,6 +50,12 @@ func TestOperatorsMakeAMerchantAndItsSecretsAreShownOnce(t *testing.T) {
 		t.Errorf("the origins' reason is %q", reason)
 	}
 
+	// An id typed with a space is explained as such, never "Required".
+	doc = page(t, newMerchant(t, b, csrf, url.Values{"id": {"shop 3"}, "name": {"Shop Three"}, "return_origins": {"https://shop3.example"}}), http.StatusUnprocessableEntity)
+	if reason := doc.Find(`#id-error`).Text(); strings.Contains(reason, "Required") || !strings.Contains(reason, "without spaces") {
+		t.Errorf("a filled id with a space: %q", reason)
+	}
+
 	good := url.Values{"id": {"shop3"}, "name": {"Shop Three"}, "return_origins": {"https://shop3.example"}}
 	doc = page(t, newMerchant(t, b, csrf, good), http.StatusOK)
 	token := doc.Find(`[data-testid="new-token"]`).Text()
