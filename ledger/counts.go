@@ -46,6 +46,7 @@ func PaidBucket(d time.Duration) int {
 // orderRow is what Move reads of an attempt's order.
 type orderRow struct {
 	status, amount, currency string
+	paymentLink              string
 	stages
 }
 

@@ -79,11 +79,14 @@ type EventData struct {
 	Amount          string `json:"amount"`
 	Currency        string `json:"currency"`
 	Attempt         int    `json:"attempt"`
+	// PaymentLink is the id of the payment link the order was made for;
+	// absent for an order from a signed link or the API.
+	PaymentLink string `json:"payment_link,omitempty"`
 }
 
 // addEvent writes the event of attempt a's new status inside tx; amount and
 // currency are the order's. The caller makes the status the order's.
-func (l *Ledger) addEvent(ctx context.Context, tx *sql.Tx, a Attempt, amount, currency string, now time.Time) error {
+func (l *Ledger) addEvent(ctx context.Context, tx *sql.Tx, a Attempt, amount, currency, paymentLink string, now time.Time) error {
 	st := pisclient.Status(a.Status)
 	b := make([]byte, 12)
 	rand.Read(b)
@@ -92,7 +95,7 @@ func (l *Ledger) addEvent(ctx context.Context, tx *sql.Tx, a Attempt, amount, cu
 		Data: EventData{
 			MerchantOrderID: a.OrderID, Status: a.Status, Final: st.Final(),
 			Paid:   st.Paid() && a.Amount == amount && a.Currency == currency,
-			Amount: amount, Currency: currency, Attempt: a.Seq,
+			Amount: amount, Currency: currency, Attempt: a.Seq, PaymentLink: paymentLink,
 		},
 	}
 	raw, err := json.Marshal(body)

@@ -88,6 +88,10 @@ type Order struct {
 	Paid time.Time
 	// KID is the link key the order was first opened with (OpenOrder).
 	KID string
+	// PaymentLink is the id of the payment link the order was made for;
+	// empty for an order from a signed link or the API. An order keeps
+	// it: a signed link for the same order id is another order's.
+	PaymentLink string
 }
 
 // Attempt is one payment at the provider for an order.
@@ -105,6 +109,11 @@ type Attempt struct {
 	State    State
 	// Link is the provider's payment link, once known.
 	Link string
+	// PaymentLink, when set on an attempt to insert, is the payment link
+	// its order was made for: InsertAttempt then makes the attempt only
+	// while the link may take it (InsertLinkAttempt). It is not stored
+	// with the attempt; the order holds it.
+	PaymentLink string
 	// Status is the provider's status as last read, verbatim; empty until read.
 	Status  string
 	Created time.Time
@@ -211,9 +220,9 @@ func (l *Ledger) Ping(ctx context.Context) error { return l.db.PingContext(ctx) 
 // but never for another sum.
 func (l *Ledger) RecordOrder(ctx context.Context, o Order) (Order, error) {
 	now := l.now().UnixMilli()
-	_, err := l.db.ExecContext(ctx, `INSERT INTO orders (merchant_id, order_id, amount, currency, return_url, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (merchant_id, order_id) DO NOTHING`,
-		o.MerchantID, o.OrderID, o.Amount, o.Currency, o.ReturnURL, now)
+	_, err := l.db.ExecContext(ctx, `INSERT INTO orders (merchant_id, order_id, amount, currency, return_url, created_at, updated_at, payment_link)
+		VALUES ($1, $2, $3, $4, $5, $6, $6, $7) ON CONFLICT (merchant_id, order_id) DO NOTHING`,
+		o.MerchantID, o.OrderID, o.Amount, o.Currency, o.ReturnURL, now, o.PaymentLink)
 	if err != nil {
 		return Order{}, err
 	}
@@ -233,11 +242,11 @@ func (l *Ledger) OpenOrder(ctx context.Context, o Order) (Order, error) {
 	defer tx.Rollback()
 	// A row comes back only when this call inserted the order or opened it.
 	var opened int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO orders (merchant_id, order_id, amount, currency, return_url, created_at, updated_at, opened_at, kid)
-		VALUES ($1, $2, $3, $4, $5, $6, $6, $6, $7) ON CONFLICT (merchant_id, order_id)
-		DO UPDATE SET opened_at = excluded.opened_at, kid = excluded.kid WHERE orders.opened_at = 0
+	err = tx.QueryRowContext(ctx, `INSERT INTO orders (merchant_id, order_id, amount, currency, return_url, created_at, updated_at, opened_at, kid, payment_link)
+		VALUES ($1, $2, $3, $4, $5, $6, $6, $6, $7, $8) ON CONFLICT (merchant_id, order_id)
+		DO UPDATE SET opened_at = excluded.opened_at, kid = excluded.kid WHERE orders.opened_at = 0 AND orders.payment_link = excluded.payment_link
 		RETURNING opened_at`,
-		o.MerchantID, o.OrderID, o.Amount, o.Currency, o.ReturnURL, now, o.KID).Scan(&opened)
+		o.MerchantID, o.OrderID, o.Amount, o.Currency, o.ReturnURL, now, o.KID, o.PaymentLink).Scan(&opened)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
@@ -254,13 +263,13 @@ func (l *Ledger) OpenOrder(ctx context.Context, o Order) (Order, error) {
 }
 
 // recorded returns the order recorded under o's id, or ErrOrderChanged with
-// it when its amount or currency differ from o's.
+// it when its amount, currency or payment link differ from o's.
 func (l *Ledger) recorded(ctx context.Context, o Order) (Order, error) {
 	got, err := l.order(ctx, o.MerchantID, o.OrderID)
 	if err != nil {
 		return Order{}, err
 	}
-	if got.Amount != o.Amount || got.Currency != o.Currency {
+	if got.Amount != o.Amount || got.Currency != o.Currency || got.PaymentLink != o.PaymentLink {
 		return got, ErrOrderChanged
 	}
 	return got, nil
@@ -268,13 +277,17 @@ func (l *Ledger) recorded(ctx context.Context, o Order) (Order, error) {
 
 func (l *Ledger) order(ctx context.Context, merchantID, orderID string) (Order, error) {
 	o := Order{MerchantID: merchantID, OrderID: orderID}
-	var created, updated int64
-	err := l.db.QueryRowContext(ctx, `SELECT amount, currency, return_url, status, created_at, updated_at FROM orders
-		WHERE merchant_id = $1 AND order_id = $2`, merchantID, orderID).Scan(&o.Amount, &o.Currency, &o.ReturnURL, &o.Status, &created, &updated)
+	var created, updated, paid int64
+	err := l.db.QueryRowContext(ctx, `SELECT amount, currency, return_url, status, created_at, updated_at, paid_at, bank_id, country, payment_link FROM orders
+		WHERE merchant_id = $1 AND order_id = $2`, merchantID, orderID).Scan(&o.Amount, &o.Currency, &o.ReturnURL, &o.Status, &created, &updated,
+		&paid, &o.BankID, &o.Country, &o.PaymentLink)
 	if errors.Is(err, sql.ErrNoRows) {
 		return o, ErrNotFound
 	}
 	o.Created, o.Updated = time.UnixMilli(created), time.UnixMilli(updated)
+	if paid > 0 {
+		o.Paid = time.UnixMilli(paid)
+	}
 	return o, err
 }
 
@@ -317,6 +330,9 @@ func scanAttempt(row interface{ Scan(...any) error }) (Attempt, error) {
 // exactly one wins; the others get ErrAttemptTaken and should wait for the
 // winner's link.
 func (l *Ledger) InsertAttempt(ctx context.Context, a Attempt) error {
+	if a.PaymentLink != "" {
+		return l.insertLinkAttempt(ctx, a)
+	}
 	now := l.now()
 	_, err := l.db.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`, next_check_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', '', $10, $10, $11)`,
@@ -381,9 +397,9 @@ func (l *Ledger) Move(ctx context.Context, upstreamID string, from State, ch Cha
 		return false, err
 	}
 	var o orderRow
-	if err := tx.QueryRowContext(ctx, `SELECT status, amount, currency, opened_at, sent_at, began_at, paid_at FROM orders
+	if err := tx.QueryRowContext(ctx, `SELECT status, amount, currency, opened_at, sent_at, began_at, paid_at, payment_link FROM orders
 		WHERE merchant_id = $1 AND order_id = $2`, a.MerchantID, a.OrderID).
-		Scan(&o.status, &o.amount, &o.currency, &o.opened, &o.sent, &o.began, &o.paid); err != nil {
+		Scan(&o.status, &o.amount, &o.currency, &o.opened, &o.sent, &o.began, &o.paid, &o.paymentLink); err != nil {
 		return false, err
 	}
 	if after.State != a.State || after.Status != a.Status {
@@ -393,10 +409,17 @@ func (l *Ledger) Move(ctx context.Context, upstreamID string, from State, ch Cha
 		}
 	}
 	counts, stages := tally(a, after, began, o, now)
+	if o.paymentLink != "" && o.paid == 0 && stages.paid > 0 {
+		// The order is paid in full: its payment link counts it, in this
+		// transaction.
+		if err := linkPaid(ctx, tx, o.paymentLink, o.amount); err != nil {
+			return false, err
+		}
+	}
 	status := o.status
 	if ch.Status != "" && ch.Status != o.status && after.State != Orphaned && after.State != Refused {
 		// The order's status changed: one event, in this transaction.
-		if err := l.addEvent(ctx, tx, after, o.amount, o.currency, now); err != nil {
+		if err := l.addEvent(ctx, tx, after, o.amount, o.currency, o.paymentLink, now); err != nil {
 			return false, err
 		}
 		status = ch.Status

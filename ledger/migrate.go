@@ -439,6 +439,47 @@ var migrations = []string{
 		mode    TEXT NOT NULL CHECK (mode IN ('sandbox', 'live')),
 		made_at BIGINT NOT NULL
 	)`,
+
+	// 15: payment links made in the console or the API: a stored request for
+	// money that the payer opens at /l/{id}. state is what changes by an act
+	// (open, paid, cancelled); expired is read off expires_at. A link's
+	// orders name it in orders.payment_link, so that its payments, funnel
+	// and receipt are found from it; orders_made numbers a reusable link's
+	// orders (REFERENCE-1, REFERENCE-2…), payments and paid_cents count the
+	// orders paid in full. The payer's e-mail is sealed (AES-256-GCM under
+	// SETTINGS_KEYS, bound to the link) and emptied when the link is paid,
+	// cancelled or past its expiry. search is the description and reference
+	// folded to lower case, for the console's search.
+	`CREATE TABLE payment_links (
+		id           TEXT PRIMARY KEY,
+		merchant_id  TEXT NOT NULL,
+		amount       TEXT NOT NULL,
+		currency     TEXT NOT NULL,
+		description  TEXT NOT NULL,
+		reference    TEXT NOT NULL,
+		email_sealed TEXT NOT NULL DEFAULT '',
+		lang         TEXT NOT NULL,
+		kind         TEXT NOT NULL CHECK (kind IN ('single', 'reusable')),
+		max_payments INTEGER NOT NULL DEFAULT 0 CHECK (max_payments >= 0),
+		expires_at   BIGINT NOT NULL,
+		state        TEXT NOT NULL CHECK (state IN ('open', 'paid', 'cancelled')),
+		created_by   TEXT NOT NULL,
+		created_at   BIGINT NOT NULL,
+		cancelled_by TEXT NOT NULL DEFAULT '',
+		cancelled_at BIGINT NOT NULL DEFAULT 0,
+		orders_made  INTEGER NOT NULL DEFAULT 0,
+		payments     INTEGER NOT NULL DEFAULT 0,
+		paid_cents   BIGINT NOT NULL DEFAULT 0,
+		emails_sent  INTEGER NOT NULL DEFAULT 0,
+		emailed_at   BIGINT NOT NULL DEFAULT 0,
+		search       TEXT NOT NULL,
+		UNIQUE (merchant_id, reference)
+	);
+	CREATE INDEX payment_links_newest ON payment_links (merchant_id, created_at, id);
+	CREATE INDEX payment_links_by_state ON payment_links (merchant_id, state, created_at, id);
+	CREATE INDEX payment_links_emails ON payment_links (expires_at) WHERE email_sealed <> '';
+	ALTER TABLE orders ADD COLUMN payment_link TEXT NOT NULL DEFAULT '';
+	CREATE INDEX orders_by_payment_link ON orders (payment_link, created_at) WHERE payment_link <> ''`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

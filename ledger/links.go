@@ -1,0 +1,573 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// Payment links: a stored request for money that a person makes in the
+// console (or a program through the API) and the payer opens at /l/{id}.
+// The ledger keeps the money rules of a link where every instance sees them
+// at once:
+//
+//   - a single-use link has one order, its reference; the one-live-attempt
+//     rule of attempts keeps that order to one payment that could be paid;
+//   - a reusable link gives each payer an order of their own, REFERENCE-1,
+//     REFERENCE-2…, numbered by orders_made under the link's row lock;
+//   - no attempt is made for a link that is cancelled, expired or full
+//     (InsertAttempt with PaymentLink set), decided in the transaction that
+//     inserts the attempt, under the link's row lock, so that a cancel, an
+//     expiry or the last free place is seen by every instance at once.
+
+// Link kinds.
+const (
+	LinkSingle   = "single"
+	LinkReusable = "reusable"
+)
+
+// Link states. LinkExpired is never stored: an open link past its
+// expires_at is expired.
+const (
+	LinkOpen      = "open"
+	LinkPaid      = "paid"
+	LinkCancelled = "cancelled"
+	LinkExpired   = "expired"
+)
+
+// LinkStates are the states a link is listed by, in the order a link
+// passes through them.
+var LinkStates = []string{LinkOpen, LinkPaid, LinkCancelled, LinkExpired}
+
+var (
+	// ErrLinkNotFound means no such payment link (for that merchant).
+	ErrLinkNotFound = errors.New("ledger: no such payment link")
+	// ErrLinkEnded means the link is paid, cancelled or expired: it starts
+	// nothing.
+	ErrLinkEnded = errors.New("ledger: the payment link has ended")
+	// ErrLinkFull means every payment a reusable link allows is made or
+	// under way: none can start until one under way ends unpaid.
+	ErrLinkFull = errors.New("ledger: every payment the link allows is made or under way")
+	// ErrReferenceTaken means the merchant has a link or an order under the
+	// reference already.
+	ErrReferenceTaken = errors.New("ledger: the reference is taken")
+)
+
+// ReferenceTakenError names what holds a reference: another link (LinkID)
+// or an order made otherwise (OrderID).
+type ReferenceTakenError struct {
+	LinkID  string
+	OrderID string
+}
+
+func (e *ReferenceTakenError) Error() string { return ErrReferenceTaken.Error() }
+func (e *ReferenceTakenError) Unwrap() error { return ErrReferenceTaken }
+
+// PaymentLink is one payment link.
+type PaymentLink struct {
+	ID          string
+	MerchantID  string
+	Amount      string
+	Currency    string
+	Description string
+	Reference   string
+	// EmailSealed is the payer's e-mail address, sealed by the caller
+	// (package links); empty when none was given, or once the link ended.
+	EmailSealed string
+	Lang        string
+	Kind        string
+	// MaxPayments bounds a reusable link's payments; 0 for no bound.
+	MaxPayments int
+	Expires     time.Time
+	// Stored is the state as stored (open, paid, cancelled); State tells
+	// the state at a time.
+	Stored      string
+	CreatedBy   string
+	Created     time.Time
+	CancelledBy string
+	Cancelled   time.Time
+	// OrdersMade counts the orders the link made (a reusable link's
+	// payers; 1 for a single link once opened).
+	OrdersMade int
+	// Payments counts the link's orders paid in full, PaidCents their sum.
+	Payments   int
+	PaidCents  int64
+	EmailsSent int
+	Emailed    time.Time
+}
+
+// State is the link's state at now: cancelled and paid as stored, expired
+// when still open past its expiry, else open.
+func (p PaymentLink) State(now time.Time) string {
+	if p.Stored == LinkOpen && !now.Before(p.Expires) {
+		return LinkExpired
+	}
+	return p.Stored
+}
+
+// PaidAmount is the sum paid through the link, with two decimals.
+func (p PaymentLink) PaidAmount() string {
+	return decimal.New(p.PaidCents, -2).StringFixed(2)
+}
+
+// OrderID is the id of a link's order: its reference for a single-use
+// link, REFERENCE-n for a reusable link's n-th.
+func (p PaymentLink) OrderID(n int) string {
+	if p.Kind == LinkSingle {
+		return p.Reference
+	}
+	return p.Reference + "-" + strconv.Itoa(n)
+}
+
+const linkColumns = `id, merchant_id, amount, currency, description, reference, email_sealed, lang, kind, max_payments, expires_at,
+	state, created_by, created_at, cancelled_by, cancelled_at, orders_made, payments, paid_cents, emails_sent, emailed_at`
+
+func scanLink(row interface{ Scan(...any) error }) (PaymentLink, error) {
+	var p PaymentLink
+	var expires, created, cancelled, emailed int64
+	err := row.Scan(&p.ID, &p.MerchantID, &p.Amount, &p.Currency, &p.Description, &p.Reference, &p.EmailSealed, &p.Lang, &p.Kind,
+		&p.MaxPayments, &expires, &p.Stored, &p.CreatedBy, &created, &p.CancelledBy, &cancelled, &p.OrdersMade, &p.Payments,
+		&p.PaidCents, &p.EmailsSent, &emailed)
+	p.Expires, p.Created = time.UnixMilli(expires), time.UnixMilli(created)
+	if cancelled > 0 {
+		p.Cancelled = time.UnixMilli(cancelled)
+	}
+	if emailed > 0 {
+		p.Emailed = time.UnixMilli(emailed)
+	}
+	return p, err
+}
+
+// insertAudit writes an audit line inside tx, at the time given: the
+// payment links' changes are audited in their own transaction, beside the
+// settings' (SettingsTx.Audit).
+func insertAudit(ctx context.Context, tx *sql.Tx, at time.Time, e AuditEntry) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO audit_log (at, actor, merchant_id, action, fields, request_id) VALUES ($1, $2, $3, $4, $5, $6)`,
+		at.UnixMilli(), e.Actor, e.MerchantID, e.Action, e.Fields, e.RequestID)
+	return err
+}
+
+// CreateLink stores a new link with its audit line. A reference the
+// merchant used for another link, or (for a single-use link, whose order id
+// it becomes) for an order, gives a *ReferenceTakenError naming it.
+func (l *Ledger) CreateLink(ctx context.Context, p PaymentLink, audit AuditEntry) error {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if taken, err := referenceHolder(ctx, tx, p.MerchantID, p.Reference, p.Kind == LinkSingle); err != nil || taken != nil {
+		if err == nil {
+			err = taken
+		}
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO payment_links (id, merchant_id, amount, currency, description, reference, email_sealed,
+			lang, kind, max_payments, expires_at, state, created_by, created_at, search)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'open', $12, $13, $14)`,
+		p.ID, p.MerchantID, p.Amount, p.Currency, p.Description, p.Reference, p.EmailSealed, p.Lang, p.Kind, p.MaxPayments,
+		p.Expires.UnixMilli(), p.CreatedBy, p.Created.UnixMilli(), SearchText(p.Description, p.Reference))
+	if l.uniqueViolation(err) {
+		// Another person took the reference meanwhile (or, once in 2^70,
+		// the id).
+		taken, rerr := referenceHolder(ctx, tx, p.MerchantID, p.Reference, false)
+		if rerr == nil && taken != nil {
+			return taken
+		}
+		return &ReferenceTakenError{}
+	}
+	if err != nil {
+		return err
+	}
+	if err := insertAudit(ctx, tx, p.Created, audit); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// referenceHolder names the link that has reference, or with orders set
+// the order under that id, or nil when it is free.
+func referenceHolder(ctx context.Context, tx *sql.Tx, merchantID, reference string, orders bool) (*ReferenceTakenError, error) {
+	var id string
+	err := tx.QueryRowContext(ctx, `SELECT id FROM payment_links WHERE merchant_id = $1 AND reference = $2`, merchantID, reference).Scan(&id)
+	switch {
+	case err == nil:
+		return &ReferenceTakenError{LinkID: id}, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return nil, err
+	case !orders:
+		return nil, nil
+	}
+	var link string
+	err = tx.QueryRowContext(ctx, `SELECT payment_link FROM orders WHERE merchant_id = $1 AND order_id = $2`, merchantID, reference).Scan(&link)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case link != "":
+		return &ReferenceTakenError{LinkID: link}, nil
+	}
+	return &ReferenceTakenError{OrderID: reference}, nil
+}
+
+// SearchText is what the console's search looks in: the description and
+// the reference, in lower case.
+func SearchText(description, reference string) string {
+	return strings.ToLower(description + "\n" + reference)
+}
+
+// Link returns one of a merchant's links.
+func (l *Ledger) Link(ctx context.Context, merchantID, id string) (PaymentLink, error) {
+	p, err := scanLink(l.db.QueryRowContext(ctx, `SELECT `+linkColumns+` FROM payment_links WHERE id = $1 AND merchant_id = $2`, id, merchantID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, ErrLinkNotFound
+	}
+	return p, err
+}
+
+// LinkByID returns a link by its id alone, for its payer.
+func (l *Ledger) LinkByID(ctx context.Context, id string) (PaymentLink, error) {
+	p, err := scanLink(l.db.QueryRowContext(ctx, `SELECT `+linkColumns+` FROM payment_links WHERE id = $1`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, ErrLinkNotFound
+	}
+	return p, err
+}
+
+// maxNumbering bounds the numbers a reusable link skips over when an order
+// of the merchant's already has the id REFERENCE-n.
+const maxNumbering = 20
+
+// OpenLink is a payer opening link id: in one transaction, under the link's
+// row lock, it checks that the link may still start a payment and records
+// the payer's order, counted as opened in the funnel. A single-use link's
+// order is its reference, the same at every opening; a reusable link makes
+// the next REFERENCE-n. A link that is paid, cancelled or expired gives
+// ErrLinkEnded with the link; a reusable link whose every payment is made
+// or under way ErrLinkFull; an unknown id ErrLinkNotFound.
+func (l *Ledger) OpenLink(ctx context.Context, id string) (PaymentLink, Order, error) {
+	ctx, span := l.span(ctx, "OpenLink")
+	defer span.End()
+	now := l.now()
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return PaymentLink{}, Order{}, err
+	}
+	defer tx.Rollback()
+	p, err := scanLink(tx.QueryRowContext(ctx, `SELECT `+linkColumns+` FROM payment_links WHERE id = $1`+l.forUpdate(), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, Order{}, ErrLinkNotFound
+	}
+	if err != nil {
+		return p, Order{}, err
+	}
+	if p.State(now) != LinkOpen {
+		return p, Order{}, ErrLinkEnded
+	}
+	if p.Kind == LinkReusable && p.MaxPayments > 0 {
+		taken, err := linkTaken(ctx, tx, p, "")
+		if err != nil {
+			return p, Order{}, err
+		}
+		if taken >= p.MaxPayments {
+			return p, Order{}, ErrLinkFull
+		}
+	}
+	o := Order{MerchantID: p.MerchantID, Amount: p.Amount, Currency: p.Currency, PaymentLink: p.ID}
+	ms := now.UnixMilli()
+	for range maxNumbering {
+		n := 1
+		if p.Kind == LinkReusable {
+			if err := tx.QueryRowContext(ctx, `UPDATE payment_links SET orders_made = orders_made + 1 WHERE id = $1 RETURNING orders_made`, p.ID).Scan(&n); err != nil {
+				return p, Order{}, err
+			}
+		}
+		o.OrderID = p.OrderID(n)
+		var opened int64
+		var link string
+		err := tx.QueryRowContext(ctx, `INSERT INTO orders (merchant_id, order_id, amount, currency, return_url, created_at, updated_at, opened_at, payment_link)
+			VALUES ($1, $2, $3, $4, '', $5, $5, $5, $6) ON CONFLICT (merchant_id, order_id)
+			DO UPDATE SET opened_at = CASE WHEN orders.opened_at = 0 THEN excluded.opened_at ELSE orders.opened_at END
+			WHERE orders.payment_link = excluded.payment_link
+			RETURNING opened_at, payment_link`, o.MerchantID, o.OrderID, o.Amount, o.Currency, ms, p.ID).Scan(&opened, &link)
+		if errors.Is(err, sql.ErrNoRows) {
+			// An order of the merchant's made otherwise has this id.
+			if p.Kind == LinkSingle {
+				return p, Order{}, &ReferenceTakenError{OrderID: o.OrderID}
+			}
+			continue
+		}
+		if err != nil {
+			return p, Order{}, err
+		}
+		if p.Kind == LinkSingle && p.OrdersMade == 0 {
+			if _, err := tx.ExecContext(ctx, `UPDATE payment_links SET orders_made = 1 WHERE id = $1`, p.ID); err != nil {
+				return p, Order{}, err
+			}
+		}
+		if opened == ms {
+			if err := (countChange{merchantID: o.MerchantID, funnelHour: hourOf(now), opened: 1}).add(ctx, tx); err != nil {
+				return p, Order{}, err
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			return p, Order{}, err
+		}
+		got, err := l.order(ctx, o.MerchantID, o.OrderID)
+		return p, got, err
+	}
+	return p, Order{}, fmt.Errorf("payment link %s: %d order ids after %d were taken by other orders", p.ID, maxNumbering, p.OrdersMade)
+}
+
+// linkTaken counts a reusable link's places taken: its orders paid in full,
+// and those (but except) with an attempt that could still be paid or may
+// have been made (creating, open, unknown). An attempt at the bank may end
+// paid, so it holds its place until it ends; one that ends unpaid gives
+// its place back.
+func linkTaken(ctx context.Context, tx *sql.Tx, p PaymentLink, except string) (int, error) {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM orders o WHERE o.payment_link = $1 AND o.merchant_id = $2 AND o.order_id <> $3
+		AND (o.paid_at > 0 OR EXISTS (SELECT 1 FROM attempts a WHERE a.merchant_id = o.merchant_id AND a.order_id = o.order_id
+			AND a.state IN ('creating', 'open', 'unknown')))`, p.ID, p.MerchantID, except).Scan(&n)
+	return n, err
+}
+
+// insertLinkAttempt is InsertAttempt for an order of a payment link: under
+// the link's row lock, the attempt is made only while the link is open and
+// not expired, and for a reusable link with a bound only while fewer of its
+// orders are paid or under way than it allows. Every instance's attempts
+// for the link take turns on that lock, so payers arriving at once never
+// pass the bound, and a cancel seen by one instance holds on all.
+func (l *Ledger) insertLinkAttempt(ctx context.Context, a Attempt) error {
+	now := l.now()
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	p, err := scanLink(tx.QueryRowContext(ctx, `SELECT `+linkColumns+` FROM payment_links WHERE id = $1 AND merchant_id = $2`+l.forUpdate(),
+		a.PaymentLink, a.MerchantID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrLinkNotFound
+	}
+	if err != nil {
+		return err
+	}
+	if p.State(now) != LinkOpen {
+		return ErrLinkEnded
+	}
+	if p.Kind == LinkReusable && p.MaxPayments > 0 {
+		taken, err := linkTaken(ctx, tx, p, a.OrderID)
+		if err != nil {
+			return err
+		}
+		if taken >= p.MaxPayments {
+			return ErrLinkFull
+		}
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`, next_check_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', '', $10, $10, $11)`,
+		a.UpstreamID, a.MerchantID, a.OrderID, a.Seq, a.Amount, a.Currency, a.BankID, a.Country, Creating, now.UnixMilli(),
+		now.Add(l.FirstCheck).UnixMilli())
+	if l.uniqueViolation(err) {
+		return ErrAttemptTaken
+	}
+	if err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// linkPaid counts an order of link paid in full (inside Move's
+// transaction): a single-use link is paid, a reusable one at its bound
+// too, and the payer's e-mail, needed no more, is dropped.
+func linkPaid(ctx context.Context, tx *sql.Tx, link, amount string) error {
+	d, err := decimal.NewFromString(amount)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE payment_links SET payments = payments + 1, paid_cents = paid_cents + $2,
+			state = CASE WHEN state = 'open' AND (kind = 'single' OR max_payments > 0 AND payments + 1 >= max_payments) THEN 'paid' ELSE state END,
+			email_sealed = CASE WHEN state = 'open' AND (kind = 'single' OR max_payments > 0 AND payments + 1 >= max_payments) THEN '' ELSE email_sealed END
+		WHERE id = $1`, link, d.Shift(2).IntPart())
+	return err
+}
+
+// CancelLink cancels an open link, with its audit line: no payment starts
+// from it any more on any instance, while a payment already at the bank is
+// still followed and notified. A link that is not open (paid, cancelled,
+// expired) gives ErrLinkEnded with it.
+func (l *Ledger) CancelLink(ctx context.Context, merchantID, id string, audit AuditEntry) (PaymentLink, error) {
+	now := l.now()
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return PaymentLink{}, err
+	}
+	defer tx.Rollback()
+	p, err := scanLink(tx.QueryRowContext(ctx, `SELECT `+linkColumns+` FROM payment_links WHERE id = $1 AND merchant_id = $2`+l.forUpdate(), id, merchantID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, ErrLinkNotFound
+	}
+	if err != nil {
+		return p, err
+	}
+	if p.State(now) != LinkOpen {
+		return p, ErrLinkEnded
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE payment_links SET state = 'cancelled', cancelled_by = $2, cancelled_at = $3, email_sealed = ''
+		WHERE id = $1`, id, audit.Actor, now.UnixMilli()); err != nil {
+		return p, err
+	}
+	if err := insertAudit(ctx, tx, now, audit); err != nil {
+		return p, err
+	}
+	if err := tx.Commit(); err != nil {
+		return p, err
+	}
+	p.Stored, p.CancelledBy, p.Cancelled, p.EmailSealed = LinkCancelled, audit.Actor, time.UnixMilli(now.UnixMilli()), ""
+	return p, nil
+}
+
+// LinkEmailed records that the link was sent by e-mail, with its audit
+// line; sealed, when set, is the address it was sent to, kept for sending
+// again while the link is open.
+func (l *Ledger) LinkEmailed(ctx context.Context, merchantID, id, sealed string, audit AuditEntry) error {
+	now := l.now()
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `UPDATE payment_links SET emails_sent = emails_sent + 1, emailed_at = $3,
+			email_sealed = CASE WHEN $4 <> '' AND state = 'open' THEN $4 ELSE email_sealed END
+		WHERE id = $1 AND merchant_id = $2`, id, merchantID, now.UnixMilli(), sealed)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		if err == nil {
+			err = ErrLinkNotFound
+		}
+		return err
+	}
+	if err := insertAudit(ctx, tx, now, audit); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// ForgetEndedEmails drops the payers' e-mail addresses of links past their
+// expiry, at most batch of them; paid and cancelled links drop theirs as
+// they end. It returns how many it dropped.
+func (l *Ledger) ForgetEndedEmails(ctx context.Context, batch int) (int64, error) {
+	res, err := l.db.ExecContext(ctx, `UPDATE payment_links SET email_sealed = '' WHERE id IN (
+		SELECT id FROM payment_links WHERE email_sealed <> '' AND expires_at <= $1 LIMIT $2)`, l.now().UnixMilli(), batch)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// LinkFilter narrows the list of links; zero fields do not.
+type LinkFilter struct {
+	Merchant string
+	// State is one of LinkStates.
+	State string
+	// Query is searched for in the description and the reference.
+	Query string
+}
+
+// ListLinks lists a merchant's links newest first, after the cursor (the
+// last one shown), at most limit.
+func (l *Ledger) ListLinks(ctx context.Context, f LinkFilter, after Cursor, limit int) ([]PaymentLink, error) {
+	now := l.now().UnixMilli()
+	conds := []string{"merchant_id = $1"}
+	args := []any{f.Merchant}
+	add := func(cond string, vals ...any) {
+		for _, v := range vals {
+			args = append(args, v)
+			cond = strings.Replace(cond, "?", fmt.Sprintf("$%d", len(args)), 1)
+		}
+		conds = append(conds, cond)
+	}
+	switch f.State {
+	case LinkOpen:
+		add("state = 'open' AND expires_at > ?", now)
+	case LinkExpired:
+		add("state = 'open' AND expires_at <= ?", now)
+	case LinkPaid, LinkCancelled:
+		add("state = ?", f.State)
+	}
+	if f.Query != "" {
+		add(`search LIKE ? ESCAPE '\'`, "%"+likeEscaper.Replace(strings.ToLower(f.Query))+"%")
+	}
+	if after.ID != "" {
+		add("(created_at, id) < (?, ?)", after.At.UnixMilli(), after.ID)
+	}
+	rows, err := l.db.QueryContext(ctx, `SELECT `+linkColumns+` FROM payment_links WHERE `+strings.Join(conds, " AND ")+
+		fmt.Sprintf(` ORDER BY created_at DESC, id DESC LIMIT %d`, limit), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var list []PaymentLink
+	for rows.Next() {
+		p, err := scanLink(rows)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, p)
+	}
+	return list, rows.Err()
+}
+
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// LinkOrders lists a link's orders, newest first, at most limit.
+func (l *Ledger) LinkOrders(ctx context.Context, merchantID, id string, limit int) ([]Order, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT order_id, amount, currency, status, created_at, updated_at, bank_id, country, paid_at
+		FROM orders WHERE payment_link = $1 AND merchant_id = $2 ORDER BY created_at DESC, order_id DESC LIMIT `+strconv.Itoa(limit), id, merchantID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var list []Order
+	for rows.Next() {
+		o := Order{MerchantID: merchantID, PaymentLink: id}
+		var created, updated, paid int64
+		if err := rows.Scan(&o.OrderID, &o.Amount, &o.Currency, &o.Status, &created, &updated, &o.BankID, &o.Country, &paid); err != nil {
+			return nil, err
+		}
+		o.Created, o.Updated = time.UnixMilli(created), time.UnixMilli(updated)
+		if paid > 0 {
+			o.Paid = time.UnixMilli(paid)
+		}
+		list = append(list, o)
+	}
+	return list, rows.Err()
+}
+
+// LinkFunnel is how far a link's payers went: orders opened, a bank chosen
+// (the payment handed out), the bank's page opened, and paid.
+type LinkFunnel struct {
+	Opened, BankChosen, AtBank, Paid int
+}
+
+// Funnel counts a link's payers at each step.
+func (l *Ledger) Funnel(ctx context.Context, merchantID, id string) (LinkFunnel, error) {
+	var f LinkFunnel
+	err := l.db.QueryRowContext(ctx, `SELECT
+			COALESCE(SUM(CASE WHEN opened_at > 0 THEN 1 ELSE 0 END), 0),
+			COALESCE(SUM(CASE WHEN sent_at > 0 THEN 1 ELSE 0 END), 0),
+			COALESCE(SUM(CASE WHEN began_at > 0 THEN 1 ELSE 0 END), 0),
+			COALESCE(SUM(CASE WHEN paid_at > 0 THEN 1 ELSE 0 END), 0)
+		FROM orders WHERE payment_link = $1 AND merchant_id = $2`, id, merchantID).Scan(&f.Opened, &f.BankChosen, &f.AtBank, &f.Paid)
+	return f, err
+}
