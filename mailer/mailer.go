@@ -75,6 +75,16 @@ func Parse(raw string) (*Mailer, error) {
 
 // Send sends a plain-text e-mail.
 func (m *Mailer) Send(ctx context.Context, to, subject, body string) error {
+	return m.send(ctx, to, subject, body, "")
+}
+
+// SendAlternative sends an e-mail with a plain-text body and an HTML
+// alternative: mail clients show the one they can.
+func (m *Mailer) SendAlternative(ctx context.Context, to, subject, text, html string) error {
+	return m.send(ctx, to, subject, text, html)
+}
+
+func (m *Mailer) send(ctx context.Context, to, subject, body, html string) error {
 	msg := gomail.NewMsg()
 	if err := msg.From(m.from); err != nil {
 		return err
@@ -86,6 +96,9 @@ func (m *Mailer) Send(ctx context.Context, to, subject, body string) error {
 	msg.SetDate()
 	msg.SetMessageID()
 	msg.SetBodyString(gomail.TypeTextPlain, body)
+	if html != "" {
+		msg.AddAlternativeString(gomail.TypeTextHTML, html)
+	}
 	c, err := gomail.NewClient(m.host, m.opts...)
 	if err != nil {
 		return err

@@ -33,6 +33,11 @@ type Order struct {
 	// Theme is a designer's draft customization carried by a sandbox preview
 	// link (the studio's); nil means the merchant's own.
 	Theme *rules.Customization `json:"t,omitempty"`
+	// Link is the id of the payment link the order was opened from (the
+	// app's own /l/{id}); such an order has no return_url: its way back is
+	// the app's own receipt. Description is the link's, shown on every step.
+	Link        string `json:"pl,omitempty"`
+	Description string `json:"d,omitempty"`
 	// Expires ends the sealed token's life (unix seconds).
 	Expires int64 `json:"x"`
 }

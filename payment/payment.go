@@ -36,6 +36,12 @@ var (
 	// whether it was: the shopper is told so, never that nothing was charged,
 	// and may try again in a moment.
 	ErrChecking = errors.New("payment: checking with the provider whether a payment was made")
+	// ErrLinkEnded means the order's payment link is paid, cancelled or
+	// expired: no payment starts.
+	ErrLinkEnded = ledger.ErrLinkEnded
+	// ErrLinkFull means every payment the order's reusable link allows is
+	// made or under way.
+	ErrLinkFull = ledger.ErrLinkFull
 )
 
 // RefusedError is the provider's refusal of a create call: nothing was made,
@@ -99,6 +105,9 @@ type Order struct {
 	// KID is the link key the order's link was signed with, when it came
 	// by a link.
 	KID string
+	// Link is the payment link the order was made for, if any: a payment
+	// starts only while the link may take it.
+	Link string
 }
 
 // Record records an order the first time it is seen. The same order id with
@@ -127,7 +136,8 @@ func (o Order) ledger() (ledger.Order, error) {
 	if err != nil {
 		return ledger.Order{}, err
 	}
-	return ledger.Order{MerchantID: o.Merchant.ID, OrderID: o.ID, Amount: amount, Currency: o.Currency, ReturnURL: o.ReturnURL, KID: o.KID}, nil
+	return ledger.Order{MerchantID: o.Merchant.ID, OrderID: o.ID, Amount: amount, Currency: o.Currency, ReturnURL: o.ReturnURL, KID: o.KID,
+		PaymentLink: o.Link}, nil
 }
 
 // canonicalAmount is the order's amount as it is recorded and sent: two
@@ -196,6 +206,7 @@ func (s *Service) Pay(ctx context.Context, o Order, req pisclient.PaymentRequest
 			a := ledger.Attempt{
 				UpstreamID: o.Merchant.AttemptID(o.ID, seq), MerchantID: o.Merchant.ID, OrderID: o.ID, Seq: seq,
 				Amount: recorded.Amount, Currency: recorded.Currency, BankID: req.InstitutionID, Country: req.InstitutionCountryCode,
+				PaymentLink: o.Link,
 			}
 			err := s.Ledger.InsertAttempt(ctx, a)
 			if errors.Is(err, ledger.ErrAttemptTaken) {

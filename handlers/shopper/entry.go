@@ -101,7 +101,7 @@ func errOrderChanged(err error) error {
 // payment is the order as the payment logic records it.
 func (co checkout) payment() payment.Order {
 	return payment.Order{Merchant: co.merchant, ID: co.order.ID, Amount: co.order.Amount,
-		Currency: co.order.Currency, ReturnURL: co.order.ReturnURL, KID: co.order.KID}
+		Currency: co.order.Currency, ReturnURL: co.order.ReturnURL, KID: co.order.KID, Link: co.order.Link}
 }
 
 // checkout is an open order and its merchant: what every later step needs.
@@ -123,5 +123,6 @@ func (h *Steps) open(c echo.Context) (checkout, error) {
 
 // summary is the order as the shopper reads it, in their language.
 func (co checkout) summary(l *i18n.Localizer) checkoutviews.Summary {
-	return checkoutviews.Summary{Merchant: co.merchant.Name, Amount: l.Amount(co.order.Amount), OrderID: co.order.ID}
+	return checkoutviews.Summary{Merchant: co.merchant.Name, Amount: l.Amount(co.order.Amount), OrderID: co.order.ID,
+		Description: co.order.Description, Linked: co.order.Link != ""}
 }

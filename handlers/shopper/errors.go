@@ -57,7 +57,7 @@ func (h *Steps) tellPerson(c echo.Context, pe *web.PageError) {
 	}
 	if co := checkoutOf(c); co != nil && co.merchant != nil {
 		// Inside a checkout the shopper can always go back to the shop.
-		page.WayBackURL, page.ShopName = h.errorWayBack(c), co.merchant.Name
+		page.WayBackURL, page.ShopName, page.Linked = h.errorWayBack(c), co.merchant.Name, co.order.Link != ""
 	}
 	if err := web.Render(c, pe.Status, checkoutviews.Error(page)); err != nil {
 		h.log(c).Error("error page failed", "err", err)

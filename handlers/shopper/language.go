@@ -58,6 +58,26 @@ func (h *Steps) switchLanguage(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// linkLanguageSwitch is the switcher of a payment link's page: plain
+// links back to the link's address (with its receipt, if shown) in each
+// language.
+func linkLanguageSwitch(c echo.Context) views.LanguageSwitch {
+	current := web.Localizer(c).Lang()
+	s := views.LanguageSwitch{Action: templ.SafeURL("/l/" + url.PathEscape(c.Param("id")))}
+	for name, values := range c.QueryParams() {
+		if name == paramLang {
+			continue
+		}
+		for _, v := range values {
+			s.Keep = append(s.Keep, views.Hidden{Name: name, Value: v})
+		}
+	}
+	for _, l := range i18n.Choices {
+		s.Languages = append(s.Languages, views.Option{Value: l.Code, Label: l.Name, Selected: l.Code == current})
+	}
+	return s
+}
+
 // languageSwitch is the switcher of the page being served: a GET form back
 // to it that keeps its query values (on a POST, the chosen bank).
 func languageSwitch(c echo.Context) views.LanguageSwitch {

@@ -48,6 +48,8 @@ var (
 	tokenMarker   = "tokenmarker" + randomHex()
 	amountMarker  = "amountmarker" + randomHex()
 	orderMarker   = "ordermarker" + randomHex()
+	// descriptionMarker stands for a payment link's description.
+	descriptionMarker = "descriptionmarker" + randomHex()
 )
 
 func randomHex() string {
@@ -70,6 +72,9 @@ type pageKey struct {
 	degraded string
 	extra    string // the country page's suggestion
 	stale    bool
+	// linked: the shopper's part of an order from a payment link, which
+	// shows its description and calls its order id a reference.
+	linked bool
 }
 
 // keptPage is a page rendered ahead and the CSP sources of its inline style.
@@ -189,17 +194,19 @@ func fragment(c echo.Context, component templ.Component) ([]byte, error) {
 // a tenth of the bank page's cost.
 func (h *Steps) shopperPart(c echo.Context, list *banks.List, key pageKey, co checkout, part func(checkoutviews.Summary, string) templ.Component) ([]byte, error) {
 	now := h.Now()
+	key.linked = co.order.Link != ""
 	kept, ok := h.pages.get(list, key, now)
 	if !ok {
 		var err error
-		summary := checkoutviews.Summary{Merchant: co.merchant.Name, Amount: amountMarker, OrderID: orderMarker}
-		if kept, err = keep(c, part(summary, tokenMarker), now, false, amountMarker, orderMarker, tokenMarker); err != nil {
+		summary := checkoutviews.Summary{Merchant: co.merchant.Name, Amount: amountMarker, OrderID: orderMarker,
+			Linked: key.linked, Description: descriptionMarker}
+		if kept, err = keep(c, part(summary, tokenMarker), now, false, amountMarker, orderMarker, tokenMarker, descriptionMarker); err != nil {
 			return nil, err
 		}
 		h.pages.put(list, key, kept)
 	}
 	return kept.page.AppendPlain(nil, []byte(html.EscapeString(web.Localizer(c).Amount(co.order.Amount))),
-		[]byte(html.EscapeString(co.order.ID)), []byte(url.PathEscape(co.token))), nil
+		[]byte(html.EscapeString(co.order.ID)), []byte(url.PathEscape(co.token)), []byte(html.EscapeString(co.order.Description))), nil
 }
 
 // serveKept answers with a kept page, its holes filled with values. With

@@ -182,6 +182,10 @@ func (h *Steps) createPayment(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, statusPath(co.token))
 	case errors.Is(err, payment.ErrOrderChanged):
 		return errOrderChanged(err)
+	case errors.Is(err, payment.ErrLinkEnded), errors.Is(err, payment.ErrLinkFull):
+		// The link was cancelled, expired or filled while the payer chose
+		// their bank: nothing was started.
+		return h.errLinkStopped(c, co, err)
 	case errors.Is(err, payment.ErrChecking):
 		// A payment may exist: the shopper is not told nothing was charged,
 		// and pressing Continue again settles it.

@@ -82,6 +82,9 @@ func (h *Steps) showStatus(c echo.Context) error {
 // wayBackURL is the signed way back to the merchant with the order's status
 // (UNKNOWN while it cannot be read).
 func (h *Steps) wayBackURL(co checkout, status pisclient.Status) (templ.SafeURL, error) {
+	if co.order.Link != "" {
+		return h.receiptURL(co)
+	}
 	s := string(status)
 	if s == "" {
 		s = "UNKNOWN"

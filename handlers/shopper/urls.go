@@ -114,5 +114,6 @@ func (h *Steps) Routes(people, programs Router) {
 	people.GET(RouteReturn, h.showStatus, h.switchLanguage)
 	people.GET(RouteHandoff, h.showHandoff, h.switchLanguage)
 	people.GET(RouteHandoffCode, h.openHandoff)
+	people.GET(RoutePaymentLink, h.openLink)
 	programs.GET(logos.Route, h.logos.Serve)
 }

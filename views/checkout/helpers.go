@@ -1,6 +1,11 @@
 package checkout
 
-import "strconv"
+import (
+	"context"
+	"strconv"
+
+	"github.com/paybybank/checkout/i18n"
+)
 
 // toneClass is the background of a bank's initials.
 func toneClass(tone int) string { return "tone-" + strconv.Itoa(tone%6) }
@@ -21,4 +26,22 @@ func wayBackIsSecondary(p StatusPage) bool {
 		return true
 	}
 	return false
+}
+
+// wayBackLabel names the way back: to the shop, or for a checkout from a
+// payment link (which has no shop's page to go back to) to the payer's
+// receipt.
+func wayBackLabel(ctx context.Context, shop string, linked bool) string {
+	if linked {
+		return i18n.T(ctx, "status.receipt")
+	}
+	return i18n.T(ctx, "status.back", shop)
+}
+
+// returningLabel says where a paid checkout takes the shopper in a moment.
+func returningLabel(ctx context.Context, s Summary) string {
+	if s.Linked {
+		return i18n.T(ctx, "status.toReceipt")
+	}
+	return i18n.T(ctx, "status.returning", s.Merchant)
 }

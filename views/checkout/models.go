@@ -17,6 +17,10 @@ type Summary struct {
 	Merchant string
 	Amount   string
 	OrderID  string
+	// Linked is set for an order of a payment link: its order id is the
+	// link's reference, and Description says what is paid for.
+	Linked      bool
+	Description string
 }
 
 // CountryOption is one country to choose.
@@ -177,6 +181,9 @@ type ErrorPage struct {
 	// status; empty outside a checkout.
 	WayBackURL templ.SafeURL
 	ShopName   string
+	// Linked: the checkout came from a payment link, whose way back is
+	// the payer's receipt, not the shop.
+	Linked bool
 }
 
 // ToBankPage leads from a merchant's frame to the bank's page.
@@ -199,4 +206,32 @@ type HandoffPage struct {
 	ResultURL templ.SafeURL
 	// HereURL goes on with the checkout on this computer.
 	HereURL templ.SafeURL
+}
+
+// LinkPage is what a payment link's address shows when it starts no
+// checkout: Heading and Message say why (empty for a plain receipt), State
+// names the link's state in English, and Receipt is its payment's, if any.
+type LinkPage struct {
+	views.Page
+	Heading string
+	Message string
+	State   string
+	Receipt *Receipt
+	// Refresh reloads the page after that many seconds (RefreshURL) while
+	// the payment is under way; 0 when it is final.
+	Refresh    int
+	RefreshURL string
+}
+
+// Receipt is a payment link's payment as the payer keeps it.
+type Receipt struct {
+	// Kind is one of the status kinds (StatusPaid…), Status its words.
+	Kind        string
+	Status      string
+	Amount      string
+	Merchant    string
+	Description string
+	Reference   string
+	Date        string
+	Bank        string
 }

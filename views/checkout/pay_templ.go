@@ -323,9 +323,9 @@ func Pay(p PayPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var17 string
-				templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "status.back", p.Summary.Merchant))
+				templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(wayBackLabel(ctx, p.Summary.Merchant, p.Summary.Linked))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `checkout/pay.templ`, Line: 46, Col: 161}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `checkout/pay.templ`, Line: 46, Col: 170}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 				if templ_7745c5c3_Err != nil {

@@ -180,9 +180,9 @@ func Status(p StatusPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var10 string
-				templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "status.returning", p.Summary.Merchant))
+				templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(returningLabel(ctx, p.Summary))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `checkout/status.templ`, Line: 41, Col: 81}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `checkout/status.templ`, Line: 41, Col: 60}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 				if templ_7745c5c3_Err != nil {
@@ -291,9 +291,9 @@ func Status(p StatusPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var17 string
-				templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "status.back", p.Summary.Merchant))
+				templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(wayBackLabel(ctx, p.Summary.Merchant, p.Summary.Linked))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `checkout/status.templ`, Line: 52, Col: 261}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `checkout/status.templ`, Line: 52, Col: 270}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 				if templ_7745c5c3_Err != nil {
@@ -322,9 +322,9 @@ func Status(p StatusPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var19 string
-				templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "status.back", p.Summary.Merchant))
+				templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(wayBackLabel(ctx, p.Summary.Merchant, p.Summary.Linked))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `checkout/status.templ`, Line: 54, Col: 175}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `checkout/status.templ`, Line: 54, Col: 184}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 				if templ_7745c5c3_Err != nil {
