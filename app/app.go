@@ -31,6 +31,7 @@ import (
 	"github.com/paybybank/checkout/handlers/shopper"
 	"github.com/paybybank/checkout/handlers/web"
 	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/links"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/password"
@@ -337,9 +338,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		APIRate:        cfg.APIRate,
 		APIRequests:    a.requests,
 	})
+	paymentLinks := &links.Store{Ledger: a.ledger, Keys: settingsKeys, BaseURL: cfg.BaseURL}
+	if cfg.Mailer != nil {
+		paymentLinks.Mail = cfg.Mailer
+	}
 	con, err := console.New(console.Config{
 		BaseURL: cfg.BaseURL, Ledger: a.ledger, Merchants: a.merchants, Settings: a.settings, Orders: a.orders, Webhooks: a.webhooks,
-		Mail:  mailerOf(cfg),
+		Mail: mailerOf(cfg), Links: paymentLinks,
 		Banks: a.banks, Health: a.health, SessionKeys: keys, Assets: static.Assets(), Log: log, Outage: outage,
 		Previews: h.Previews(), Sandbox: cfg.SandboxMode(),
 	})

@@ -108,6 +108,20 @@ func (l *Ledger) KeepPruned(ctx context.Context, r Retention, log *slog.Logger) 
 // pruneAll runs Prune until a batch comes back short, resting r.Pause
 // between two.
 func (l *Ledger) pruneAll(ctx context.Context, r Retention, log *slog.Logger) {
+	// The payers' addresses of links past their expiry go first: they
+	// are kept no longer than the link can be sent.
+	for {
+		n, err := l.ForgetEndedEmails(ctx, r.Batch)
+		if err != nil {
+			if ctx.Err() == nil {
+				log.Warn("retention: forgetting expired links' e-mail addresses failed, trying again later", "err", err)
+			}
+			break
+		}
+		if n < int64(r.Batch) {
+			break
+		}
+	}
 	for {
 		p, err := l.Prune(ctx, l.now().Add(-r.Events), r.Batch)
 		if err != nil {

@@ -29,6 +29,7 @@ import (
 	"github.com/paybybank/checkout/handlers/web"
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/links"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/password"
 	"github.com/paybybank/checkout/payment"
@@ -98,6 +99,8 @@ type Config struct {
 	// Sandbox is set when the provider is the built-in sandbox: the
 	// Branding page then makes preview links that walk its checkout.
 	Sandbox bool
+	// Links makes, cancels and sends payment links.
+	Links *links.Store
 }
 
 // Mail sends an e-mail.
@@ -173,6 +176,7 @@ func (c *Console) Routes(e *echo.Echo) {
 	in(http.MethodGet, RouteWebhooks, merchant.Read, c.showWebhooks)
 	in(http.MethodPost, RouteTest, merchant.Operate, c.sendTest)
 	in(http.MethodPost, RouteAct, merchant.Read, c.actFor)
+	c.linkRoutes(in)
 	// Operators only: everyone else is told so.
 	operators := func(method, path string, h echo.HandlerFunc) {
 		e.Add(method, path, h, c.answerErrors, c.signedIn, c.operatorsOnly)

@@ -25,6 +25,7 @@ import (
 	"github.com/paybybank/checkout/handlers/shopper"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/ledger/ledgertest"
+	"github.com/paybybank/checkout/links"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/password"
 	"github.com/paybybank/checkout/payment"
@@ -130,6 +131,9 @@ type env struct {
 	mail *fakeMail
 	// gate bounds the passwords hashed at once, and counts them.
 	gate *password.Gate
+	// links makes the payment links; its Mail is nil (no SMTP_URL) unless
+	// a test sets one before its first request.
+	links *links.Store
 }
 
 // fakeMail keeps the e-mails sent, or fails each when failing is set.
@@ -224,7 +228,8 @@ func setupGated(t testing.TB, databaseURL string, gate *password.Gate) *env {
 	e.settings = store
 	e.mail = &fakeMail{}
 	e.gate = gate
-	c, err := console.New(console.Config{Mail: e.mail, Hashing: gate, BaseURL: "http://127.0.0.1", Ledger: l, Merchants: dir, Settings: store, Orders: orders, Webhooks: hooks,
+	e.links = &links.Store{Ledger: l, Keys: keys, BaseURL: "http://127.0.0.1"}
+	c, err := console.New(console.Config{Mail: e.mail, Links: e.links, Hashing: gate, BaseURL: "http://127.0.0.1", Ledger: l, Merchants: dir, Settings: store, Orders: orders, Webhooks: hooks,
 		Banks: fakeBanks{}, Health: e.health, Sandbox: true,
 		Previews: shopper.New(shopper.Config{BaseURL: "http://127.0.0.1", Merchants: dir, Banks: fakeBanks{}, Health: e.health,
 			Assets: views.Assets{CSS: "/static/app.css"}, Log: log}), SessionKeys: [][]byte{[]byte("a-session-key-of-32-bytes-or-more!!")}, Assets: views.Assets{CSS: "/static/app.css"}, Log: log,

@@ -34,3 +34,9 @@ func QRSVG(text string) (string, error) {
 	return fmt.Sprintf(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="224" height="224" shape-rendering="crispEdges" aria-hidden="true"><rect width="%d" height="%d" fill="#fff"/><path fill="#000" d="%s"/></svg>`,
 		n, n, n, n, path.String()), nil
 }
+
+// QRPNG draws text as a QR code (medium error correction) in a PNG of
+// size pixels a side, for print.
+func QRPNG(text string, size int) ([]byte, error) {
+	return qrcode.Encode(text, qrcode.Medium, size)
+}

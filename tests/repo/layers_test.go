@@ -21,6 +21,7 @@ func TestArrowsPointDown(t *testing.T) {
 		"views/checkout":       {"i18n", "views"},
 		"views/console":        {"i18n", "views"},
 		"views/console/manage": {"i18n", "views", "views/console"},
+		"views/console/links":  {"i18n", "views", "views/console"},
 		"views/demo":           {"i18n", "views"},
 		"theme":                {"rules"},
 		"merchant":             {"rules", "password"},

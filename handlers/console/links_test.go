@@ -1,0 +1,378 @@
+package console_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"mime/quotedprintable"
+	"net"
+	"net/http"
+	"net/mail"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-smtp"
+
+	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/mailer"
+	"github.com/paybybank/checkout/merchant"
+)
+
+// makeLink posts the link form and returns the link's page address.
+func (b *browser) makeLink(csrf string, form url.Values) string {
+	b.e.t.Helper()
+	form.Set("csrf", csrf)
+	res := b.post("/console/links", form)
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/console/links/") {
+		body, _ := io.ReadAll(res.Body)
+		b.e.t.Fatalf("making a link: %d to %q\n%.800s", res.StatusCode, res.Header.Get("Location"), body)
+	}
+	return res.Header.Get("Location")
+}
+
+func linkIDOf(page string) string {
+	id, _, _ := strings.Cut(strings.TrimPrefix(page, "/console/links/"), "?")
+	return id
+}
+
+func (e *env) auditText(merchantID string) string {
+	e.t.Helper()
+	lines, err := e.ledger.Audit(ctx, ledger.AuditQuery{MerchantID: merchantID, Limit: 100})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l.Actor + " " + l.Action + " " + l.Fields + "\n")
+	}
+	return b.String()
+}
+
+func TestSupportMakesSharesAndCancelsALink(t *testing.T) {
+	e := setup(t)
+	b := e.browser()
+	csrf := b.signIn(roleUser(merchant.Support))
+	list := page(t, b.get("/console/links"), http.StatusOK)
+	if list.Find(`[data-testid="link-form"]`).Length() != 1 || list.Find(`[data-testid="mail-off"]`).Length() != 1 {
+		t.Fatal("the links page has no form, or does not say e-mail is not set up")
+	}
+	at := b.makeLink(csrf, url.Values{"amount": {"120.50"}, "description": {"Invoice 2026-117, kitchen repair"}, "reference": {"INV-2026-117"},
+		"lang": {"de"}, "expires_in_days": {"30"}, "kind": {"single"}})
+	id := linkIDOf(at)
+	doc := page(t, b.get(at), http.StatusOK)
+	if got := doc.Find(`[data-testid="payment-link-url"]`).Text(); got != "http://127.0.0.1/l/"+id {
+		t.Errorf("the link's address reads %q", got)
+	}
+	if s := doc.Find(`[data-testid="link-state"]`); s.AttrOr("data-state", "") != "open" || s.Text() != "Open" {
+		t.Errorf("state %q (%q), want open", s.AttrOr("data-state", ""), s.Text())
+	}
+	if doc.Find(`[data-testid="notice"]`).Text() == "" || doc.Find(`button[data-copy="payment-link-url"]`).Length() != 1 {
+		t.Error("the new link's page says nothing of it being made, or has no copy button")
+	}
+	svg := b.get(at[:strings.Index(at+"?", "?")] + "/qr.svg")
+	body, _ := io.ReadAll(svg.Body)
+	if svg.StatusCode != http.StatusOK || svg.Header.Get("Content-Type") != "image/svg+xml" || !bytes.HasPrefix(body, []byte("<svg")) {
+		t.Errorf("qr.svg: %d %q", svg.StatusCode, svg.Header.Get("Content-Type"))
+	}
+	png := b.get("/console/links/" + id + "/qr.png")
+	body, _ = io.ReadAll(png.Body)
+	if png.StatusCode != http.StatusOK || !bytes.HasPrefix(body, []byte("\x89PNG")) {
+		t.Errorf("qr.png: %d, %d bytes", png.StatusCode, len(body))
+	}
+	// Cancelling asks once, then cancels.
+	confirm := page(t, b.post("/console/links/"+id+"/cancel", url.Values{"csrf": {csrf}}), http.StatusOK)
+	if confirm.Find(`[data-testid="confirm"]`).Length() != 1 {
+		t.Fatal("cancelling does not ask first")
+	}
+	if res := b.post("/console/links/"+id+"/cancel", url.Values{"csrf": {csrf}, "confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("cancel: %d", res.StatusCode)
+	}
+	doc = page(t, b.get("/console/links/"+id), http.StatusOK)
+	if s := doc.Find(`[data-testid="link-state"]`).AttrOr("data-state", ""); s != "cancelled" || doc.Find(`[data-testid="cancel-link"]`).Length() != 0 {
+		t.Errorf("after cancelling: state %q, cancel button still there: %v", s, doc.Find(`[data-testid="cancel-link"]`).Length() != 0)
+	}
+	if res := b.post("/console/links/"+id+"/cancel", url.Values{"csrf": {csrf}, "confirm": {"yes"}}); res.StatusCode != http.StatusConflict {
+		t.Errorf("cancelling twice: %d, want 409", res.StatusCode)
+	}
+	audit := e.auditText("shop1")
+	for _, want := range []string{"payment link made: " + id, "reference INV-2026-117", "payment link cancelled: " + id} {
+		if !strings.Contains(audit, want) {
+			t.Errorf("the audit log lacks %q:\n%s", want, audit)
+		}
+	}
+	// The list finds it by its description, filtered by state.
+	found := page(t, b.get("/console/links?q=kitchen&state=cancelled"), http.StatusOK)
+	if rows := found.Find(`[data-testid="link-row"]`); rows.Length() != 1 || rows.AttrOr("data-state", "") != "cancelled" {
+		t.Errorf("searching finds %d rows", rows.Length())
+	}
+	if none := page(t, b.get("/console/links?q=kitchen&state=paid"), http.StatusOK); none.Find(`[data-testid="no-links"]`).Length() != 1 {
+		t.Error("a search that matches nothing does not say so")
+	}
+}
+
+func TestARefusedLinkNamesItsFieldsAndKeepsWhatWasTyped(t *testing.T) {
+	e := setup(t)
+	b := e.browser()
+	csrf := b.signIn(roleUser(merchant.Developer))
+	first := b.makeLink(csrf, url.Values{"amount": {"10"}, "description": {"Club fee"}, "reference": {"FEE-2026"}})
+	typed := url.Values{"csrf": {csrf}, "amount": {"12.345"}, "description": {strings.Repeat("d", 201)}, "reference": {"A/B"},
+		"lang": {"xx"}, "expires_in_days": {"400"}, "kind": {"reusable"}, "max_payments": {"0"}}
+	doc := page(t, b.post("/console/links", typed), http.StatusUnprocessableEntity)
+	for field, want := range map[string]string{
+		"amount": "At most 2 decimals", "description": "at most 200 characters; this one has 201", "reference": "slash",
+		"lang": `"xx" is not one of the payers' languages`, "expires_in_days": "From 1 hour to 365 days", "max_payments": "A whole number from 1 to",
+	} {
+		if got := doc.Find("#" + field + "-error").Text(); !strings.Contains(got, want) {
+			t.Errorf("%s: refusal %q, want it to say %q", field, got, want)
+		}
+		if doc.Find(`#`+field+`[aria-invalid="true"]`).Length() != 1 {
+			t.Errorf("%s is not marked invalid", field)
+		}
+	}
+	for field, want := range map[string]string{"amount": "12.345", "reference": "A/B", "expires_in_days": "400", "max_payments": "0"} {
+		if got := doc.Find("#"+field).AttrOr("value", ""); got != want {
+			t.Errorf("%s came back as %q, want %q as typed", field, got, want)
+		}
+	}
+	if doc.Find(`input[name="kind"][value="reusable"][checked]`).Length() != 1 || doc.Find(`[data-testid="link-errors"] li`).Length() != 6 {
+		t.Errorf("the kind typed is lost, or the summary lists %d refusals", doc.Find(`[data-testid="link-errors"] li`).Length())
+	}
+	// A reference in use: 409, with the way to the link that has it.
+	taken := page(t, b.post("/console/links", url.Values{"csrf": {csrf}, "amount": {"10"}, "description": {"Again"}, "reference": {"FEE-2026"}}), http.StatusConflict)
+	if href := taken.Find(`[data-testid="reference-holder"]`).AttrOr("href", ""); href != "/console/links/"+linkIDOf(first) {
+		t.Errorf("the taken reference leads to %q, want %q", href, first)
+	}
+	if got := taken.Find("#reference-error").Text(); !strings.Contains(got, `"FEE-2026" is already used`) {
+		t.Errorf("the taken reference says %q", got)
+	}
+	// In the person's language too.
+	if res := b.post("/console/account/language", url.Values{"csrf": {csrf}, "language": {"de"}, "back": {"/console/links"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("choosing German: %d", res.StatusCode)
+	}
+	de := page(t, b.post("/console/links", url.Values{"csrf": {csrf}, "amount": {"0.50"}, "description": {"Parken"}}), http.StatusUnprocessableEntity)
+	if got := de.Find("#amount-error").Text(); got != "Von 1 bis 15000 Euro." {
+		t.Errorf("the German refusal reads %q", got)
+	}
+}
+
+func TestAViewerReadsLinksButNeitherMakesNorCancels(t *testing.T) {
+	e := setup(t)
+	owner := e.browser()
+	id := linkIDOf(owner.makeLink(owner.signIn(shop1User), url.Values{"amount": {"10"}, "description": {"Parking"}}))
+	viewer := e.browser()
+	csrf := viewer.signIn(roleUser(merchant.Viewer))
+	list := page(t, viewer.get("/console/links"), http.StatusOK)
+	if list.Find(`[data-testid="link-form"]`).Length() != 0 || list.Find(`[data-testid="link-row"]`).Length() != 1 {
+		t.Error("a viewer sees the form, or not the list")
+	}
+	doc := page(t, viewer.get("/console/links/"+id), http.StatusOK)
+	if doc.Find(`[data-testid="cancel-link"]`).Length() != 0 || doc.Find(`[data-testid="payment-link-url"]`).Length() != 1 {
+		t.Error("a viewer is offered Cancel, or not the address")
+	}
+	if res := viewer.post("/console/links", url.Values{"csrf": {csrf}, "amount": {"10"}, "description": {"Mine"}}); res.StatusCode != http.StatusForbidden {
+		t.Errorf("a viewer making a link: %d, want 403", res.StatusCode)
+	}
+	if res := viewer.post("/console/links/"+id+"/cancel", url.Values{"csrf": {csrf}, "confirm": {"yes"}}); res.StatusCode != http.StatusForbidden {
+		t.Errorf("a viewer cancelling a link: %d, want 403", res.StatusCode)
+	}
+	if p, err := e.ledger.Link(ctx, "shop1", id); err != nil || p.Stored != ledger.LinkOpen {
+		t.Errorf("after the viewer's tries: %+v, %v", p, err)
+	}
+	// Another shop's people do not find it.
+	other := e.browser()
+	other.signIn(shop2User)
+	page(t, other.get("/console/links/"+id), http.StatusNotFound)
+	// An operator does, and makes links for the merchant they choose.
+	op := e.browser()
+	opCSRF := op.signIn(operator)
+	page(t, op.get("/console/links/"+id), http.StatusOK)
+	made := op.makeLink(opCSRF, url.Values{"merchant": {"shop2"}, "amount": {"5"}, "description": {"For shop2"}})
+	if p, err := e.ledger.Link(ctx, "shop2", linkIDOf(made)); err != nil || p.CreatedBy != operator {
+		t.Errorf("the operator's link for shop2: %+v, %v", p, err)
+	}
+}
+
+func TestTheLinksCSVIsGuardedLikeThePayments(t *testing.T) {
+	e := setup(t)
+	b := e.browser()
+	csrf := b.signIn(shop1User)
+	b.makeLink(csrf, url.Values{"amount": {"10"}, "description": {"=HYPERLINK(\"http://evil.example\")"}, "reference": {"@SUM"}})
+	res := b.get("/console/links.csv")
+	if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") {
+		t.Fatalf("CSV: %d %q", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	rows, err := csv.NewReader(res.Body).ReadAll()
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("CSV rows %v, %v", rows, err)
+	}
+	if rows[0][2] != "reference" || rows[1][2] != "'@SUM" || rows[1][3] != `'=HYPERLINK("http://evil.example")` || rows[1][7] != "open" {
+		t.Errorf("CSV row %q", rows[1])
+	}
+}
+
+// smtpSink is an SMTP server on loopback that keeps what it is sent.
+type smtpSink struct {
+	mu   sync.Mutex
+	mail []received
+}
+
+type received struct {
+	to   []string
+	data []byte
+}
+
+func (s *smtpSink) NewSession(*smtp.Conn) (smtp.Session, error) { return &sinkSession{sink: s}, nil }
+
+type sinkSession struct {
+	sink *smtpSink
+	to   []string
+}
+
+func (s *sinkSession) Reset()                                    { s.to = nil }
+func (s *sinkSession) Logout() error                             { return nil }
+func (s *sinkSession) Mail(string, *smtp.MailOptions) error      { return nil }
+func (s *sinkSession) Rcpt(to string, _ *smtp.RcptOptions) error { s.to = append(s.to, to); return nil }
+func (s *sinkSession) Data(r io.Reader) error {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	s.sink.mu.Lock()
+	defer s.sink.mu.Unlock()
+	s.sink.mail = append(s.sink.mail, received{to: s.to, data: b})
+	return nil
+}
+
+func (s *smtpSink) sent() []received {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]received(nil), s.mail...)
+}
+
+// startSMTP serves an SMTP sink on loopback and returns its SMTP_URL.
+func startSMTP(t *testing.T) (*smtpSink, string) {
+	sink := &smtpSink{}
+	srv := smtp.NewServer(sink)
+	srv.Domain = "localhost"
+	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return sink, "smtp+insecure://" + ln.Addr().String() + "?from=pay@shop1.example"
+}
+
+// parts reads a multipart/alternative e-mail into its parts by type.
+func parts(t *testing.T, raw []byte) (*mail.Message, map[string]string) {
+	t.Helper()
+	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt, params, err := mime.ParseMediaType(msg.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/alternative" {
+		t.Fatalf("content type %q, %v", msg.Header.Get("Content-Type"), err)
+	}
+	out := map[string]string{}
+	r := multipart.NewReader(msg.Body, params["boundary"])
+	for {
+		p, err := r.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(p)
+		if p.Header.Get("Content-Transfer-Encoding") == "quoted-printable" {
+			body, _ = io.ReadAll(quotedPrintable(body))
+		}
+		ct, _, _ := mime.ParseMediaType(p.Header.Get("Content-Type"))
+		out[ct] = string(body)
+	}
+	return msg, out
+}
+
+func TestALinkIsEmailedInThePayersLanguageThroughARealSMTPServer(t *testing.T) {
+	e := setup(t)
+	sink, smtpURL := startSMTP(t)
+	m, err := mailer.Parse(smtpURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.links.Mail = m
+	b := e.browser()
+	csrf := b.signIn(roleUser(merchant.Support))
+	const payer = "anna.schmidt@example.de"
+	at := b.makeLink(csrf, url.Values{"amount": {"25"}, "description": {"Vereinsbeitrag 2026"}, "reference": {"VB-7"}, "lang": {"de"},
+		"email": {payer}, "kind": {"single"}})
+	id := linkIDOf(at)
+	doc := page(t, b.get(at), http.StatusOK)
+	if !strings.Contains(doc.Find(`[data-testid="notice"]`).Text(), "sent to the payer") {
+		t.Errorf("the new link's page says %q", doc.Find(`[data-testid="notice"]`).Text())
+	}
+	got := sink.sent()
+	if len(got) != 1 || len(got[0].to) != 1 || got[0].to[0] != payer {
+		t.Fatalf("mail sent: %+v", got)
+	}
+	msg, body := parts(t, got[0].data)
+	subject, _ := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
+	if subject != "Shop shop1 bittet Sie, 25,00\u00a0€ zu zahlen" {
+		t.Errorf("subject %q", subject)
+	}
+	link := "http://127.0.0.1/l/" + id
+	for _, kind := range []string{"text/plain", "text/html"} {
+		for _, want := range []string{link, "Vereinsbeitrag 2026", "Referenz: VB-7", "Per Bank bezahlen"} {
+			if !strings.Contains(body[kind], want) {
+				t.Errorf("the %s part lacks %q:\n%s", kind, want, body[kind])
+			}
+		}
+	}
+	if !strings.Contains(body["text/html"], `lang="de"`) {
+		t.Error("the HTML part is not marked German")
+	}
+	// Send again, to the address kept; the page offered it masked.
+	if doc.Find(`#email-hint`).Text() == "" || strings.Contains(doc.Text(), payer) {
+		t.Errorf("the send form shows %q; the page must not show the whole address", doc.Find(`#email-hint`).Text())
+	}
+	if res := b.post("/console/links/"+id+"/send", url.Values{"csrf": {csrf}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("send again: %d", res.StatusCode)
+	}
+	if got := sink.sent(); len(got) != 2 || got[1].to[0] != payer {
+		t.Errorf("after send again: %d mails", len(got))
+	}
+	bad := page(t, b.post("/console/links/"+id+"/send", url.Values{"csrf": {csrf}, "email": {"not an address"}}), http.StatusUnprocessableEntity)
+	if bad.Find("#email").AttrOr("value", "") != "not an address" || bad.Find("#email-error").Text() == "" {
+		t.Error("a bad address is not refused beside its field, as typed")
+	}
+	audit := e.auditText("shop1")
+	if strings.Count(audit, "payment link sent by e-mail: "+id) != 2 {
+		t.Errorf("the audit log has not both e-mails:\n%s", audit)
+	}
+	for where, text := range map[string]string{"audit log": audit, "log": e.logText()} {
+		if strings.Contains(text, payer) || strings.Contains(text, "anna.schmidt") {
+			t.Errorf("the payer's address is in the %s", where)
+		}
+	}
+	tables, err := e.ledger.Tables(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for table, values := range tables {
+		for _, v := range values {
+			if strings.Contains(v, payer) {
+				t.Errorf("the payer's address is stored in the clear in %s", table)
+			}
+		}
+	}
+}
+
+func quotedPrintable(b []byte) io.Reader { return quotedprintable.NewReader(bytes.NewReader(b)) }
