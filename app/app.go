@@ -317,6 +317,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 
 	// One outage for every audience: logged once, whoever meets it first.
 	outage := &web.Outage{Ledger: a.ledger, Where: a.ledger.Where, Log: log}
+	paymentLinks := &links.Store{Ledger: a.ledger, Keys: settingsKeys, BaseURL: cfg.BaseURL}
+	if cfg.Mailer != nil {
+		paymentLinks.Mail = cfg.Mailer
+	}
 	h := handlers.New(handlers.Config{
 		Config: shopper.Config{
 			BaseURL:        cfg.BaseURL,
@@ -337,11 +341,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		Metrics:        a.metrics,
 		APIRate:        cfg.APIRate,
 		APIRequests:    a.requests,
+		Links:          paymentLinks,
 	})
-	paymentLinks := &links.Store{Ledger: a.ledger, Keys: settingsKeys, BaseURL: cfg.BaseURL}
-	if cfg.Mailer != nil {
-		paymentLinks.Mail = cfg.Mailer
-	}
 	con, err := console.New(console.Config{
 		BaseURL: cfg.BaseURL, Ledger: a.ledger, Merchants: a.merchants, Settings: a.settings, Orders: a.orders, Webhooks: a.webhooks,
 		Mail: mailerOf(cfg), Links: paymentLinks,

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -212,4 +213,72 @@ func TestUnknownLinksAreAllAlike(t *testing.T) {
 			t.Errorf("unknown links read differently: %q", bodies)
 		}
 	}
+}
+
+// TestTheAPIMakesFollowsAndCancelsPaymentLinks: every answer is held to
+// the OpenAPI document by the tests' wrapper.
+func TestTheAPIMakesFollowsAndCancelsPaymentLinks(t *testing.T) {
+	a := setup(t, options{knobs: settleNow})
+	const base = "/api/v1/payment-links"
+	code, body, _ := a.apiCall("POST", base, shop1Token, `{"amount":"25.00","description":"Club fee 2026","reference":"FEE-26","lang":"de","kind":"reusable","max_payments":2,"expires_in":86400}`)
+	if code != http.StatusCreated || body["state"] != "open" || body["kind"] != "reusable" || body["reference"] != "FEE-26" || body["payments"] != float64(0) || body["paid_amount"] != "0.00" {
+		t.Fatalf("create: %d %v", code, body)
+	}
+	id, _ := body["id"].(string)
+	if body["url"] != a.url+links.Route+id || !links.ValidID(id) {
+		t.Errorf("url %v for id %q", body["url"], id)
+	}
+	code, body, _ = a.apiCall("POST", base, shop1Token, `{"amount":"1","description":"Again","reference":"FEE-26"}`)
+	if code != http.StatusConflict || errorCode(body) != "reference_taken" || !strings.Contains(fmt.Sprint(body), id) {
+		t.Errorf("a reference in use: %d %v", code, body)
+	}
+	code, body, _ = a.apiCall("POST", base, shop1Token, `{"amount":"12.345","description":"","lang":"xx","expires_in":60,"kind":"single","max_payments":3}`)
+	if got := fmt.Sprint(fieldNames(body)); code != http.StatusBadRequest || !strings.Contains(got, "amount") || !strings.Contains(got, "description") ||
+		!strings.Contains(got, "lang") || !strings.Contains(got, "expires_in") || !strings.Contains(got, "max_payments") {
+		t.Errorf("a bad link: %d, fields %s", code, got)
+	}
+	// A payer pays through the link; the payment and its events say so.
+	checkout := a.openLink(id)
+	res := a.post(checkout+"/pay", atTheBank)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("pay: %d", res.StatusCode)
+	}
+	a.post(res.Header.Get("Location"), url.Values{"action": {"approve"}})
+	page(t, a.get(checkout+"/return"), http.StatusOK)
+	code, body, _ = a.apiCall("GET", "/api/v1/payments/FEE-26-1", shop1Token, "")
+	if code != http.StatusOK || body["payment_link"] != id || body["paid"] != true {
+		t.Errorf("the link's payment: %d %v", code, body)
+	}
+	code, body, _ = a.apiCall("GET", "/api/v1/events", shop1Token, "")
+	if events, _ := body["events"].([]any); code != http.StatusOK || len(events) == 0 || !strings.Contains(fmt.Sprint(events), "payment_link:"+id) {
+		t.Errorf("the link's events: %d %v", code, body)
+	}
+	code, body, _ = a.apiCall("GET", base+"/"+id, shop1Token, "")
+	if code != http.StatusOK || body["payments"] != float64(1) || body["paid_amount"] != "25.00" || body["state"] != "open" {
+		t.Errorf("after one payment: %d %v", code, body)
+	}
+	code, body, _ = a.apiCall("GET", base+"?state=open", shop1Token, "")
+	if list, _ := body["payment_links"].([]any); code != http.StatusOK || len(list) != 1 {
+		t.Errorf("list: %d %v", code, body)
+	}
+	if code, body, _ = a.apiCall("GET", base+"/"+id, shop2Token, ""); code != http.StatusNotFound {
+		t.Errorf("another merchant's link: %d %v", code, body)
+	}
+	code, body, _ = a.apiCall("POST", base+"/"+id+"/cancel", shop1Token, "")
+	if code != http.StatusOK || body["state"] != "cancelled" {
+		t.Errorf("cancel: %d %v", code, body)
+	}
+	if code, body, _ = a.apiCall("POST", base+"/"+id+"/cancel", shop1Token, ""); code != http.StatusConflict || errorCode(body) != "link_ended" {
+		t.Errorf("cancel again: %d %v", code, body)
+	}
+	lines, err := a.ledger.Audit(context.Background(), ledger.AuditQuery{MerchantID: "shop1", Limit: 10})
+	if err != nil || len(lines) < 2 || !strings.HasPrefix(lines[0].Actor, "API token") || lines[0].Action != "payment link cancelled: "+id {
+		t.Errorf("audit %+v, %v", lines, err)
+	}
+}
+
+func errorCode(body map[string]any) string {
+	e, _ := body["error"].(map[string]any)
+	code, _ := e["code"].(string)
+	return code
 }

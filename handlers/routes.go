@@ -80,6 +80,10 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 	programs.POST(RouteAPIRedeliver, h.api.Logged(h.api.RedeliverEvent))
 	programs.GET(RouteAPIBankHealth, h.api.Logged(h.api.ShowBankHealth))
 	programs.GET(RouteAPIContract, h.api.ShowContract)
+	programs.POST(api.RoutePaymentLinks, h.api.Logged(h.api.CreatePaymentLink))
+	programs.GET(api.RoutePaymentLinks, h.api.Logged(h.api.ListPaymentLinks))
+	programs.GET(api.RoutePaymentLink, h.api.Logged(h.api.ShowPaymentLink))
+	programs.POST(api.RoutePaymentLinkCancel, h.api.Logged(h.api.CancelPaymentLink))
 
 	// The people who run a shop: the console (package handlers/console),
 	// its pages under /console with their own sign-in, errors and roles.

@@ -24,6 +24,7 @@ import (
 	"github.com/paybybank/checkout/handlers/shopper"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/ledger/ledgertest"
+	"github.com/paybybank/checkout/links"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/payment"
@@ -213,6 +214,7 @@ func setup(t testing.TB, opts options) *app {
 		TrustedProxies: opts.trusted,
 		PostRate:       0.001, PostBurst: cmp.Or(opts.burst, 1000),
 		APIRate: opts.apiRate, APIRequests: requests,
+		Links: &links.Store{Ledger: a.ledger, Keys: testSettingsKeys, BaseURL: srv.URL},
 	})
 	h.Routes(e, static.Handler(), nil)
 	a.handler = e

@@ -227,7 +227,7 @@ func Check(d Draft, now time.Time) (ledger.PaymentLink, error) {
 	if len(errs) > 0 {
 		return ledger.PaymentLink{}, &Refusal{Fields: errs}
 	}
-	p.Created = now
+	p.Created, p.Stored = now, ledger.LinkOpen
 	p.Expires = now.Add(expiry)
 	return p, nil
 }

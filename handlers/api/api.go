@@ -25,6 +25,7 @@ import (
 	"github.com/paybybank/checkout/bankhealth"
 	"github.com/paybybank/checkout/handlers/web"
 	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/links"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/payment"
@@ -70,6 +71,8 @@ type Config struct {
 	// Requests keeps each merchant's recent requests for its Developers
 	// page; none are kept when nil.
 	Requests *ledger.RequestLog
+	// Links makes and cancels payment links.
+	Links *links.Store
 }
 
 // DefaultRate is each API token's budget (API_RATE): enough for a shop's
@@ -115,6 +118,7 @@ func (h *API) merchant(c echo.Context) (*merchant.Merchant, error) {
 		key = "token " + tokenID
 		h.tokenUsed(c, tokenID)
 		c.Set(ctxMerchant, m.ID)
+		c.Set(ctxToken, tokenID)
 	}
 	spend := h.budgets.Spend(key, r, burst, h.Now())
 	spend.Tell(c, budgetName)
@@ -144,6 +148,9 @@ func bearer(header string) (string, bool) {
 
 // ctxMerchant names the merchant a request's token belongs to, for Logged.
 const ctxMerchant = "api.merchant"
+
+// ctxToken names the id of the token a request carries, for the audit log.
+const ctxToken = "api.token"
 
 // Logged keeps each request whose token was known in the merchant's recent
 // requests: method, route pattern, status and time, nothing more.
@@ -324,7 +331,7 @@ func newPaymentJSON(v payment.View) paymentJSON {
 	out := paymentJSON{orderJSON: orderJSON{
 		MerchantOrderID: v.Order.OrderID, Amount: v.Order.Amount, Currency: v.Order.Currency,
 		Status: string(v.Status), Paid: v.Paid, Final: v.Final(),
-		CreatedAt: v.Order.Created.UTC(), UpdatedAt: v.Order.Updated.UTC(),
+		CreatedAt: v.Order.Created.UTC(), UpdatedAt: v.Order.Updated.UTC(), PaymentLink: v.Order.PaymentLink,
 	}, Attempts: []attemptJSON{}}
 	if !v.Known {
 		out.Status = statusUnknown
@@ -421,6 +428,9 @@ type orderJSON struct {
 	Final     bool      `json:"final"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// PaymentLink is the id of the payment link the order was made for;
+	// absent for an order of a signed link or of this API.
+	PaymentLink string `json:"payment_link,omitempty"`
 }
 
 // ListPayments lists the calling merchant's orders, newest change first, for
@@ -446,7 +456,7 @@ func (h *API) ListPayments(c echo.Context) error {
 	for _, o := range orders {
 		st := pisclient.Status(o.Status)
 		out.Payments = append(out.Payments, orderJSON{MerchantOrderID: o.OrderID, Amount: o.Amount, Currency: o.Currency,
-			Status: o.Status, Paid: st.Paid(), Final: st.Final(), CreatedAt: o.Created.UTC(), UpdatedAt: o.Updated.UTC()})
+			Status: o.Status, Paid: st.Paid(), Final: st.Final(), CreatedAt: o.Created.UTC(), UpdatedAt: o.Updated.UTC(), PaymentLink: o.PaymentLink})
 	}
 	if len(orders) == limit {
 		last := orders[len(orders)-1]
