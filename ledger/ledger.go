@@ -150,6 +150,9 @@ type Ledger struct {
 	FirstCheck time.Duration
 	// closed is set by Close: a ledger closed on purpose is not an outage.
 	closed atomic.Bool
+	// trigram is set while migrating when PostgreSQL's pg_trgm could be
+	// had: payment links' search gets its index.
+	trigram bool
 }
 
 // Connect opens the ledger named by a DATABASE_URL value and brings its

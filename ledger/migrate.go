@@ -449,7 +449,10 @@ var migrations = []string{
 	// orders paid in full. The payer's e-mail is sealed (AES-256-GCM under
 	// SETTINGS_KEYS, bound to the link) and emptied when the link is paid,
 	// cancelled or past its expiry. search is the description and reference
-	// folded to lower case, for the console's search.
+	// folded to lower case, for the console's search; on PostgreSQL with
+	// pg_trgm (a trusted extension the database's owner may create) a
+	// trigram index finds a word anywhere in it without reading every link
+	// ({{LINK_SEARCH}}), and without pg_trgm the search reads them all.
 	`CREATE TABLE payment_links (
 		id           TEXT PRIMARY KEY,
 		merchant_id  TEXT NOT NULL,
@@ -479,7 +482,8 @@ var migrations = []string{
 	CREATE INDEX payment_links_by_state ON payment_links (merchant_id, state, created_at, id);
 	CREATE INDEX payment_links_emails ON payment_links (expires_at) WHERE email_sealed <> '';
 	ALTER TABLE orders ADD COLUMN payment_link TEXT NOT NULL DEFAULT '';
-	CREATE INDEX orders_by_payment_link ON orders (payment_link, created_at) WHERE payment_link <> ''`,
+	CREATE INDEX orders_by_payment_link ON orders (payment_link, created_at) WHERE payment_link <> '';
+	{{LINK_SEARCH}}`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once
@@ -503,6 +507,21 @@ func (l *Ledger) migrate(ctx context.Context) error {
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&done); err != nil {
 		return err
 	}
+	if l.dialect == postgres && done < len(migrations) {
+		// The trigram index of payment links' search wants pg_trgm; a
+		// database user who may not create it gets a search that reads
+		// every link instead of a failed start.
+		if _, err := tx.ExecContext(ctx, `SAVEPOINT trigram`); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `CREATE EXTENSION IF NOT EXISTS pg_trgm`); err != nil {
+			if _, err := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT trigram`); err != nil {
+				return err
+			}
+		} else {
+			l.trigram = true
+		}
+	}
 	if done > len(migrations) {
 		return fmt.Errorf("the database is at schema version %d, newer than this program's %d: run the newer program", done, len(migrations))
 	}
@@ -518,14 +537,19 @@ func (l *Ledger) migrate(ctx context.Context) error {
 }
 
 // dialectOf fills a migration's placeholders for the database: {{C}}
-// (byteOrder) and {{ID}}, a key numbering rows in the order they are
-// written.
+// (byteOrder), {{ID}}, a key numbering rows in the order they are
+// written, and {{LINK_SEARCH}}, the trigram index of payment links' search
+// where pg_trgm is there.
 func (l *Ledger) dialectOf(script string) string {
 	id := "INTEGER PRIMARY KEY"
 	if l.dialect == postgres {
 		id = "BIGSERIAL PRIMARY KEY"
 	}
-	return strings.NewReplacer("{{C}}", l.byteOrder(), "{{ID}}", id).Replace(script)
+	search := ""
+	if l.trigram {
+		search = "CREATE INDEX payment_links_search ON payment_links USING gin (search gin_trgm_ops)"
+	}
+	return strings.NewReplacer("{{C}}", l.byteOrder(), "{{ID}}", id, "{{LINK_SEARCH}}", search).Replace(script)
 }
 
 // byteOrder makes a text column compare byte by byte, as a prefix search

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"net/http"
@@ -499,8 +500,15 @@ func (c *Console) exportLinks(ec echo.Context) error {
 	w.Write(header)
 	now := c.Now()
 	var after ledger.Cursor
+	// The first rows go out as a page of the list would, so that the
+	// download starts at once; then in batches.
+	batch := pageSize
+	// A batch is read to its end even when the browser has gone: a query
+	// cut short costs the pool its connection, and the next request a new
+	// one. The loop stops before the next batch instead.
+	read := context.WithoutCancel(ec.Request().Context())
 	for {
-		list, err := c.Ledger.ListLinks(ec.Request().Context(), f, after, csvBatch)
+		list, err := c.Ledger.ListLinks(read, f, after, batch)
 		if err != nil {
 			c.log(ec).Error("console: links CSV stopped", "err", err)
 			break
@@ -517,12 +525,17 @@ func (c *Console) exportLinks(ec echo.Context) error {
 			}
 			w.Write(row)
 		}
-		if len(list) < csvBatch {
+		if len(list) < batch {
 			break
 		}
 		last := list[len(list)-1]
-		after = ledger.Cursor{At: last.Created, ID: last.ID}
+		after, batch = ledger.Cursor{At: last.Created, ID: last.ID}, csvBatch
 		w.Flush()
+		ec.Response().Flush()
+		if w.Error() != nil || ec.Request().Context().Err() != nil {
+			// The person's browser went away: read no more.
+			break
+		}
 	}
 	w.Flush()
 	return w.Error()
