@@ -123,12 +123,18 @@ type countChange struct {
 }
 
 func (c countChange) add(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO count_changes (merchant_id, funnel_hour, attempt_hour, country, bank_id,
-		opened, sent, began, paid, started, completed, canceled, abandoned, bucket, paid_times)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
-		c.merchantID, c.funnelHour, c.attemptHour, c.country, c.bankID, c.opened, c.sent, c.began, c.paid,
-		c.started, c.completed, c.canceled, c.abandoned, c.bucket, c.paidTimes)
+	_, err := tx.ExecContext(ctx, insertCountChange, c.args()...)
 	return err
+}
+
+const insertCountChange = `INSERT INTO count_changes (merchant_id, funnel_hour, attempt_hour, country, bank_id,
+		opened, sent, began, paid, started, completed, canceled, abandoned, bucket, paid_times)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`
+
+// args are the change's values, in insertCountChange's order.
+func (c countChange) args() []any {
+	return []any{c.merchantID, c.funnelHour, c.attemptHour, c.country, c.bankID, c.opened, c.sent, c.began, c.paid,
+		c.started, c.completed, c.canceled, c.abandoned, c.bucket, c.paidTimes}
 }
 
 // rollup is one of the console's hourly count tables, and how its rows

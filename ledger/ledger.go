@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -153,6 +154,8 @@ type Ledger struct {
 	// trigram is set while migrating when PostgreSQL's pg_trgm could be
 	// had: payment links' search gets its index.
 	trigram bool
+	// stmts are statements prepared once (prepared), by their SQL.
+	stmts sync.Map
 }
 
 // Connect opens the ledger named by a DATABASE_URL value and brings its
@@ -207,6 +210,10 @@ func Connect(ctx context.Context, databaseURL string) (*Ledger, error) {
 // Close closes the database.
 func (l *Ledger) Close() error {
 	l.closed.Store(true)
+	l.stmts.Range(func(_, st any) bool {
+		st.(*sql.Stmt).Close()
+		return true
+	})
 	return l.db.Close()
 }
 

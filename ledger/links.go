@@ -234,7 +234,11 @@ func (l *Ledger) Link(ctx context.Context, merchantID, id string) (PaymentLink, 
 
 // LinkByID returns a link by its id alone, for its payer.
 func (l *Ledger) LinkByID(ctx context.Context, id string) (PaymentLink, error) {
-	p, err := scanLink(l.db.QueryRowContext(ctx, `SELECT `+linkColumns+` FROM payment_links WHERE id = $1`, id))
+	st, err := l.prepared(ctx, linkByID)
+	if err != nil {
+		return PaymentLink{}, err
+	}
+	p, err := scanLink(st.QueryRowContext(ctx, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, ErrLinkNotFound
 	}
@@ -245,34 +249,38 @@ func (l *Ledger) LinkByID(ctx context.Context, id string) (PaymentLink, error) {
 // of the merchant's already has the id REFERENCE-n.
 const maxNumbering = 20
 
-// OpenLink is a payer opening link id: in one transaction, under the link's
-// row lock, it checks that the link may still start a payment and records
-// the payer's order, counted as opened in the funnel. A single-use link's
-// order is its reference, the same at every opening; a reusable link makes
-// the next REFERENCE-n. A link that is paid, cancelled or expired gives
-// ErrLinkEnded with the link; a reusable link whose every payment is made
-// or under way ErrLinkFull; an unknown id ErrLinkNotFound.
+// OpenLink is a payer opening link id: it checks that the link may still
+// start a payment and records the payer's order, counted as opened in the
+// funnel. A single-use link's order is its reference, the same at every
+// opening; a reusable link makes the next REFERENCE-n. A link that is
+// paid, cancelled or expired gives ErrLinkEnded with the link; a reusable
+// link whose every payment is made or under way ErrLinkFull; an unknown id
+// ErrLinkNotFound.
+//
+// Opening is as cheap as the signed link's door: a single-use link opened
+// before is one read (its order exists since its first opening, in the
+// same transaction that counted it); a new order is written in one
+// transaction that takes the link's row by the update that numbers it, so
+// that a cancel or an expiry meanwhile is seen.
 func (l *Ledger) OpenLink(ctx context.Context, id string) (PaymentLink, Order, error) {
 	ctx, span := l.span(ctx, "OpenLink")
 	defer span.End()
 	now := l.now()
-	tx, err := l.db.BeginTx(ctx, nil)
-	if err != nil {
-		return PaymentLink{}, Order{}, err
-	}
-	defer tx.Rollback()
-	p, err := scanLink(tx.QueryRowContext(ctx, `SELECT `+linkColumns+` FROM payment_links WHERE id = $1`+l.forUpdate(), id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return p, Order{}, ErrLinkNotFound
-	}
+	p, err := l.LinkByID(ctx, id)
 	if err != nil {
 		return p, Order{}, err
 	}
 	if p.State(now) != LinkOpen {
 		return p, Order{}, ErrLinkEnded
 	}
+	if p.Kind == LinkSingle && p.OrdersMade > 0 {
+		return p, p.linkOrder(p.Reference, p.Created), nil
+	}
 	if p.Kind == LinkReusable && p.MaxPayments > 0 {
-		taken, err := linkTaken(ctx, tx, p, "")
+		// A courtesy to the payer: every place taken, they are told now
+		// rather than after choosing a bank. The bound itself is kept
+		// where payments start (insertLinkAttempt).
+		taken, err := l.linkTaken(ctx, l.db, p, "")
 		if err != nil {
 			return p, Order{}, err
 		}
@@ -280,50 +288,164 @@ func (l *Ledger) OpenLink(ctx context.Context, id string) (PaymentLink, Order, e
 			return p, Order{}, ErrLinkFull
 		}
 	}
-	o := Order{MerchantID: p.MerchantID, Amount: p.Amount, Currency: p.Currency, PaymentLink: p.ID}
-	ms := now.UnixMilli()
 	for range maxNumbering {
-		n := 1
-		if p.Kind == LinkReusable {
-			if err := tx.QueryRowContext(ctx, `UPDATE payment_links SET orders_made = orders_made + 1 WHERE id = $1 RETURNING orders_made`, p.ID).Scan(&n); err != nil {
-				return p, Order{}, err
-			}
-		}
-		o.OrderID = p.OrderID(n)
-		var opened int64
-		var link string
-		err := tx.QueryRowContext(ctx, `INSERT INTO orders (merchant_id, order_id, amount, currency, return_url, created_at, updated_at, opened_at, payment_link)
-			VALUES ($1, $2, $3, $4, '', $5, $5, $5, $6) ON CONFLICT (merchant_id, order_id)
-			DO UPDATE SET opened_at = CASE WHEN orders.opened_at = 0 THEN excluded.opened_at ELSE orders.opened_at END
-			WHERE orders.payment_link = excluded.payment_link
-			RETURNING opened_at, payment_link`, o.MerchantID, o.OrderID, o.Amount, o.Currency, ms, p.ID).Scan(&opened, &link)
-		if errors.Is(err, sql.ErrNoRows) {
-			// An order of the merchant's made otherwise has this id.
-			if p.Kind == LinkSingle {
-				return p, Order{}, &ReferenceTakenError{OrderID: o.OrderID}
-			}
-			continue
-		}
-		if err != nil {
+		o, fresh, err := l.newLinkOrder(ctx, &p, now)
+		switch {
+		case err != nil:
 			return p, Order{}, err
+		case fresh || p.Kind == LinkSingle:
+			return p, o, nil
 		}
-		if p.Kind == LinkSingle && p.OrdersMade == 0 {
-			if _, err := tx.ExecContext(ctx, `UPDATE payment_links SET orders_made = 1 WHERE id = $1`, p.ID); err != nil {
-				return p, Order{}, err
-			}
-		}
-		if opened == ms {
-			if err := (countChange{merchantID: o.MerchantID, funnelHour: hourOf(now), opened: 1}).add(ctx, tx); err != nil {
-				return p, Order{}, err
-			}
-		}
-		if err := tx.Commit(); err != nil {
-			return p, Order{}, err
-		}
-		got, err := l.order(ctx, o.MerchantID, o.OrderID)
-		return p, got, err
+		// REFERENCE-n is an order of the merchant's made otherwise: the
+		// next number.
 	}
 	return p, Order{}, fmt.Errorf("payment link %s: %d order ids after %d were taken by other orders", p.ID, maxNumbering, p.OrdersMade)
+}
+
+// numberLink gives the link's next order its number, only while the link
+// is open (ErrLinkEnded otherwise), returning it.
+const numberLink = `UPDATE payment_links
+	SET orders_made = CASE WHEN kind = 'single' THEN 1 ELSE orders_made + 1 END
+	WHERE id = $1 AND state = 'open' AND expires_at > $2`
+
+// Statements of a link's opening, each prepared once: parsing them anew
+// for every payer cost SQLite more than running them.
+const (
+	numberLinkSQLite = numberLink + ` RETURNING orders_made`
+	numberLinkPG     = numberLink + ` AND set_config('synchronous_commit', 'off', true) = 'off' RETURNING orders_made`
+	insertLinkOrder  = `INSERT INTO orders (merchant_id, order_id, amount, currency, return_url, created_at, updated_at, opened_at, payment_link)
+		VALUES ($1, $2, $3, $4, '', $5, $5, $5, $6) ON CONFLICT (merchant_id, order_id) DO NOTHING`
+	insertLinkOrderPG = `WITH o AS (` + insertLinkOrder + ` RETURNING merchant_id)
+		INSERT INTO count_changes (merchant_id, funnel_hour, attempt_hour, country, bank_id,
+			opened, sent, began, paid, started, completed, canceled, abandoned, bucket, paid_times)
+		SELECT merchant_id, $7, 0, '', '', 1, 0, 0, 0, 0, 0, 0, 0, -1, 0 FROM o RETURNING 1`
+	linkByID = `SELECT ` + linkColumns + ` FROM payment_links WHERE id = $1`
+)
+
+// prepared is query prepared once on the database, for statements every
+// payer runs.
+func (l *Ledger) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := l.stmts.Load(query); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := l.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := l.stmts.LoadOrStore(query, st); loaded {
+		st.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return st, nil
+}
+
+// newLinkOrder numbers the link's next order (into p) and records it,
+// counted as opened. fresh is false when the id was taken: by this single
+// link's own order (two first openings at once: that order is returned),
+// or by an order made otherwise (a single link's reference then gives a
+// *ReferenceTakenError; a reusable link takes the next number).
+//
+// Every payer of a reusable link passes the link's one row. On PostgreSQL
+// the numbering is a statement of its own that holds the row only while it
+// runs, not waiting for its commit to reach the disk (synchronous_commit
+// off for it alone): safe, because the order that uses the number commits
+// after it, so a number lost to a crash is a gap, never a number given
+// twice; and the order with its count is one statement more. SQLite takes
+// one writer at a time anyway: there it is one transaction.
+func (l *Ledger) newLinkOrder(ctx context.Context, p *PaymentLink, now time.Time) (Order, bool, error) {
+	ms := now.UnixMilli()
+	var o Order
+	if l.dialect == postgres {
+		number, err := l.prepared(ctx, numberLinkPG)
+		if err != nil {
+			return o, false, err
+		}
+		err = number.QueryRowContext(ctx, p.ID, ms).Scan(&p.OrdersMade)
+		if errors.Is(err, sql.ErrNoRows) {
+			return o, false, ErrLinkEnded
+		}
+		if err != nil {
+			return o, false, err
+		}
+		o = p.linkOrder(p.OrderID(p.OrdersMade), now)
+		insert, err := l.prepared(ctx, insertLinkOrderPG)
+		if err != nil {
+			return o, false, err
+		}
+		var one int
+		err = insert.QueryRowContext(ctx, o.MerchantID, o.OrderID, o.Amount, o.Currency, ms, p.ID, hourOf(now)).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return l.takenLinkOrder(ctx, l.db, *p, o)
+		}
+		return o, err == nil, err
+	}
+	number, err := l.prepared(ctx, numberLinkSQLite)
+	if err != nil {
+		return o, false, err
+	}
+	insert, err := l.prepared(ctx, insertLinkOrder)
+	if err != nil {
+		return o, false, err
+	}
+	// Prepared before the transaction: SQLite's one connection is the
+	// transaction's until it ends.
+	count, err := l.prepared(ctx, insertCountChange)
+	if err != nil {
+		return o, false, err
+	}
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return o, false, err
+	}
+	defer tx.Rollback()
+	err = tx.StmtContext(ctx, number).QueryRowContext(ctx, p.ID, ms).Scan(&p.OrdersMade)
+	if errors.Is(err, sql.ErrNoRows) {
+		return o, false, ErrLinkEnded
+	}
+	if err != nil {
+		return o, false, err
+	}
+	o = p.linkOrder(p.OrderID(p.OrdersMade), now)
+	res, err := tx.StmtContext(ctx, insert).ExecContext(ctx, o.MerchantID, o.OrderID, o.Amount, o.Currency, ms, p.ID)
+	if err != nil {
+		return o, false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		if err != nil {
+			return o, false, err
+		}
+		o, fresh, err := l.takenLinkOrder(ctx, tx, *p, o)
+		if err == nil {
+			// The number stays taken.
+			err = tx.Commit()
+		}
+		return o, fresh, err
+	}
+	if _, err := tx.StmtContext(ctx, count).ExecContext(ctx, countChange{merchantID: o.MerchantID, funnelHour: hourOf(now), opened: 1}.args()...); err != nil {
+		return o, false, err
+	}
+	return o, true, tx.Commit()
+}
+
+// takenLinkOrder tells whose the order under o's id is: this single link's
+// own (o, not fresh), another order's for a single link (its reference is
+// taken), or for a reusable link not fresh, to try the next number.
+func (l *Ledger) takenLinkOrder(ctx context.Context, q querier, p PaymentLink, o Order) (Order, bool, error) {
+	var link string
+	if err := q.QueryRowContext(ctx, `SELECT payment_link FROM orders WHERE merchant_id = $1 AND order_id = $2`,
+		o.MerchantID, o.OrderID).Scan(&link); err != nil {
+		return o, false, err
+	}
+	if p.Kind == LinkSingle && link != p.ID {
+		return o, false, &ReferenceTakenError{OrderID: o.OrderID}
+	}
+	return o, false, nil
+}
+
+// linkOrder is the link's order orderID as it is recorded.
+func (p PaymentLink) linkOrder(orderID string, created time.Time) Order {
+	return Order{MerchantID: p.MerchantID, OrderID: orderID, Amount: p.Amount, Currency: p.Currency, PaymentLink: p.ID,
+		Status: "NOT_FOUND", Created: created, Updated: created}
 }
 
 // linkTaken counts a reusable link's places taken: its orders paid in full,
@@ -331,9 +453,9 @@ func (l *Ledger) OpenLink(ctx context.Context, id string) (PaymentLink, Order, e
 // have been made (creating, open, unknown). An attempt at the bank may end
 // paid, so it holds its place until it ends; one that ends unpaid gives
 // its place back.
-func linkTaken(ctx context.Context, tx *sql.Tx, p PaymentLink, except string) (int, error) {
+func (l *Ledger) linkTaken(ctx context.Context, q querier, p PaymentLink, except string) (int, error) {
 	var n int
-	err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM orders o WHERE o.payment_link = $1 AND o.merchant_id = $2 AND o.order_id <> $3
+	err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM orders o WHERE o.payment_link = $1 AND o.merchant_id = $2 AND o.order_id <> $3
 		AND (o.paid_at > 0 OR EXISTS (SELECT 1 FROM attempts a WHERE a.merchant_id = o.merchant_id AND a.order_id = o.order_id
 			AND a.state IN ('creating', 'open', 'unknown')))`, p.ID, p.MerchantID, except).Scan(&n)
 	return n, err
@@ -364,7 +486,7 @@ func (l *Ledger) insertLinkAttempt(ctx context.Context, a Attempt) error {
 		return ErrLinkEnded
 	}
 	if p.Kind == LinkReusable && p.MaxPayments > 0 {
-		taken, err := linkTaken(ctx, tx, p, a.OrderID)
+		taken, err := l.linkTaken(ctx, tx, p, a.OrderID)
 		if err != nil {
 			return err
 		}

@@ -19,6 +19,11 @@
 //
 //	go run ./cmd/load links -rate 25 -d 20s
 //
+// `load paylinks` measures opening a payment link against opening a
+// signed link (see runPayLinks):
+//
+//	go run ./cmd/load paylinks -c 16 -d 40s
+//
 // `load settings` measures changes of merchants' settings reaching three
 // instances on one PostgreSQL, and the bank page while they land (see
 // runSettings):
@@ -71,6 +76,8 @@ func main() {
 		command, args = runLinks, args[1:]
 	case len(args) > 0 && args[0] == "settings":
 		command, args = runSettings, args[1:]
+	case len(args) > 0 && args[0] == "paylinks":
+		command, args = runPayLinks, args[1:]
 	}
 	if err := command(ctx, args, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
