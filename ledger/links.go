@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -257,40 +258,29 @@ const maxNumbering = 20
 // link whose every payment is made or under way ErrLinkFull; an unknown id
 // ErrLinkNotFound.
 //
-// Opening is as cheap as the signed link's door: a single-use link opened
-// before is one read (its order exists since its first opening, in the
-// same transaction that counted it); a new order is written in one
-// transaction that takes the link's row by the update that numbers it, so
-// that a cancel or an expiry meanwhile is seen.
+// Opening is as cheap as the signed link's door: it begins with the
+// update that numbers a new order, which only an open link that needs one
+// takes (a reusable link, or a single one never opened); a single link
+// opened before is then one read, since its order was made at its first
+// opening.
 func (l *Ledger) OpenLink(ctx context.Context, id string) (PaymentLink, Order, error) {
 	ctx, span := l.span(ctx, "OpenLink")
 	defer span.End()
 	now := l.now()
-	p, err := l.LinkByID(ctx, id)
-	if err != nil {
-		return p, Order{}, err
-	}
-	if p.State(now) != LinkOpen {
-		return p, Order{}, ErrLinkEnded
-	}
-	if p.Kind == LinkSingle && p.OrdersMade > 0 {
-		return p, p.linkOrder(p.Reference, p.Created), nil
-	}
-	if p.Kind == LinkReusable && p.MaxPayments > 0 {
-		// A courtesy to the payer: every place taken, they are told now
-		// rather than after choosing a bank. The bound itself is kept
-		// where payments start (insertLinkAttempt).
-		taken, err := l.linkTaken(ctx, l.db, p, "")
-		if err != nil {
-			return p, Order{}, err
-		}
-		if taken >= p.MaxPayments {
-			return p, Order{}, ErrLinkFull
-		}
-	}
 	for range maxNumbering {
-		o, fresh, err := l.newLinkOrder(ctx, &p, now)
+		p, o, fresh, err := l.newLinkOrder(ctx, id, now)
 		switch {
+		case errors.Is(err, errNotNumbered):
+			// Ended, unknown, or a single link opened before: the link
+			// says which.
+			p, err := l.LinkByID(ctx, id)
+			switch {
+			case err != nil:
+				return p, Order{}, err
+			case p.Kind == LinkSingle && p.OrdersMade > 0 && p.State(now) == LinkOpen:
+				return p, p.linkOrder(p.Reference, p.Created), nil
+			}
+			return p, Order{}, ErrLinkEnded
 		case err != nil:
 			return p, Order{}, err
 		case fresh || p.Kind == LinkSingle:
@@ -299,20 +289,24 @@ func (l *Ledger) OpenLink(ctx context.Context, id string) (PaymentLink, Order, e
 		// REFERENCE-n is an order of the merchant's made otherwise: the
 		// next number.
 	}
-	return p, Order{}, fmt.Errorf("payment link %s: %d order ids after %d were taken by other orders", p.ID, maxNumbering, p.OrdersMade)
+	return PaymentLink{}, Order{}, fmt.Errorf("payment link %s: %d order ids in a row were taken by other orders", id, maxNumbering)
 }
 
-// numberLink gives the link's next order its number, only while the link
-// is open (ErrLinkEnded otherwise), returning it.
+// errNotNumbered means the link gave no number: it is not open, not
+// there, or a single link whose order was made already.
+var errNotNumbered = errors.New("ledger: the link numbers no new order")
+
+// numberLink gives the next order of an open link that needs one its
+// number.
 const numberLink = `UPDATE payment_links
 	SET orders_made = CASE WHEN kind = 'single' THEN 1 ELSE orders_made + 1 END
-	WHERE id = $1 AND state = 'open' AND expires_at > $2`
+	WHERE id = $1 AND state = 'open' AND expires_at > $2 AND (kind = 'reusable' OR orders_made = 0)`
 
 // Statements of a link's opening, each prepared once: parsing them anew
 // for every payer cost SQLite more than running them.
 const (
-	numberLinkSQLite = numberLink + ` RETURNING orders_made`
-	numberLinkPG     = numberLink + ` AND set_config('synchronous_commit', 'off', true) = 'off' RETURNING orders_made`
+	numberLinkSQLite = numberLink + ` RETURNING ` + linkColumns
+	numberLinkPG     = numberLink + ` AND set_config('synchronous_commit', 'off', true) = 'off' RETURNING ` + linkColumns
 	insertLinkOrder  = `INSERT INTO orders (merchant_id, order_id, amount, currency, return_url, created_at, updated_at, opened_at, payment_link)
 		VALUES ($1, $2, $3, $4, '', $5, $5, $5, $6) ON CONFLICT (merchant_id, order_id) DO NOTHING`
 	insertLinkOrderPG = `WITH o AS (` + insertLinkOrder + ` RETURNING merchant_id)
@@ -339,92 +333,114 @@ func (l *Ledger) prepared(ctx context.Context, query string) (*sql.Stmt, error) 
 	return st, nil
 }
 
-// newLinkOrder numbers the link's next order (into p) and records it,
-// counted as opened. fresh is false when the id was taken: by this single
-// link's own order (two first openings at once: that order is returned),
-// or by an order made otherwise (a single link's reference then gives a
-// *ReferenceTakenError; a reusable link takes the next number).
+// newLinkOrder numbers link id's next order and records it, counted as
+// opened (errNotNumbered when the link numbers none). fresh is false when
+// the id was taken: by this single link's own order (two first openings at
+// once: that order is returned), or by an order made otherwise (a single
+// link's reference then gives a *ReferenceTakenError; a reusable link
+// takes the next number). A bounded reusable link whose places are all
+// taken gives ErrLinkFull: the payer is told now rather than after
+// choosing a bank (the bound itself is kept where payments start,
+// insertLinkAttempt).
 //
 // Every payer of a reusable link passes the link's one row. On PostgreSQL
 // the numbering is a statement of its own that holds the row only while it
 // runs, not waiting for its commit to reach the disk (synchronous_commit
 // off for it alone): safe, because the order that uses the number commits
 // after it, so a number lost to a crash is a gap, never a number given
-// twice; and the order with its count is one statement more. SQLite takes
-// one writer at a time anyway: there it is one transaction.
-func (l *Ledger) newLinkOrder(ctx context.Context, p *PaymentLink, now time.Time) (Order, bool, error) {
+// twice; the order with its count is one statement more. SQLite takes one
+// writer at a time anyway: there it is one transaction.
+func (l *Ledger) newLinkOrder(ctx context.Context, id string, now time.Time) (PaymentLink, Order, bool, error) {
 	ms := now.UnixMilli()
 	var o Order
 	if l.dialect == postgres {
 		number, err := l.prepared(ctx, numberLinkPG)
 		if err != nil {
-			return o, false, err
+			return PaymentLink{}, o, false, err
 		}
-		err = number.QueryRowContext(ctx, p.ID, ms).Scan(&p.OrdersMade)
+		p, err := scanLink(number.QueryRowContext(ctx, id, ms))
 		if errors.Is(err, sql.ErrNoRows) {
-			return o, false, ErrLinkEnded
+			return p, o, false, errNotNumbered
 		}
 		if err != nil {
-			return o, false, err
+			return p, o, false, err
+		}
+		if full, err := l.full(ctx, l.db, p); err != nil || full {
+			// The number is a gap.
+			return p, o, false, cmp.Or(err, ErrLinkFull)
 		}
 		o = p.linkOrder(p.OrderID(p.OrdersMade), now)
 		insert, err := l.prepared(ctx, insertLinkOrderPG)
 		if err != nil {
-			return o, false, err
+			return p, o, false, err
 		}
 		var one int
 		err = insert.QueryRowContext(ctx, o.MerchantID, o.OrderID, o.Amount, o.Currency, ms, p.ID, hourOf(now)).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
-			return l.takenLinkOrder(ctx, l.db, *p, o)
+			o, fresh, err := l.takenLinkOrder(ctx, l.db, p, o)
+			return p, o, fresh, err
 		}
-		return o, err == nil, err
-	}
-	number, err := l.prepared(ctx, numberLinkSQLite)
-	if err != nil {
-		return o, false, err
-	}
-	insert, err := l.prepared(ctx, insertLinkOrder)
-	if err != nil {
-		return o, false, err
+		return p, o, err == nil, err
 	}
 	// Prepared before the transaction: SQLite's one connection is the
 	// transaction's until it ends.
+	number, err := l.prepared(ctx, numberLinkSQLite)
+	if err != nil {
+		return PaymentLink{}, o, false, err
+	}
+	insert, err := l.prepared(ctx, insertLinkOrder)
+	if err != nil {
+		return PaymentLink{}, o, false, err
+	}
 	count, err := l.prepared(ctx, insertCountChange)
 	if err != nil {
-		return o, false, err
+		return PaymentLink{}, o, false, err
 	}
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
-		return o, false, err
+		return PaymentLink{}, o, false, err
 	}
 	defer tx.Rollback()
-	err = tx.StmtContext(ctx, number).QueryRowContext(ctx, p.ID, ms).Scan(&p.OrdersMade)
+	p, err := scanLink(tx.StmtContext(ctx, number).QueryRowContext(ctx, id, ms))
 	if errors.Is(err, sql.ErrNoRows) {
-		return o, false, ErrLinkEnded
+		return p, o, false, errNotNumbered
 	}
 	if err != nil {
-		return o, false, err
+		return p, o, false, err
+	}
+	if full, err := l.full(ctx, tx, p); err != nil || full {
+		// The rollback gives the number back.
+		return p, o, false, cmp.Or(err, ErrLinkFull)
 	}
 	o = p.linkOrder(p.OrderID(p.OrdersMade), now)
 	res, err := tx.StmtContext(ctx, insert).ExecContext(ctx, o.MerchantID, o.OrderID, o.Amount, o.Currency, ms, p.ID)
 	if err != nil {
-		return o, false, err
+		return p, o, false, err
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		if err != nil {
-			return o, false, err
+			return p, o, false, err
 		}
-		o, fresh, err := l.takenLinkOrder(ctx, tx, *p, o)
+		o, fresh, err := l.takenLinkOrder(ctx, tx, p, o)
 		if err == nil {
 			// The number stays taken.
 			err = tx.Commit()
 		}
-		return o, fresh, err
+		return p, o, fresh, err
 	}
 	if _, err := tx.StmtContext(ctx, count).ExecContext(ctx, countChange{merchantID: o.MerchantID, funnelHour: hourOf(now), opened: 1}.args()...); err != nil {
-		return o, false, err
+		return p, o, false, err
 	}
-	return o, true, tx.Commit()
+	return p, o, true, tx.Commit()
+}
+
+// full reports whether a bounded reusable link has every place taken.
+func (l *Ledger) full(ctx context.Context, q querier, p PaymentLink) (bool, error) {
+	if p.Kind != LinkReusable || p.MaxPayments == 0 {
+		return false, nil
+	}
+	taken, err := l.linkTaken(ctx, q, p, "")
+	return taken >= p.MaxPayments, err
 }
 
 // takenLinkOrder tells whose the order under o's id is: this single link's
