@@ -439,6 +439,57 @@ var migrations = []string{
 		mode    TEXT NOT NULL CHECK (mode IN ('sandbox', 'live')),
 		made_at BIGINT NOT NULL
 	)`,
+
+	// 15: passkeys: each person's WebAuthn credentials (the credential as
+	// the WebAuthn library records it: public key, flags, transports; never a
+	// private key), with the sign counter that a copied credential gives
+	// away, a name the person chose, and when each was added and last used;
+	// the devices each passkey signed in from, so that a first use on a new
+	// one is said; the person's own list of passkey events; the WebAuthn
+	// ceremonies under way, each taken once, within minutes, by the browser
+	// session that began it; and the deployment's rule that operators sign
+	// in with a passkey.
+	`CREATE TABLE passkeys (
+		id           TEXT PRIMARY KEY,
+		email        TEXT NOT NULL REFERENCES console_people (email),
+		user_handle  TEXT NOT NULL,
+		name         TEXT NOT NULL,
+		credential   TEXT NOT NULL,
+		sign_count   BIGINT NOT NULL DEFAULT 0 CHECK (sign_count >= 0),
+		created_at   BIGINT NOT NULL,
+		last_used_at BIGINT NOT NULL DEFAULT 0,
+		UNIQUE (email, name)
+	);
+	CREATE INDEX passkeys_by_email ON passkeys (email, created_at);
+	CREATE TABLE passkey_devices (
+		passkey_id TEXT NOT NULL,
+		email      TEXT NOT NULL,
+		device     TEXT NOT NULL,
+		first_at   BIGINT NOT NULL,
+		PRIMARY KEY (passkey_id, device)
+	);
+	CREATE TABLE passkey_events (
+		id     {{ID}},
+		email  TEXT NOT NULL,
+		at     BIGINT NOT NULL,
+		kind   TEXT NOT NULL CHECK (kind IN ('added', 'removed', 'new device', 'refused')),
+		name   TEXT NOT NULL,
+		device TEXT NOT NULL DEFAULT ''
+	);
+	CREATE INDEX passkey_events_by_email ON passkey_events (email, id);
+	CREATE TABLE passkey_ceremonies (
+		key        TEXT PRIMARY KEY,
+		kind       TEXT NOT NULL CHECK (kind IN ('register', 'sign-in', 'proof')),
+		email      TEXT NOT NULL DEFAULT '',
+		data       TEXT NOT NULL,
+		expires_at BIGINT NOT NULL
+	);
+	CREATE INDEX passkey_ceremonies_expiry ON passkey_ceremonies (expires_at);
+	CREATE TABLE console_policy (
+		id                 INTEGER PRIMARY KEY CHECK (id = 1),
+		operators_passkeys INTEGER NOT NULL DEFAULT 0 CHECK (operators_passkeys IN (0, 1))
+	);
+	INSERT INTO console_policy (id, operators_passkeys) VALUES (1, 0)`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

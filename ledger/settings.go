@@ -76,6 +76,8 @@ type PersonRow struct {
 	// Language is the console's language the person chose; empty while
 	// they follow their browser's.
 	Language string
+	// Passkeys counts the person's passkeys.
+	Passkeys int
 	Created  time.Time
 	Updated  time.Time
 }
@@ -110,6 +112,8 @@ type SettingsSnapshot struct {
 	Tokens      []TokenRow
 	People      []PersonRow
 	Memberships []MembershipRow
+	// OperatorsPasskeys is set when operators sign in with a passkey only.
+	OperatorsPasskeys bool
 }
 
 // ErrSettingsConflict means a merchant was saved meanwhile: the save was
@@ -150,6 +154,9 @@ func (l *Ledger) Settings(ctx context.Context) (SettingsSnapshot, error) {
 		return s, err
 	}
 	if s.Memberships, err = membershipRows(ctx, tx, ``); err != nil {
+		return s, err
+	}
+	if s.OperatorsPasskeys, err = operatorsPasskeys(ctx, tx); err != nil {
 		return s, err
 	}
 	return s, tx.Commit()
@@ -224,7 +231,8 @@ func msOrZero(t time.Time) int64 {
 }
 
 func peopleRows(ctx context.Context, q querier) ([]PersonRow, error) {
-	rows, err := q.QueryContext(ctx, `SELECT email, operator, password_hash, totp_secret, managed, language, created_at, updated_at
+	rows, err := q.QueryContext(ctx, `SELECT email, operator, password_hash, totp_secret, managed, language, created_at, updated_at,
+			(SELECT COUNT(*) FROM passkeys WHERE passkeys.email = console_people.email)
 		FROM console_people ORDER BY created_at, email`)
 	if err != nil {
 		return nil, err
@@ -235,7 +243,7 @@ func peopleRows(ctx context.Context, q querier) ([]PersonRow, error) {
 		var p PersonRow
 		var operator int
 		var created, updated int64
-		if err := rows.Scan(&p.Email, &operator, &p.PasswordHash, &p.TOTPSecret, &p.Managed, &p.Language, &created, &updated); err != nil {
+		if err := rows.Scan(&p.Email, &operator, &p.PasswordHash, &p.TOTPSecret, &p.Managed, &p.Language, &created, &updated, &p.Passkeys); err != nil {
 			return nil, err
 		}
 		p.Operator = operator == 1
@@ -408,7 +416,7 @@ func (s *SettingsTx) PutPerson(ctx context.Context, p PersonRow) error {
 func (s *SettingsTx) RemovePerson(ctx context.Context, email string) error {
 	s.changed = true
 	email = strings.ToLower(email)
-	for _, table := range []string{"memberships", "recovery_codes", "console_sessions"} {
+	for _, table := range []string{"memberships", "recovery_codes", "console_sessions", "passkey_devices", "passkeys", "passkey_events"} {
 		if _, err := s.tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE email = $1`, email); err != nil {
 			return err
 		}

@@ -210,8 +210,8 @@ func (s *Store) writeNext(ctx context.Context, tx *ledger.SettingsTx, by Actor, 
 // AddOperator writes an operator with the password hash phc (the command
 // line's operator add): a person who exists becomes an operator, keeping
 // their memberships, with the new password, which ends every session of the
-// old one, and without two-step sign-in (they set it up again). It reports
-// whether the person existed.
+// old one, and without two-step sign-in or passkeys (they set them up
+// again). It reports whether the person existed.
 func (s *Store) AddOperator(ctx context.Context, email, phc string) (bool, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	existed := false
@@ -233,7 +233,14 @@ func (s *Store) AddOperator(ctx context.Context, email, phc string) (bool, error
 			if err := tx.SetTOTP(ctx, email, "", nil); err != nil {
 				return err
 			}
+			names, err := tx.RemovePasskeys(ctx, email)
+			if err != nil {
+				return err
+			}
 			action, fields = "operator's password changed: "+email, "operator, password (set; their sessions ended), two-step sign-in (removed)"
+			if len(names) > 0 {
+				fields += ", passkeys (" + strings.Join(names, ", ") + ": removed)"
+			}
 		}
 		return tx.Audit(ctx, ledger.AuditEntry{Actor: ByCommand, Action: action, Fields: fields})
 	})

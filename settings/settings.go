@@ -364,6 +364,7 @@ func (s *Store) build(snap ledger.SettingsSnapshot) (*merchant.Directory, error)
 				u.TOTPSecret = secret
 			}
 		}
+		u.Passkeys = p.Passkeys
 		byEmail[p.Email] = u
 	}
 	for _, ms := range snap.Memberships {
@@ -378,7 +379,12 @@ func (s *Store) build(snap ledger.SettingsSnapshot) (*merchant.Directory, error)
 	for _, p := range snap.People {
 		people = append(people, byEmail[p.Email])
 	}
-	return merchant.Build(list, tokens, people)
+	d, err := merchant.Build(list, tokens, people)
+	if err != nil {
+		return nil, err
+	}
+	d.RequirePasskeysOfOperators(snap.OperatorsPasskeys)
+	return d, nil
 }
 
 // errNotInFile means a secret the ledger keeps as a fingerprint of the

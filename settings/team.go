@@ -174,12 +174,12 @@ func (s *Store) RevokeInvitation(ctx context.Context, by Actor, merchantID, emai
 // password hash is phc; a person the ledger knows already (on another
 // team, or on none any more) keeps their own password and two-step
 // sign-in (the caller checked the password, and codeChecked says whether
-// it checked a code too: a person whose row holds a two-step secret is
-// refused ErrCodeNeeded without one), and phc is empty. Within the same
-// change it checks again that the invitation is live, that whoever made
-// it may still invite to the team, and that the person is not on the team
-// already: an invitation never changes a member's role, so a team never
-// loses its last owner through one.
+// it checked a code or a passkey too: a person whose row holds a two-step
+// secret or a passkey is refused ErrCodeNeeded without one), and phc is
+// empty. Within the same change it checks again that the invitation is
+// live, that whoever made it may still invite to the team, and that the
+// person is not on the team already: an invitation never changes a
+// member's role, so a team never loses its last owner through one.
 func (s *Store) Accept(ctx context.Context, token, phc string, codeChecked bool, now time.Time) (ledger.Invitation, error) {
 	inv, err := s.Invitation(ctx, token, now)
 	if err != nil {
@@ -207,7 +207,7 @@ func (s *Store) Accept(ctx context.Context, token, phc string, codeChecked bool,
 		i := slices.IndexFunc(people, func(p ledger.PersonRow) bool { return p.Email == inv.Email })
 		exists := i >= 0
 		switch {
-		case exists && people[i].TOTPSecret != "" && !codeChecked:
+		case exists && (people[i].TOTPSecret != "" || people[i].Passkeys > 0) && !codeChecked:
 			return ErrCodeNeeded
 		case slices.ContainsFunc(members, func(m ledger.MembershipRow) bool { return m.Email == inv.Email && m.MerchantID == inv.MerchantID }):
 			return ErrAlreadyOnTeam

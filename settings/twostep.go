@@ -222,8 +222,9 @@ func (s *Store) RequireTwoStep(ctx context.Context, by Actor, merchantID string,
 var ErrNoTwoStep = errors.New("the person has no two-step sign-in")
 
 // ResetTwoStep turns off the two-step sign-in of a person who lost their
-// authenticator and their recovery codes: an operator's action, in the
-// audit log, after the operator made sure it is them. They sign in with
+// authenticator and their recovery codes, and removes their passkeys: an
+// operator's action, in the audit log, after the operator made sure it is
+// them. They sign in with
 // their password and set it up again; an operator is recovered by the
 // command line's operator add instead. A person the merchants file holds
 // is reset too: two-step sign-in is the ledger's, not the file's.
@@ -242,14 +243,23 @@ func (s *Store) ResetTwoStep(ctx context.Context, by Actor, email string) error 
 				// An operator is recovered on the command line.
 				return ErrNotOnTeam
 			}
-			if p.TOTPSecret == "" {
+			if p.TOTPSecret == "" && p.Passkeys == 0 {
 				return ErrNoTwoStep
 			}
 			if err := tx.SetTOTP(ctx, email, "", nil); err != nil {
 				return err
 			}
+			// Lost passkeys go too: the person adds new ones.
+			names, err := tx.RemovePasskeys(ctx, email)
+			if err != nil {
+				return err
+			}
+			fields := "totp (removed), recovery codes (removed)"
+			if len(names) > 0 {
+				fields += ", passkeys (" + strings.Join(names, ", ") + ": removed)"
+			}
 			return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID,
-				Action: "two-step sign-in reset by an operator: " + email, Fields: "totp (removed), recovery codes (removed)"})
+				Action: "two-step sign-in reset by an operator: " + email, Fields: fields})
 		}
 		return ErrNotOnTeam
 	})
