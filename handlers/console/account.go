@@ -63,6 +63,10 @@ func (c *Console) showAccount(ec echo.Context) error {
 		page.Notice = t(ec, "console.twoStep.off")
 	case "recovery":
 		page.Notice = t(ec, "console.twoStep.recoveryUsed")
+	case "passkey-added":
+		page.Notice = t(ec, "console.passkeys.added")
+	case "passkey-removed":
+		page.Notice = t(ec, "console.passkeys.removed")
 	}
 	return render(ec, http.StatusOK, manage.ConsoleAccountPage(page))
 }
@@ -70,7 +74,11 @@ func (c *Console) showAccount(ec echo.Context) error {
 func (c *Console) accountPage(ec echo.Context) (manage.ConsoleAccount, error) {
 	s := sessionOf(ec)
 	page := manage.ConsoleAccount{ConsolePage: c.frame(ec, t(ec, "console.account"), "account"), Email: s.user.Email,
-		FromFile: s.user.Managed == merchant.ManagedByFile, TwoStep: s.user.TwoStep, MustSetUp: mustSetUpTwoStep(s.user)}
+		FromFile: s.user.Managed == merchant.ManagedByFile, TwoStep: s.user.TwoStep, MustSetUp: c.mustSetUpTwoStep(s.user),
+		MustAddPasskey: c.mustAddPasskey(s.user)}
+	if c.rp != nil {
+		page.Scripts = []string{c.Assets.PasskeysJS}
+	}
 	if s.user.TwoStep {
 		left, err := c.Ledger.RecoveryCodesLeft(ec.Request().Context(), s.user.Email)
 		if err != nil {
@@ -78,6 +86,11 @@ func (c *Console) accountPage(ec echo.Context) (manage.ConsoleAccount, error) {
 		}
 		page.RecoveryLeft = left
 	}
+	passkeys, err := c.passkeysOfAccount(ec, s.user.Email)
+	if err != nil {
+		return page, err
+	}
+	page.Passkeys = passkeys
 	list, err := c.Ledger.Sessions(ec.Request().Context(), s.user.Email, c.Now())
 	if err != nil {
 		return page, err

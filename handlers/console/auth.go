@@ -151,8 +151,7 @@ func (c *Console) signedIn(next echo.HandlerFunc) echo.HandlerFunc {
 			return ec.Redirect(http.StatusSeeOther, to)
 		}
 		if ec.Request().Method == http.MethodPost {
-			sent := ec.FormValue("csrf")
-			if subtle.ConstantTimeCompare([]byte(sent), []byte(s.csrf)) != 1 {
+			if !sameToken(sentCSRF(ec), s.csrf) {
 				return &consoleError{status: http.StatusForbidden, key: "console.error.forbidden", err: errCSRF}
 			}
 			spend := c.budgets.Spend("person "+strings.ToLower(s.user.Email), PersonRate, PersonBurst, c.Now())
@@ -163,8 +162,9 @@ func (c *Console) signedIn(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		ec.Set(ctxSession, s)
 		speak(ec, s.user.Language)
-		if mustSetUpTwoStep(s.user) && !whileSettingUp[ec.Path()] {
-			// Their team requires two-step sign-in: nothing else first.
+		if (c.mustSetUpTwoStep(s.user) || c.mustAddPasskey(s.user)) && !whileSettingUp[ec.Path()] {
+			// Their team requires two-step sign-in, or the deployment a
+			// passkey of its operators: nothing else first.
 			return ec.Redirect(http.StatusSeeOther, RouteAccount)
 		}
 		return next(ec)
@@ -255,6 +255,9 @@ func (c *Console) loginForm(ec echo.Context, status int, m consoleviews.ConsoleL
 	}
 	m.ConsolePage = consoleviews.ConsolePage{Title: t(ec, "console.login.title"), Assets: c.Assets, CSRF: sess.Values["csrf"].(string),
 		Notice: m.Notice}
+	if m.Passkeys = c.rp != nil; m.Passkeys {
+		m.Scripts = []string{c.Assets.PasskeysJS}
+	}
 	return render(ec, status, consoleviews.ConsoleLoginPage(m))
 }
 
@@ -307,9 +310,9 @@ func (c *Console) signIn(ec echo.Context) error {
 	if err := tries.right(); err != nil {
 		return err
 	}
-	if u.TwoStep {
-		// The password was right; the code comes next, within minutes,
-		// from this browser.
+	if c.secondStep(u) {
+		// The password was right; the code (or the passkey) comes next,
+		// within minutes, from this browser.
 		return c.askForCode(ec, u, next, "")
 	}
 	if err := c.startSession(ec, u, ""); err != nil {
@@ -444,8 +447,17 @@ type tries struct {
 // passwordTries counts passwords from the request's address and at email:
 // sign-ins, an account's password check, an invitation's.
 func (c *Console) passwordTries(ec echo.Context, email string) *tries {
-	return &tries{c: c, ec: ec, limit: MaxFailures,
-		keys: []string{"addr:" + digest(ec.RealIP()), "mail:" + digest(strings.ToLower(email))}}
+	return &tries{c: c, ec: ec, limit: MaxFailures, keys: []string{addressKey(ec), mailKey(email)}}
+}
+
+// addressKey and mailKey count the tries of an address, and at an e-mail:
+// passwords and passkeys alike.
+func addressKey(ec echo.Context) string { return "addr:" + digest(ec.RealIP()) }
+func mailKey(email string) string       { return "mail:" + digest(strings.ToLower(email)) }
+
+// sameToken compares a token sent with the one kept, in constant time.
+func sameToken(sent, kept string) bool {
+	return subtle.ConstantTimeCompare([]byte(sent), []byte(kept)) == 1
 }
 
 // codeTries counts a person's two-step codes, wherever they are typed: at

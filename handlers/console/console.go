@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
@@ -114,6 +115,9 @@ type Console struct {
 	// decoy is checked against when no user has the e-mail given, so that
 	// an unknown e-mail costs as long as a wrong password.
 	decoy password.Hashed
+	// rp is the console as WebAuthn names it, from BASE_URL; nil when
+	// passkeys cannot be used here (an IP address, plain http).
+	rp *webauthn.WebAuthn
 }
 
 // New returns the console.
@@ -135,6 +139,11 @@ func New(cfg Config) (*Console, error) {
 		cfg.Hashing = password.NewGate(password.DefaultSlots(), time.Second)
 	}
 	c := &Console{Config: cfg, store: store}
+	if c.rp, err = relyingParty(cfg.BaseURL); err != nil {
+		// Everything else works; the console's pages say passkeys are
+		// off, and why.
+		cfg.Log.Warn("console: passkeys are off", "reason", err)
+	}
 	// The costs of the users' own hashes, so that both paths take as long.
 	params := password.Default
 	if users := cfg.Merchants.ConsoleUsers(); len(users) > 0 {
@@ -191,6 +200,12 @@ func (c *Console) Routes(e *echo.Echo) {
 	in(http.MethodPost, RouteMemberOut, merchant.Manage, c.teamChange(c.removeMember, "removed"))
 	e.GET(RouteAccept, c.showInvitation, c.answerErrors)
 	e.POST(RouteAccept, c.acceptInvitation, c.answerErrors)
+	e.POST(RouteLoginPasskeyBegin, c.beginSignInWithPasskey, c.answerErrors)
+	e.POST(RouteLoginPasskey, c.signInWithPasskey, c.answerErrors)
+	in(http.MethodPost, RoutePasskeysBegin, merchant.Read, c.beginPasskey)
+	in(http.MethodPost, RoutePasskeys, merchant.Read, c.addPasskey)
+	in(http.MethodPost, RoutePasskeyRemove, merchant.Read, c.removePasskey)
+	operators(http.MethodPost, RouteOperatorsPasskeys, c.requireOperatorsPasskeys)
 	e.GET(RouteLoginCode, c.showCodeStep, c.answerErrors)
 	e.POST(RouteLoginCode, c.checkCodeStep, c.answerErrors)
 	in(http.MethodPost, RouteTOTP, merchant.Read, c.beginTwoStep)

@@ -74,12 +74,17 @@ func (c *Console) showMerchants(ec echo.Context) error {
 		page.Notice = t(ec, "console.merchants.disabled", ec.QueryParam("id"))
 	case "enabled":
 		page.Notice = t(ec, "console.merchants.enabled", ec.QueryParam("id"))
+	case "operatorsPasskeys":
+		page.Notice = t(ec, "console.operatorsPasskeys.required")
+	case "operatorsAnyway":
+		page.Notice = t(ec, "console.operatorsPasskeys.notRequired")
 	}
 	return render(ec, http.StatusOK, manage.ConsoleMerchantsPage(page))
 }
 
 func (c *Console) merchantsPage(ec echo.Context, form manage.ConsoleNewMerchant) manage.ConsoleMerchants {
-	page := manage.ConsoleMerchants{ConsolePage: c.frame(ec, t(ec, "console.merchants"), "merchants"), New: form}
+	page := manage.ConsoleMerchants{ConsolePage: c.frame(ec, t(ec, "console.merchants"), "merchants"), New: form,
+		OperatorsPasskeys: c.Merchants.OperatorsPasskeys(), PasskeysOff: c.passkeysOff(ec)}
 	for _, m := range c.Merchants.All() {
 		row := manage.ConsoleMerchantRow{
 			ID: m.ID, Name: m.Name, Managed: managedLabel(ec, m), ReadOnly: m.ReadOnly(), Disabled: m.Disabled(),

@@ -100,12 +100,12 @@ func (c *Console) teamPage(ec echo.Context, m *merchant.Merchant, options []cons
 		}
 		page.Members = append(page.Members, manage.ConsoleMember{
 			Email: email, Role: string(role), RoleLabel: t(ec, "console.role."+string(role)),
-			TwoStep: twoStepWord(ec, u.TwoStep), LastSignIn: last, You: email == me,
+			TwoStep: twoStepSaid(ec, u), LastSignIn: last, You: email == me,
 			RoleURL:   templ.SafeURL(RouteTeam + "/" + url.PathEscape(email) + "/role" + q),
 			RemoveURL: templ.SafeURL(RouteTeam + "/" + url.PathEscape(email) + "/remove" + q),
 			// Only an operator recovers a person who lost their
 			// authenticator, never a teammate.
-			ResetURL: resetURL(sessionOf(ec).user.Operator && u.TwoStep && !u.Operator, RouteTeam+"/"+url.PathEscape(email)+"/reset-two-step"+q),
+			ResetURL: resetURL(sessionOf(ec).user.Operator && (u.TwoStep || u.Passkeys > 0) && !u.Operator, RouteTeam+"/"+url.PathEscape(email)+"/reset-two-step"+q),
 		})
 	}
 	for _, inv := range pending {
@@ -249,8 +249,15 @@ func (c *Console) resetTwoStep(ec echo.Context) error {
 	return ec.Redirect(http.StatusSeeOther, pageFor(RouteTeam, m, options, url.Values{"done": {"reset"}, "who": {strings.ToLower(email)}}))
 }
 
-func twoStepWord(ec echo.Context, on bool) string {
-	if on {
+// twoStepSaid is how a member signs in past their password: off, the app,
+// a passkey, or both.
+func twoStepSaid(ec echo.Context, u *merchant.ConsoleUser) string {
+	switch {
+	case u.TwoStep && u.Passkeys > 0:
+		return t(ec, "console.team.twoStepBoth")
+	case u.Passkeys > 0:
+		return t(ec, "console.team.twoStepPasskey")
+	case u.TwoStep:
 		return t(ec, "console.team.twoStepOn")
 	}
 	return t(ec, "console.team.twoStepOff")
@@ -344,15 +351,15 @@ func (c *Console) acceptInvitation(ec echo.Context) error {
 			m.Errors = map[string]string{"password": problem}
 			return c.invitationForm(ec, status, m)
 		}
-		if u.TwoStep {
-			// The code comes next, as at sign-in; the invitation is
-			// accepted once it is right.
+		if u.TwoStep || u.Passkeys > 0 {
+			// The code (or the passkey) comes next, as at sign-in; the
+			// invitation is accepted once it is right.
 			return c.askForCode(ec, u, "", token)
 		}
 		err := c.joinAndSignIn(ec, token, "")
 		if errors.Is(err, settings.ErrCodeNeeded) {
 			// Turned on meanwhile, on another instance.
-			if u, _ := c.Merchants.Person(inv.Email); u.TwoStep {
+			if u, _ := c.Merchants.Person(inv.Email); u.TwoStep || u.Passkeys > 0 {
 				return c.askForCode(ec, u, "", token)
 			}
 		}

@@ -55,7 +55,8 @@ func (c *Console) askForCode(ec echo.Context, u *merchant.ConsoleUser, next, inv
 }
 
 // pendingCode is the person whose password this browser gave, while the
-// code step is open: CodeWindow, the same password.
+// second step (a code, or a passkey) is open: CodeWindow, the same
+// password.
 func (c *Console) pendingCode(ec echo.Context) (*merchant.ConsoleUser, map[any]any, bool) {
 	sess, err := c.store.Get(ec.Request(), cookieName)
 	if err != nil {
@@ -65,7 +66,7 @@ func (c *Console) pendingCode(ec echo.Context) (*merchant.ConsoleUser, map[any]a
 	pw, _ := sess.Values["pw"].(string)
 	at, _ := sess.Values["at"].(int64)
 	u, ok := c.Merchants.Person(email)
-	if email == "" || !ok || !u.TwoStep || pw != fingerprint(u) || c.Now().Sub(time.Unix(at, 0)) > CodeWindow {
+	if email == "" || !ok || !u.TwoStep && u.Passkeys == 0 || pw != fingerprint(u) || c.Now().Sub(time.Unix(at, 0)) > CodeWindow {
 		return nil, nil, false
 	}
 	return u, sess.Values, true
@@ -73,15 +74,24 @@ func (c *Console) pendingCode(ec echo.Context) (*merchant.ConsoleUser, map[any]a
 
 // showCodeStep answers GET /console/login/code.
 func (c *Console) showCodeStep(ec echo.Context) error {
-	if _, values, ok := c.pendingCode(ec); ok {
-		return render(ec, http.StatusOK, manage.ConsoleCodePage(c.codeModel(ec, values, "")))
+	if u, values, ok := c.pendingCode(ec); ok {
+		return render(ec, http.StatusOK, manage.ConsoleCodePage(c.codeModel(ec, u, values, "")))
 	}
 	return ec.Redirect(http.StatusSeeOther, RouteLogin+"?ended=1")
 }
 
-func (c *Console) codeModel(ec echo.Context, values map[any]any, problem string) manage.ConsoleCode {
+// codeModel is the second step of u: the code of their app (a recovery
+// code alone where a passkey is the way in), and their passkey where they
+// have one.
+func (c *Console) codeModel(ec echo.Context, u *merchant.ConsoleUser, values map[any]any, problem string) manage.ConsoleCode {
 	csrf, _ := values["csrf"].(string)
-	return manage.ConsoleCode{ConsolePage: consoleviews.ConsolePage{Title: t(ec, "console.code.title"), Assets: c.Assets, CSRF: csrf}, Error: problem}
+	m := manage.ConsoleCode{ConsolePage: consoleviews.ConsolePage{Title: t(ec, "console.code.title"), Assets: c.Assets, CSRF: csrf}, Error: problem,
+		Code: u.TwoStep, RecoveryOnly: u.TwoStep && c.passkeysOnly(u), Passkey: u.Passkeys > 0}
+	if m.Passkey {
+		m.PasskeysOff = c.passkeysOff(ec)
+		m.Scripts = []string{c.Assets.PasskeysJS}
+	}
+	return m
 }
 
 // checkCodeStep answers POST /console/login/code: a code of the person's
@@ -97,6 +107,12 @@ func (c *Console) checkCodeStep(ec echo.Context) error {
 	want, _ := values["csrf"].(string)
 	if subtle.ConstantTimeCompare([]byte(ec.FormValue("csrf")), []byte(want)) != 1 {
 		return &consoleError{status: http.StatusForbidden, key: "console.error.forbidden", err: errCSRF}
+	}
+	code := strings.TrimSpace(ec.FormValue("code"))
+	if !u.TwoStep || c.passkeysOnly(u) && len(code) == 6 {
+		// A passkey is the way in: a code of the app is not taken (nor
+		// counted), a recovery code still is.
+		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleCodePage(c.codeModel(ec, u, values, t(ec, "console.code.passkeyOnly"))))
 	}
 	ctx := ec.Request().Context()
 	tries := c.codeTries(ec, u.Email)
@@ -119,7 +135,7 @@ func (c *Console) checkCodeStep(ec echo.Context) error {
 		if errors.Is(err, settings.ErrCodeUsed) {
 			problem = t(ec, "console.code.used")
 		}
-		return render(ec, http.StatusUnauthorized, manage.ConsoleCodePage(c.codeModel(ec, values, problem)))
+		return render(ec, http.StatusUnauthorized, manage.ConsoleCodePage(c.codeModel(ec, u, values, problem)))
 	case err != nil:
 		return err
 	}
@@ -200,18 +216,32 @@ func (c *Console) tellCodesPaused(ec echo.Context, u *merchant.ConsoleUser, unti
 	}
 }
 
-// mustSetUpTwoStep reports whether the person's team requires two-step
-// sign-in and they have none.
-func mustSetUpTwoStep(u *merchant.ConsoleUser) bool {
-	if u.TwoStep {
-		return false
-	}
+// teamRequiresTwoStep reports whether a team of the person requires
+// two-step sign-in.
+func teamRequiresTwoStep(u *merchant.ConsoleUser) bool {
 	return slices.ContainsFunc(u.Memberships, func(m merchant.Membership) bool { return m.Merchant.RequireTwoStep })
 }
 
+// mustSetUpTwoStep reports whether the person's team requires two-step
+// sign-in and they have neither an authenticator app nor a passkey, which
+// meets it too.
+func (c *Console) mustSetUpTwoStep(u *merchant.ConsoleUser) bool {
+	return !u.TwoStep && !c.hasPasskeys(u) && teamRequiresTwoStep(u)
+}
+
+// secondStep reports whether a right password leads on to a second step:
+// the code of a person with two-step sign-in (or their passkey instead),
+// or the passkey of a person whose passkey their team's requirement or the
+// deployment's rule for operators counts on.
+func (c *Console) secondStep(u *merchant.ConsoleUser) bool {
+	return u.TwoStep || c.hasPasskeys(u) && (teamRequiresTwoStep(u) || c.passkeysOnly(u))
+}
+
 // whileSettingUp are the pages a person whose team requires two-step
-// sign-in may use before they set it up.
-var whileSettingUp = map[string]bool{RouteAccount: true, RouteTOTP: true, RouteTOTPConfirm: true, RouteLogout: true}
+// sign-in (or an operator who must add a passkey) may use before they set
+// it up.
+var whileSettingUp = map[string]bool{RouteAccount: true, RouteTOTP: true, RouteTOTPConfirm: true, RouteLogout: true,
+	RoutePasskeysBegin: true, RoutePasskeys: true, RoutePasskeyRemove: true}
 
 // twoStepPassword is the field of the person's password on the forms that
 // change their two-step sign-in.

@@ -21,6 +21,11 @@ type ConsoleMerchants struct {
 	New  ConsoleNewMerchant
 	// Created is the merchant just made, with its secrets shown once.
 	Created *ConsoleCreated
+	// OperatorsPasskeys is set when operators sign in with a passkey only;
+	// PasskeysOff says why this deployment cannot use passkeys, and then
+	// it cannot be required.
+	OperatorsPasskeys bool
+	PasskeysOff       string
 }
 
 // ConsoleMerchantRow is one merchant in the list.
@@ -161,6 +166,50 @@ type ConsoleAccount struct {
 	FromFile bool
 	Errors   map[string]string
 	Sessions []ConsoleSession
+	// MustAddPasskey says operators of this deployment sign in with a
+	// passkey, and the person has none yet.
+	MustAddPasskey bool
+	Passkeys       ConsolePasskeys
+}
+
+// ConsolePasskeys are the passkeys of the account page.
+type ConsolePasskeys struct {
+	// Off says why this deployment cannot use passkeys; empty when it can.
+	Off  string
+	List []ConsolePasskey
+	// Full is set when the person has the most passkeys they may (Max).
+	Full bool
+	Max  int
+	// Events are the latest of what happened to the person's passkeys.
+	Events []ConsolePasskeyEvent
+}
+
+// ConsolePasskey is one of the person's passkeys.
+type ConsolePasskey struct {
+	// When says when it was added and last used.
+	Name, When string
+	// Remove is the address of its removal.
+	Remove templ.SafeURL
+}
+
+// ConsolePasskeyEvent is a line of the person's passkey events.
+type ConsolePasskeyEvent struct {
+	When, Text string
+	// Warning marks a refusal the person should look into.
+	Warning bool
+}
+
+// ConsolePasskeyRemove asks for the person's password (or another of
+// their passkeys) before one of their passkeys is removed.
+type ConsolePasskeyRemove struct {
+	console.ConsolePage
+	// ID is the passkey's credential id; Name the name its person gave it.
+	ID     string
+	Name   string
+	Action templ.SafeURL
+	Error  string
+	// Others is set when another passkey of theirs may prove it is them.
+	Others bool
 }
 
 // ConsoleSession is one of the person's sessions.
@@ -181,6 +230,14 @@ type ConsoleTwoStepSetup struct {
 type ConsoleCode struct {
 	console.ConsolePage
 	Error string
+	// Code asks for a code of the authenticator app (or a recovery code);
+	// RecoveryOnly takes a recovery code alone, where a passkey is the
+	// way in (operators, when the deployment requires it).
+	Code, RecoveryOnly bool
+	// Passkey offers the person's passkey; PasskeysOff says why this
+	// deployment cannot use the ones they have.
+	Passkey     bool
+	PasskeysOff string
 }
 
 // ConsoleDevelopers is the Developers page: what a merchant's developer
