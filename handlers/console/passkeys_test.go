@@ -608,6 +608,35 @@ func TestOperatorsMayRequirePasskeysOfOperators(t *testing.T) {
 	if signed := e.browser().passkeySignIn(a); signed.status != http.StatusOK {
 		t.Errorf("an operator's passkey: %d %v", signed.status, signed.body)
 	}
+
+	// With an authenticator app too, the second step offers the passkey
+	// and takes a recovery code (every device lost), never a code of the
+	// app: that is no passkey.
+	now := time.Now()
+	setup, err := e.settings.BeginTwoStep(ctx, operator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes, err := e.settings.ConfirmTwoStep(ctx, operator, codeAt(t, setup.Secret, now), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = e.browser()
+	form = page(t, b.get("/console/login"), http.StatusOK)
+	b.post("/console/login", url.Values{"email": {operator}, "password": {secret}, "csrf": {csrfOf(form)}})
+	step := page(t, b.get("/console/login/code"), http.StatusOK)
+	if step.Find(`[data-testid="passkey-second-step"]`).Length() != 1 || !strings.Contains(step.Find(`label[for="code"]`).Text(), "recovery code") {
+		t.Errorf("an operator's second step: %q", step.Find("main").Text())
+	}
+	refused := page(t, b.post("/console/login/code", url.Values{"csrf": {csrfOf(step)}, "code": {codeAt(t, setup.Secret, now.Add(30*time.Second))}}), http.StatusUnprocessableEntity)
+	if !strings.Contains(refused.Find(`[data-testid="code-error"]`).Text(), "use your passkey") {
+		t.Errorf("a code of the app where passkeys are required: %q", refused.Find("main").Text())
+	}
+	res = b.post("/console/login/code", url.Values{"csrf": {csrfOf(step)}, "code": {codes[0]}})
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/console/account") {
+		t.Errorf("a recovery code where passkeys are required: %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+
 	// Members are not concerned.
 	e.browser().signIn(shop1User)
 	if !audited(t, e, "operators sign in with a passkey: required", "") {
