@@ -36,32 +36,27 @@
     allowCredentials: (o.allowCredentials || []).map((c) => ({ ...c, id: bytes(c.id) })),
   });
 
-  // A credential as JSON, as the server reads it.
-  const made = (c) => ({
+  // A credential as JSON, as the server reads it, with its response's
+  // fields (a new credential's, or an assertion's).
+  const asJSON = (c, response) => ({
     id: c.id,
     rawId: text(c.rawId),
     type: c.type,
     authenticatorAttachment: c.authenticatorAttachment || undefined,
     clientExtensionResults: c.getClientExtensionResults(),
-    response: {
-      clientDataJSON: text(c.response.clientDataJSON),
+    response: { clientDataJSON: text(c.response.clientDataJSON), ...response },
+  });
+  const made = (c) =>
+    asJSON(c, {
       attestationObject: text(c.response.attestationObject),
       transports: c.response.getTransports ? c.response.getTransports() : [],
-    },
-  });
-  const asserted = (c) => ({
-    id: c.id,
-    rawId: text(c.rawId),
-    type: c.type,
-    authenticatorAttachment: c.authenticatorAttachment || undefined,
-    clientExtensionResults: c.getClientExtensionResults(),
-    response: {
-      clientDataJSON: text(c.response.clientDataJSON),
+    });
+  const asserted = (c) =>
+    asJSON(c, {
       authenticatorData: text(c.response.authenticatorData),
       signature: text(c.response.signature),
       userHandle: text(c.response.userHandle),
-    },
-  });
+    });
 
   // refusal is an answer the server gave with its reason.
   class Refusal extends Error {

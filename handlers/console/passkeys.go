@@ -303,21 +303,7 @@ func (c *Console) beginSignInWithPasskey(ec echo.Context) error {
 		return refuseJSON(ec, http.StatusTooManyRequests, t(ec, "console.login.tooMany"), "")
 	}
 	if u, _, pending := c.pendingCode(ec); pending {
-		user, err := c.passkeyUserOf(ec, u.Email, "", nil)
-		if err != nil {
-			return err
-		}
-		if len(user.creds) == 0 {
-			return refuseJSON(ec, http.StatusConflict, t(ec, "console.passkeys.none"), "")
-		}
-		options, data, err := c.rp.BeginLogin(user)
-		if err != nil {
-			return err
-		}
-		if err := c.beginCeremony(ec, ledger.CeremonySignIn, u.Email, data, nil); err != nil {
-			return err
-		}
-		return answerJSON(ec, http.StatusOK, passkeyAnswer{PublicKey: options.Response})
+		return c.beginAssertion(ec, ledger.CeremonySignIn, u.Email, "")
 	}
 	options, data, err := c.rp.BeginDiscoverableLogin()
 	if err != nil {
@@ -327,6 +313,27 @@ func (c *Console) beginSignInWithPasskey(ec echo.Context) error {
 		return err
 	}
 	return answerJSON(ec, http.StatusOK, passkeyAnswer{PublicKey: options.Response})
+}
+
+// beginAssertion answers with the options of an assertion by one of the
+// passkeys of email (but except), kept as a ceremony of kind: the second
+// step of a sign-in, or a proof before a change.
+func (c *Console) beginAssertion(ec echo.Context, kind, email, except string) error {
+	user, err := c.passkeyUserOf(ec, email, except, nil)
+	if err != nil {
+		return err
+	}
+	if len(user.creds) == 0 {
+		return refuseJSON(ec, http.StatusConflict, t(ec, "console.passkeys.none"), "")
+	}
+	options, data, err := c.rp.BeginLogin(user)
+	if err != nil {
+		return err
+	}
+	if err := c.beginCeremony(ec, kind, email, data, nil); err != nil {
+		return err
+	}
+	return answerJSON(ec, http.StatusOK, passkeyAnswer{PublicKey: options.Response, Proof: kind == ledger.CeremonyProof})
 }
 
 // signInWithPasskey answers POST /console/login/passkey: the browser's
@@ -478,21 +485,7 @@ func (c *Console) beginPasskey(ec echo.Context) error {
 	}
 	s := sessionOf(ec)
 	if ec.FormValue("proof") == "passkey" {
-		user, err := c.passkeyUserOf(ec, s.user.Email, ec.FormValue("except"), nil)
-		if err != nil {
-			return err
-		}
-		if len(user.creds) == 0 {
-			return refuseJSON(ec, http.StatusConflict, t(ec, "console.passkeys.none"), "")
-		}
-		options, data, err := c.rp.BeginLogin(user)
-		if err != nil {
-			return err
-		}
-		if err := c.beginCeremony(ec, ledger.CeremonyProof, s.user.Email, data, nil); err != nil {
-			return err
-		}
-		return answerJSON(ec, http.StatusOK, passkeyAnswer{PublicKey: options.Response, Proof: true})
+		return c.beginAssertion(ec, ledger.CeremonyProof, s.user.Email, ec.FormValue("except"))
 	}
 	name, err := settings.PasskeyName(ec.FormValue("name"))
 	if err != nil {

@@ -21,7 +21,6 @@ import (
 	"github.com/go-webauthn/webauthn/protocol/webauthncose"
 
 	"github.com/paybybank/checkout/handlers/console"
-	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/ledger/ledgertest"
 	"github.com/paybybank/checkout/password"
 )
@@ -194,6 +193,14 @@ func (b *browser) addPasskeyWith(csrf, name, pw string) *authenticator {
 	return a
 }
 
+// givePassword gives email's password on a fresh sign-in page and returns
+// the answer.
+func (b *browser) givePassword(email, pw string) *http.Response {
+	b.e.t.Helper()
+	form := page(b.e.t, b.get("/console/login"), http.StatusOK)
+	return b.post("/console/login", url.Values{"email": {email}, "password": {pw}, "csrf": {csrfOf(form)}})
+}
+
 // passkeySignIn signs in on the sign-in page with a's passkey and returns
 // the answer.
 func (b *browser) passkeySignIn(a *authenticator) answer {
@@ -271,7 +278,7 @@ func TestAPasskeyAddedWithThePasswordSignsInWithNoPasswordAndNoCode(t *testing.T
 	if doc := page(t, b.get("/console"), http.StatusOK); !strings.Contains(doc.Find(`[data-testid="console-user"]`).Text(), shop1User) {
 		t.Errorf("the session of a passkey sign-in is not %s's", shop1User)
 	}
-	if !audited(t, e, "passkey added: "+shop1User, "MacBook Touch ID") {
+	if e.auditLines(shop1User, "passkey added: "+shop1User) != 1 {
 		t.Errorf("the audit log does not say the passkey was added")
 	}
 }
@@ -526,8 +533,7 @@ func TestAnOwnersTwoStepRequirementIsMetByAPasskey(t *testing.T) {
 		t.Fatalf("requiring two-step sign-in: %d", res.StatusCode)
 	}
 	b := e.browser()
-	login := page(t, b.get("/console/login"), http.StatusOK)
-	b.post("/console/login", url.Values{"email": {dev}, "password": {newPassword}, "csrf": {csrfOf(login)}})
+	b.givePassword(dev, newPassword)
 	if res := b.get("/console/payments"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/console/account" {
 		t.Fatalf("a member without two-step sign-in reaches the payments: %d", res.StatusCode)
 	}
@@ -539,8 +545,7 @@ func TestAnOwnersTwoStepRequirementIsMetByAPasskey(t *testing.T) {
 	// The password alone no longer signs them in: their passkey is the
 	// second step, on the code page, with no code asked.
 	pw := e.browser()
-	form := page(t, pw.get("/console/login"), http.StatusOK)
-	res := pw.post("/console/login", url.Values{"email": {dev}, "password": {newPassword}, "csrf": {csrfOf(form)}})
+	res := pw.givePassword(dev, newPassword)
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/console/login/code" {
 		t.Fatalf("the password of a member whose passkey meets the requirement: %d to %q", res.StatusCode, res.Header.Get("Location"))
 	}
@@ -597,8 +602,7 @@ func TestOperatorsMayRequirePasskeysOfOperators(t *testing.T) {
 	}
 	// The password goes on to the passkey: no session from it alone.
 	b := e.browser()
-	form := page(t, b.get("/console/login"), http.StatusOK)
-	res := b.post("/console/login", url.Values{"email": {operator}, "password": {secret}, "csrf": {csrfOf(form)}})
+	res := b.givePassword(operator, secret)
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/console/login/code" {
 		t.Fatalf("an operator's password: %d to %q", res.StatusCode, res.Header.Get("Location"))
 	}
@@ -622,8 +626,7 @@ func TestOperatorsMayRequirePasskeysOfOperators(t *testing.T) {
 		t.Fatal(err)
 	}
 	b = e.browser()
-	form = page(t, b.get("/console/login"), http.StatusOK)
-	b.post("/console/login", url.Values{"email": {operator}, "password": {secret}, "csrf": {csrfOf(form)}})
+	b.givePassword(operator, secret)
 	step := page(t, b.get("/console/login/code"), http.StatusOK)
 	if step.Find(`[data-testid="passkey-second-step"]`).Length() != 1 || !strings.Contains(step.Find(`label[for="code"]`).Text(), "recovery code") {
 		t.Errorf("an operator's second step: %q", step.Find("main").Text())
@@ -639,25 +642,9 @@ func TestOperatorsMayRequirePasskeysOfOperators(t *testing.T) {
 
 	// Members are not concerned.
 	e.browser().signIn(shop1User)
-	if !audited(t, e, "operators sign in with a passkey: required", "") {
+	if e.auditLines(operator, "operators sign in with a passkey: required") != 1 {
 		t.Error("requiring passkeys of operators is not in the audit log")
 	}
-}
-
-// audited reports whether the audit log has a line of action whose fields
-// say fields.
-func audited(t *testing.T, e *env, action, fields string) bool {
-	t.Helper()
-	lines, err := e.ledger.Audit(ctx, ledger.AuditQuery{Limit: 200})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range lines {
-		if l.Action == action && strings.Contains(l.Fields, fields) {
-			return true
-		}
-	}
-	return false
 }
 
 func TestPasskeysAreOffWhereBaseURLIsAnIPAddress(t *testing.T) {
