@@ -281,6 +281,39 @@ func TestAPasskeyAddedWithThePasswordSignsInWithNoPasswordAndNoCode(t *testing.T
 	if e.auditLines(shop1User, "passkey added: "+shop1User) != 1 {
 		t.Errorf("the audit log does not say the passkey was added")
 	}
+
+	// A first sign-in from another device (a synced passkey on a phone)
+	// is said on the account page and in the audit log; the next one from
+	// it is not new.
+	const iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 Version/18.0 Mobile/15E148 Safari/604.1"
+	for range 2 {
+		if signed := e.browserAs(iPhone).passkeySignIn(a); signed.status != http.StatusOK {
+			t.Fatalf("signing in from the phone: %d %v", signed.status, signed.body)
+		}
+	}
+	events := page(t, b.get("/console/account"), http.StatusOK).Find(`[data-testid="passkey-event"]`)
+	if got := events.First().Text(); !strings.Contains(got, "“MacBook Touch ID” used for the first time on Safari on iPhone") {
+		t.Errorf("the latest passkey event is %q", got)
+	}
+	if events.Length() != 2 || e.auditLines(shop1User, "passkey used on a new device: "+shop1User) != 1 {
+		t.Errorf("a passkey's sign-ins from one new device make %d events (%d audit lines), want 1 beside its adding",
+			events.Length()-1, e.auditLines(shop1User, "passkey used on a new device: "+shop1User))
+	}
+}
+
+// browserAs is a browser that says it is ua.
+func (e *env) browserAs(ua string) *browser {
+	b := e.browser()
+	b.client.Transport = userAgent{ua}
+	return b
+}
+
+type userAgent struct{ ua string }
+
+func (u userAgent) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("User-Agent", u.ua)
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 func TestACopiedPasskeyWhoseCounterWentBackwardsIsRefused(t *testing.T) {
