@@ -439,6 +439,11 @@ var migrations = []string{
 		mode    TEXT NOT NULL CHECK (mode IN ('sandbox', 'live')),
 		made_at BIGINT NOT NULL
 	)`,
+
+	// 15: the audit log kept as an event and its values (JSON), said in
+	// each reader's language; the lines before keep their English action.
+	`ALTER TABLE audit_log ADD COLUMN event TEXT NOT NULL DEFAULT '';
+	ALTER TABLE audit_log ADD COLUMN args TEXT NOT NULL DEFAULT ''`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

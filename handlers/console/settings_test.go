@@ -131,7 +131,7 @@ func TestADisabledMerchantsPeopleStillSignInAndRead(t *testing.T) {
 		t.Error("shop3 is not disabled in the running set")
 	}
 	lines := auditActions(t, e, "shop3")
-	if len(lines) < 2 || lines[0] != "merchant disabled" {
+	if len(lines) < 2 || lines[0] != operator+" disabled the merchant." {
 		t.Errorf("shop3's audit: %v", lines)
 	}
 	res = ops.post("/console/merchants/shop3/enable", url.Values{"csrf": {csrf}})
@@ -268,7 +268,8 @@ func TestTheAuditLogShowsEachPersonWhatTheyMayRead(t *testing.T) {
 	ops.signIn(operator)
 	doc := page(t, ops.get("/console/audit"), http.StatusOK)
 	text := doc.Find(`[data-testid="audit"]`).Text()
-	for _, want := range []string{"merchant added", "req-42", "merchants file", "link_keys (set)"} {
+	for _, want := range []string{"root@psp.example added the merchant shop3, with a first link key and the API token pbb_test_", "req-42",
+		"The merchants file added the merchant: Shop name, Link keys (new)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the operator's audit log lacks %q", want)
 		}

@@ -149,7 +149,7 @@ func (c *Console) invite(ec echo.Context) error {
 	if c.Mail != nil {
 		sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ec.Request().Context()), 20*time.Second)
 		defer cancel()
-		body := t(ec, "console.invite.mailBody", m.Name, t(ec, "console.role."+string(inv.Role)), page.LinkExpires, page.Link)
+		body := t(ec, "console.invite.mailBody", m.Name, t(ec, "console.role."+string(inv.Role)), whenBare(localizerOf(ec), inv.Expires), page.Link)
 		if err := c.Mail.Send(sendCtx, inv.Email, t(ec, "console.invite.mailSubject", m.Name), body); err != nil {
 			// The link is still shown, to pass on by hand; the log never
 			// holds it.

@@ -182,7 +182,7 @@ func (c *Console) codesPaused(ec echo.Context, u *merchant.ConsoleUser) error {
 		return err
 	}
 	return c.loginForm(ec, http.StatusTooManyRequests, consoleviews.ConsoleLogin{Email: u.Email,
-		Error: t(ec, "console.code.paused", when(localizerOf(ec), until))})
+		Error: t(ec, "console.code.paused", whenBare(localizerOf(ec), until))})
 }
 
 // tellCodesPaused e-mails the person, in their console's language, that
@@ -280,7 +280,7 @@ func (c *Console) accountCode(ec echo.Context, u *merchant.ConsoleUser, check fu
 		return "", 0, err
 	} else if !ok {
 		until, err := c.pauseCodes(ec, u)
-		return t(ec, "console.code.pausedHere", when(localizerOf(ec), until)), http.StatusTooManyRequests, err
+		return t(ec, "console.code.pausedHere", whenBare(localizerOf(ec), until)), http.StatusTooManyRequests, err
 	}
 	err := check()
 	switch {
@@ -290,7 +290,7 @@ func (c *Console) accountCode(ec echo.Context, u *merchant.ConsoleUser, check fu
 			return "", 0, err
 		} else if spent {
 			until, err := c.pauseCodes(ec, u)
-			return t(ec, "console.code.pausedHere", when(localizerOf(ec), until)), http.StatusTooManyRequests, err
+			return t(ec, "console.code.pausedHere", whenBare(localizerOf(ec), until)), http.StatusTooManyRequests, err
 		}
 		return "", http.StatusUnprocessableEntity, err
 	case err != nil:

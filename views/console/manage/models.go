@@ -87,6 +87,9 @@ type ConsoleAudit struct {
 // ConsoleAuditRow is one change.
 type ConsoleAuditRow struct {
 	At, Actor, Merchant, Action, Fields, RequestID string
+	// Said is a line whose Action is a whole sentence naming its actor;
+	// the lines kept before name the actor beside.
+	Said bool
 }
 
 // ConsoleTeam is a merchant's team: its members, the invitations not yet
