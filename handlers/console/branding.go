@@ -376,7 +376,7 @@ func (c *Console) brandingRefused(ec echo.Context, m *merchant.Merchant, options
 		pc     *settings.PublishConflictError
 		le     *settings.LogoError
 		status = http.StatusUnprocessableEntity
-		notice = t(ec, "console.form.fix")
+		notice string
 		newer  *manage.BrandNewer
 	)
 	switch {
@@ -402,7 +402,8 @@ func (c *Console) brandingRefused(ec echo.Context, m *merchant.Merchant, options
 		return err
 	}
 	page := c.brandingPage(ec, st, options, f)
-	page.Notice, page.NoticeError, page.Newer = notice, true, newer
+	refused(&page.ConsolePage, f.errors)
+	page.Notice, page.NoticeError, page.Newer = notice, notice != "", newer
 	if newer != nil {
 		for i := range page.Fields {
 			page.Fields[i].Newer, page.Fields[i].Conflict = newer.Values[page.Fields[i].Name], true

@@ -112,7 +112,7 @@ func (c *Console) createMerchant(ec echo.Context) error {
 	case errors.As(err, &fe):
 		form.Errors = map[string]string{fe.Field: reasonOf(ec, fe)}
 		page := c.merchantsPage(ec, form)
-		page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
+		refused(&page.ConsolePage, form.Errors)
 		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleMerchantsPage(page))
 	case errors.Is(err, settings.ErrNoKeys):
 		return errNoKeys
@@ -274,9 +274,9 @@ func (c *Console) saveSettings(ec echo.Context) error {
 
 func (c *Console) settingsRefused(ec echo.Context, m *merchant.Merchant, options []consoleviews.ConsoleOption, form manage.ConsoleShopForm, status int) error {
 	page := c.settingsPage(ec, m, options, form)
-	page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
+	refused(&page.ConsolePage, form.Errors)
 	if form.Newer != nil {
-		page.Notice = form.NewerBy
+		page.Notice, page.NoticeError = form.NewerBy, true
 	}
 	return render(ec, status, manage.ConsoleSettingsPage(page))
 }

@@ -297,3 +297,36 @@ func TestTheAuditLogShowsEachPersonWhatTheyMayRead(t *testing.T) {
 		}
 	}
 }
+
+// TestARefusalIsSummedUpAtTheTopAndTheLineItNamesIsInSight: a refused
+// form comes back with a summary at the top that takes the focus and links
+// to the field, the field marked, what was typed kept, and a box tall
+// enough to show the line the reason names.
+func TestARefusalIsSummedUpAtTheTopAndTheLineItNamesIsInSight(t *testing.T) {
+	e := setup(t)
+	e.shop3()
+	ops := e.browser()
+	csrf := ops.signIn(operator)
+	doc := page(t, ops.get("/console/settings?merchant=shop3"), http.StatusOK)
+	typed := "https://shop3.example\nhttps://a.shop3.example\nhttps://b.shop3.example\nnot a url\nhttps://c.shop3.example"
+	doc = page(t, ops.post("/console/settings?merchant=shop3", url.Values{"csrf": {csrf}, "version": {doc.Find(`input[name="version"]`).AttrOr("value", "")},
+		"name": {"Shop 3"}, "return_origins": {typed}}), http.StatusUnprocessableEntity)
+	summary := doc.Find(`[data-testid="error-summary"]`)
+	if summary.Length() != 1 || summary.Find(`a[href="#return_origins"]`).Length() != 1 || summary.AttrOr("autofocus", "no") == "no" {
+		t.Fatalf("the refusal's summary: %q", summary.Text())
+	}
+	if first := doc.Find(`main`).Children().First(); first.AttrOr("data-testid", "") != "error-summary" {
+		t.Errorf("the summary is not the first thing on the page: %q comes first", first.Text())
+	}
+	reason := doc.Find(`#return_origins-error`).Text()
+	if !strings.Contains(reason, "4") || !strings.Contains(summary.Text(), reason) {
+		t.Errorf("the field says %q, the summary %q; want line 4 named in both", reason, summary.Text())
+	}
+	box := doc.Find(`textarea#return_origins`)
+	if box.AttrOr("aria-invalid", "") != "true" || box.Text() != typed {
+		t.Errorf("the box is not marked, or lost what was typed: %q", box.Text())
+	}
+	if rows, _ := strconv.Atoi(box.AttrOr("rows", "0")); rows < 5 {
+		t.Errorf("the box shows %d rows; the reason names line 4 of 5", rows)
+	}
+}

@@ -131,7 +131,7 @@ func (c *Console) invite(ec echo.Context) error {
 		if perr != nil {
 			return perr
 		}
-		page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
+		refused(&page.ConsolePage, form.Errors)
 		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleTeamPage(page))
 	case errors.Is(err, settings.ErrManagedByFile):
 		return errManagedByFile
@@ -314,6 +314,7 @@ func (c *Console) invitationForm(ec echo.Context, status int, m manage.ConsoleIn
 		return err
 	}
 	m.ConsolePage = consoleviews.ConsolePage{Title: t(ec, "console.invite.title"), Assets: c.Assets, CSRF: sess.Values["csrf"].(string)}
+	refused(&m.ConsolePage, m.Errors)
 	m.Action = templ.SafeURL(strings.Replace(RouteAccept, ":token", url.PathEscape(ec.Param("token")), 1))
 	return render(ec, status, manage.ConsoleInvitationPage(m))
 }

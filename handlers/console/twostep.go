@@ -265,7 +265,7 @@ func (c *Console) accountRefused(ec echo.Context, status int, field, problem str
 	} else {
 		page.Errors = map[string]string{field: problem}
 	}
-	page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
+	refused(&page.ConsolePage, map[string]string{field: problem})
 	return render(ec, status, manage.ConsoleAccountPage(page))
 }
 

@@ -6,6 +6,7 @@
 package manage
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -361,4 +362,12 @@ type ConsoleConfirm struct {
 // ConsoleCarried is a value of the form the confirmation passes on.
 type ConsoleCarried struct {
 	Name, Value string
+}
+
+// rowsFor is how many rows a box of one value per line needs to show
+// every line of value and one more to type in: at least 3, at most 20
+// (beyond, it scrolls), so that the line a refusal names is in sight.
+func rowsFor(value string) string {
+	n := strings.Count(strings.TrimRight(value, "\n"), "\n") + 2
+	return strconv.Itoa(min(max(n, 3), 20))
 }
