@@ -165,7 +165,10 @@ func TestADesignerSavesADraftThatNoShopperSeesThenPublishesItEverywhere(t *testi
 	if versions.Length() != 2 || versions.First().AttrOr("data-version", "") != "2" || versions.First().Find(`[data-testid="live"]`).Length() != 1 {
 		t.Fatalf("the history lists %d versions", versions.Length())
 	}
-	if got := versions.First().Find(`[data-testid="changed"]`).Text(); got != "primaryColor" {
+	// Each version says what it changed as the editor names it, with the
+	// value it gave and, for a colour, the colour itself.
+	changed := versions.First().Find(`[data-testid="changed"]`)
+	if got := strings.Join(strings.Fields(changed.Text()), " "); got != "Primary colour #0B5FFF" || changed.Find(`[data-testid="swatch"] rect`).AttrOr("fill", "") != "#0B5FFF" {
 		t.Errorf("version 2 changed %q", got)
 	}
 	if thumb := versions.Last().Find("iframe").AttrOr("src", ""); thumb != "/console/branding/preview/banks?version=1" {

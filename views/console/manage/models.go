@@ -335,10 +335,21 @@ type ConsoleBrandingHistory struct {
 
 // BrandVersion is one published look.
 type BrandVersion struct {
-	Version, At, By, Changed string
-	Live                     bool
+	Version, At, By string
+	// Reverted says which version it made live again, and what that
+	// changed; empty for a look published from the editor.
+	Reverted string
+	// Changes are the fields it changed, with the values it gave them.
+	Changes []BrandChange
+	Live    bool
 	// Thumb is its bank list's preview; Revert makes it live again.
 	Thumb, Revert templ.SafeURL
+}
+
+// BrandChange is a field a published look changed and the value it gave
+// it; Swatch is the colour itself, for a colour.
+type BrandChange struct {
+	Label, Value, Swatch string
 }
 
 // timeMark stands for a time in a translated sentence, so that the page can
