@@ -106,7 +106,7 @@ func (s *Store) Invite(ctx context.Context, by Actor, merchantID, email, roleNam
 		}
 		for _, ms := range members {
 			if ms.MerchantID == merchantID && ms.Email == email {
-				return merchant.Refuse("email", "%s is on the team already: change their role below instead", email).Says("onTeam", email)
+				return merchant.Refuse("email", "%s is on the team already: change their role in the team list instead", email).Says("onTeam", email)
 			}
 		}
 		// One live invitation a person and team: a new one replaces the
