@@ -440,7 +440,12 @@ var migrations = []string{
 		made_at BIGINT NOT NULL
 	)`,
 
-	// 15: passkeys: each person's WebAuthn credentials (the credential as
+	// 15: the audit log kept as an event and its values (JSON), said in
+	// each reader's language; the lines before keep their English action.
+	`ALTER TABLE audit_log ADD COLUMN event TEXT NOT NULL DEFAULT '';
+	ALTER TABLE audit_log ADD COLUMN args TEXT NOT NULL DEFAULT ''`,
+
+	// 16: passkeys: each person's WebAuthn credentials (the credential as
 	// the WebAuthn library records it: public key, flags, transports; never a
 	// private key), with the sign counter that a copied credential gives
 	// away, a name the person chose, and when each was added and last used;

@@ -63,8 +63,7 @@ func (s *Store) AddPasskey(ctx context.Context, p ledger.Passkey, device string)
 		case err != nil:
 			return err
 		}
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: p.Email, Action: "passkey added: " + p.Email,
-			Fields: "passkey (" + name + ", made on " + device + ")"})
+		return tx.Audit(ctx, say(EventPasskeyAdded, ledger.Text(name), ledger.Device(device)).line(Actor{Name: p.Email}, ""))
 	})
 	if err != nil {
 		return err
@@ -86,8 +85,7 @@ func (s *Store) RemovePasskey(ctx context.Context, by Actor, email, id string) (
 			return err
 		}
 		name = p.Name
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, Action: "passkey removed: " + email,
-			Fields: "passkey (" + p.Name + ", removed)"})
+		return tx.Audit(ctx, say(EventPasskeyRemoved, ledger.Text(p.Name)).line(by, ""))
 	})
 	if err != nil {
 		return "", err
@@ -99,7 +97,7 @@ func (s *Store) RemovePasskey(ctx context.Context, by Actor, email, id string) (
 // that one of their passkeys signed in from a device it never had before.
 func (s *Store) PasskeyOnNewDevice(ctx context.Context, by Actor, p ledger.Passkey, device string) error {
 	return s.passkeyEvent(ctx, by, ledger.PasskeyEvent{Email: p.Email, Kind: ledger.PasskeyNewDevice, Name: p.Name, Device: device},
-		"passkey used on a new device: "+p.Email, "passkey ("+p.Name+", first used on "+device+")")
+		say(EventPasskeyNewDevice, ledger.Text(p.Name), ledger.Device(device)))
 }
 
 // PasskeyRefused says, in the audit log and the person's own list, that a
@@ -107,17 +105,17 @@ func (s *Store) PasskeyOnNewDevice(ctx context.Context, by Actor, p ledger.Passk
 // backwards: a copy of it may be in someone else's hands.
 func (s *Store) PasskeyRefused(ctx context.Context, by Actor, p ledger.Passkey, device string) error {
 	return s.passkeyEvent(ctx, by, ledger.PasskeyEvent{Email: p.Email, Kind: ledger.PasskeyRefused, Name: p.Name, Device: device},
-		"passkey refused, its counter went backwards: "+p.Email, "passkey ("+p.Name+", from "+device+")")
+		say(EventPasskeyRefused, ledger.Text(p.Name), ledger.Device(device)))
 }
 
 // passkeyEvent writes a person's passkey event with its audit line; no
 // setting changes.
-func (s *Store) passkeyEvent(ctx context.Context, by Actor, e ledger.PasskeyEvent, action, fields string) error {
+func (s *Store) passkeyEvent(ctx context.Context, by Actor, e ledger.PasskeyEvent, line said) error {
 	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
 		if err := tx.PasskeyEvent(ctx, e); err != nil {
 			return err
 		}
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, Action: action, Fields: fields})
+		return tx.Audit(ctx, line.line(by, ""))
 	})
 	return err
 }
@@ -132,11 +130,11 @@ func (s *Store) RequireOperatorsPasskeys(ctx context.Context, by Actor, on bool)
 		if err := tx.SetOperatorsPasskeys(ctx, on); err != nil {
 			return err
 		}
-		action := "operators sign in with a passkey: required"
+		event := EventOperatorsPasskeys
 		if !on {
-			action = "operators sign in with a passkey: no longer required"
+			event = EventOperatorsPasskeysNot
 		}
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, Action: action, Fields: "operators' passkeys"})
+		return tx.Audit(ctx, say(event).line(by, ""))
 	})
 	if err != nil {
 		return err

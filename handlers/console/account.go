@@ -114,7 +114,7 @@ func (c *Console) changePassword(ec echo.Context) error {
 			return err
 		}
 		page.Errors = map[string]string{field: reason}
-		page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
+		refused(&page.ConsolePage, page.Errors)
 		return render(ec, status, manage.ConsoleAccountPage(page))
 	}
 	if problem, status, err := c.ownPassword(ec, s.user, ec.FormValue("current")); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/password"
@@ -376,18 +377,21 @@ func deviceOf(ua string) string {
 // deviceSaid is a session's device in the reader's language: "Firefox on
 // Linux", "Firefox (Linux)". A device an earlier build kept in words reads
 // as it was kept.
-func deviceSaid(ec echo.Context, device string) string {
+func deviceSaid(ec echo.Context, device string) string { return deviceIn(localizerOf(ec), device) }
+
+// deviceIn is deviceSaid in l's language.
+func deviceIn(l *i18n.Localizer, device string) string {
 	browser, system, ok := strings.Cut(device, "/")
 	if !ok {
 		return device
 	}
 	if browser == "" {
-		browser = t(ec, "console.device.browser")
+		browser = l.T("console.device.browser")
 	}
 	if system == "" {
-		system = t(ec, "console.device.system")
+		system = l.T("console.device.system")
 	}
-	return t(ec, "console.device.on", browser, system)
+	return l.T("console.device.on", browser, system)
 }
 
 // signOut ends the session here and, through the ledger, on every

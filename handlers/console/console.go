@@ -14,8 +14,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -453,4 +455,14 @@ func merchantQuery(m *merchant.Merchant, options []consoleviews.ConsoleOption, e
 		q[k] = v
 	}
 	return q.Encode()
+}
+
+// refused makes p the answer to a refused form: errs, each a field's
+// reason by its name (the id of its input), are summed up at the top of
+// the page, each linking to its field.
+func refused(p *consoleviews.ConsolePage, errs map[string]string) {
+	p.Problems = nil
+	for _, field := range slices.Sorted(maps.Keys(errs)) {
+		p.Problems = append(p.Problems, views.FieldError{ID: field, Message: errs[field]})
+	}
 }

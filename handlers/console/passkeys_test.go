@@ -23,6 +23,7 @@ import (
 	"github.com/paybybank/checkout/handlers/console"
 	"github.com/paybybank/checkout/ledger/ledgertest"
 	"github.com/paybybank/checkout/password"
+	"github.com/paybybank/checkout/settings"
 )
 
 // consoleOrigin is where the passkey tests' console is, as BASE_URL says.
@@ -278,7 +279,7 @@ func TestAPasskeyAddedWithThePasswordSignsInWithNoPasswordAndNoCode(t *testing.T
 	if doc := page(t, b.get("/console"), http.StatusOK); !strings.Contains(doc.Find(`[data-testid="console-user"]`).Text(), shop1User) {
 		t.Errorf("the session of a passkey sign-in is not %s's", shop1User)
 	}
-	if e.auditLines(shop1User, "passkey added: "+shop1User) != 1 {
+	if e.auditLines(shop1User, settings.EventPasskeyAdded, "MacBook Touch ID") != 1 {
 		t.Errorf("the audit log does not say the passkey was added")
 	}
 
@@ -295,9 +296,9 @@ func TestAPasskeyAddedWithThePasswordSignsInWithNoPasswordAndNoCode(t *testing.T
 	if got := events.First().Text(); !strings.Contains(got, "“MacBook Touch ID” used for the first time on Safari on iPhone") {
 		t.Errorf("the latest passkey event is %q", got)
 	}
-	if events.Length() != 2 || e.auditLines(shop1User, "passkey used on a new device: "+shop1User) != 1 {
+	if events.Length() != 2 || e.auditLines(shop1User, settings.EventPasskeyNewDevice, "MacBook Touch ID") != 1 {
 		t.Errorf("a passkey's sign-ins from one new device make %d events (%d audit lines), want 1 beside its adding",
-			events.Length()-1, e.auditLines(shop1User, "passkey used on a new device: "+shop1User))
+			events.Length()-1, e.auditLines(shop1User, settings.EventPasskeyNewDevice, "MacBook Touch ID"))
 	}
 }
 
@@ -675,7 +676,7 @@ func TestOperatorsMayRequirePasskeysOfOperators(t *testing.T) {
 
 	// Members are not concerned.
 	e.browser().signIn(shop1User)
-	if e.auditLines(operator, "operators sign in with a passkey: required") != 1 {
+	if e.auditLines(operator, settings.EventOperatorsPasskeys) != 1 {
 		t.Error("requiring passkeys of operators is not in the audit log")
 	}
 }

@@ -117,7 +117,7 @@ func (c *Console) createMerchant(ec echo.Context) error {
 	case errors.As(err, &fe):
 		form.Errors = map[string]string{fe.Field: reasonOf(ec, fe)}
 		page := c.merchantsPage(ec, form)
-		page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
+		refused(&page.ConsolePage, form.Errors)
 		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleMerchantsPage(page))
 	case errors.Is(err, settings.ErrNoKeys):
 		return errNoKeys
@@ -279,9 +279,9 @@ func (c *Console) saveSettings(ec echo.Context) error {
 
 func (c *Console) settingsRefused(ec echo.Context, m *merchant.Merchant, options []consoleviews.ConsoleOption, form manage.ConsoleShopForm, status int) error {
 	page := c.settingsPage(ec, m, options, form)
-	page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
+	refused(&page.ConsolePage, form.Errors)
 	if form.Newer != nil {
-		page.Notice = form.NewerBy
+		page.Notice, page.NoticeError = form.NewerBy, true
 	}
 	return render(ec, status, manage.ConsoleSettingsPage(page))
 }
@@ -364,9 +364,11 @@ func (c *Console) showAudit(ec echo.Context) error {
 		q.Del("before")
 		page.Newest = templ.SafeURL(RouteAudit + "?" + q.Encode())
 	}
+	l := localizerOf(ec)
 	for _, e := range list {
 		page.Rows = append(page.Rows, manage.ConsoleAuditRow{
-			At: when(localizerOf(ec), e.At), Actor: e.Actor, Merchant: e.MerchantID, Action: e.Action, Fields: e.Fields, RequestID: e.RequestID,
+			At: when(l, e.At), Actor: e.Actor, Merchant: e.MerchantID, Action: sayAudit(l, e), Said: e.Event != "",
+			Fields: e.Fields, RequestID: e.RequestID,
 		})
 	}
 	return render(ec, http.StatusOK, manage.ConsoleAuditPage(page))
@@ -386,7 +388,10 @@ func (c *Console) exportAudit(ec echo.Context) error {
 	ec.Response().WriteHeader(http.StatusOK)
 	w := csv.NewWriter(ec.Response())
 	w.UseCRLF = true
-	w.Write([]string{"id", "at", "actor", "merchant_id", "action", "fields", "request_id"})
+	// The action is English, as the page says it; event and args are the
+	// line as it is kept, for programs.
+	w.Write([]string{"id", "at", "actor", "merchant_id", "action", "fields", "request_id", "event", "args"})
+	en := i18n.Staff("en")
 	var before int64
 	for {
 		list, err := c.Ledger.Audit(ec.Request().Context(), ledger.AuditQuery{MerchantID: merchantID, Before: before, Limit: csvBatch})
@@ -395,7 +400,7 @@ func (c *Console) exportAudit(ec echo.Context) error {
 			break
 		}
 		for _, e := range list {
-			row := []string{strconv.FormatInt(e.ID, 10), when(i18n.Staff("en"), e.At), e.Actor, e.MerchantID, e.Action, e.Fields, e.RequestID}
+			row := []string{strconv.FormatInt(e.ID, 10), whenBare(en, e.At), e.Actor, e.MerchantID, sayAudit(en, e), e.Fields, e.RequestID, e.Event, argsOf(e)}
 			for i := range row {
 				row[i] = safeCell(row[i])
 			}

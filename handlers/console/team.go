@@ -131,7 +131,7 @@ func (c *Console) invite(ec echo.Context) error {
 		if perr != nil {
 			return perr
 		}
-		page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
+		refused(&page.ConsolePage, form.Errors)
 		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleTeamPage(page))
 	case errors.Is(err, settings.ErrManagedByFile):
 		return errManagedByFile
@@ -149,7 +149,7 @@ func (c *Console) invite(ec echo.Context) error {
 	if c.Mail != nil {
 		sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ec.Request().Context()), 20*time.Second)
 		defer cancel()
-		body := t(ec, "console.invite.mailBody", m.Name, t(ec, "console.role."+string(inv.Role)), page.LinkExpires, page.Link)
+		body := t(ec, "console.invite.mailBody", m.Name, t(ec, "console.role."+string(inv.Role)), whenBare(localizerOf(ec), inv.Expires), page.Link)
 		if err := c.Mail.Send(sendCtx, inv.Email, t(ec, "console.invite.mailSubject", m.Name), body); err != nil {
 			// The link is still shown, to pass on by hand; the log never
 			// holds it.
@@ -321,6 +321,7 @@ func (c *Console) invitationForm(ec echo.Context, status int, m manage.ConsoleIn
 		return err
 	}
 	m.ConsolePage = consoleviews.ConsolePage{Title: t(ec, "console.invite.title"), Assets: c.Assets, CSRF: sess.Values["csrf"].(string)}
+	refused(&m.ConsolePage, m.Errors)
 	m.Action = templ.SafeURL(strings.Replace(RouteAccept, ":token", url.PathEscape(ec.Param("token")), 1))
 	return render(ec, status, manage.ConsoleInvitationPage(m))
 }

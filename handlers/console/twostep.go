@@ -198,7 +198,7 @@ func (c *Console) codesPaused(ec echo.Context, u *merchant.ConsoleUser) error {
 		return err
 	}
 	return c.loginForm(ec, http.StatusTooManyRequests, consoleviews.ConsoleLogin{Email: u.Email,
-		Error: t(ec, "console.code.paused", when(localizerOf(ec), until))})
+		Error: t(ec, "console.code.paused", whenBare(localizerOf(ec), until))})
 }
 
 // tellCodesPaused e-mails the person, in their console's language, that
@@ -295,7 +295,7 @@ func (c *Console) accountRefused(ec echo.Context, status int, field, problem str
 	} else {
 		page.Errors = map[string]string{field: problem}
 	}
-	page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
+	refused(&page.ConsolePage, map[string]string{field: problem})
 	return render(ec, status, manage.ConsoleAccountPage(page))
 }
 
@@ -310,7 +310,7 @@ func (c *Console) accountCode(ec echo.Context, u *merchant.ConsoleUser, check fu
 		return "", 0, err
 	} else if !ok {
 		until, err := c.pauseCodes(ec, u)
-		return t(ec, "console.code.pausedHere", when(localizerOf(ec), until)), http.StatusTooManyRequests, err
+		return t(ec, "console.code.pausedHere", whenBare(localizerOf(ec), until)), http.StatusTooManyRequests, err
 	}
 	err := check()
 	switch {
@@ -320,7 +320,7 @@ func (c *Console) accountCode(ec echo.Context, u *merchant.ConsoleUser, check fu
 			return "", 0, err
 		} else if spent {
 			until, err := c.pauseCodes(ec, u)
-			return t(ec, "console.code.pausedHere", when(localizerOf(ec), until)), http.StatusTooManyRequests, err
+			return t(ec, "console.code.pausedHere", whenBare(localizerOf(ec), until)), http.StatusTooManyRequests, err
 		}
 		return "", http.StatusUnprocessableEntity, err
 	case err != nil:

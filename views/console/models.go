@@ -43,6 +43,9 @@ type ConsolePage struct {
 	// NoticeError makes it an error.
 	Notice      string
 	NoticeError bool
+	// Problems are the refusals of the form the page shows again: summed
+	// up at the top, each linking to its field, and given the focus.
+	Problems []views.FieldError
 }
 
 // ConsoleOption is one choice of a select.

@@ -6,6 +6,7 @@
 package manage
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -92,6 +93,9 @@ type ConsoleAudit struct {
 // ConsoleAuditRow is one change.
 type ConsoleAuditRow struct {
 	At, Actor, Merchant, Action, Fields, RequestID string
+	// Said is a line whose Action is a whole sentence naming its actor;
+	// the lines kept before name the actor beside.
+	Said bool
 }
 
 // ConsoleTeam is a merchant's team: its members, the invitations not yet
@@ -388,10 +392,21 @@ type ConsoleBrandingHistory struct {
 
 // BrandVersion is one published look.
 type BrandVersion struct {
-	Version, At, By, Changed string
-	Live                     bool
+	Version, At, By string
+	// Reverted says which version it made live again, and what that
+	// changed; empty for a look published from the editor.
+	Reverted string
+	// Changes are the fields it changed, with the values it gave them.
+	Changes []BrandChange
+	Live    bool
 	// Thumb is its bank list's preview; Revert makes it live again.
 	Thumb, Revert templ.SafeURL
+}
+
+// BrandChange is a field a published look changed and the value it gave
+// it; Swatch is the colour itself, for a colour.
+type BrandChange struct {
+	Label, Value, Swatch string
 }
 
 // timeMark stands for a time in a translated sentence, so that the page can
@@ -415,4 +430,12 @@ type ConsoleConfirm struct {
 // ConsoleCarried is a value of the form the confirmation passes on.
 type ConsoleCarried struct {
 	Name, Value string
+}
+
+// rowsFor is how many rows a box of one value per line needs to show
+// every line of value and one more to type in: at least 3, at most 20
+// (beyond, it scrolls), so that the line a refusal names is in sight.
+func rowsFor(value string) string {
+	n := strings.Count(strings.TrimRight(value, "\n"), "\n") + 2
+	return strconv.Itoa(min(max(n, 3), 20))
 }
