@@ -74,8 +74,7 @@ func (c *Console) showAccount(ec echo.Context) error {
 func (c *Console) accountPage(ec echo.Context) (manage.ConsoleAccount, error) {
 	s := sessionOf(ec)
 	page := manage.ConsoleAccount{ConsolePage: c.frame(ec, t(ec, "console.account"), "account"), Email: s.user.Email,
-		FromFile: s.user.Managed == merchant.ManagedByFile, TwoStep: s.user.TwoStep, MustSetUp: c.mustSetUpTwoStep(s.user),
-		MustAddPasskey: c.mustAddPasskey(s.user)}
+		FromFile: s.user.Managed == merchant.ManagedByFile, TwoStep: s.user.TwoStep, MustSetUp: c.mustSetUpTwoStep(s.user)}
 	if c.rp != nil {
 		page.Scripts = []string{c.Assets.PasskeysJS}
 	}
@@ -90,6 +89,7 @@ func (c *Console) accountPage(ec echo.Context) (manage.ConsoleAccount, error) {
 	if err != nil {
 		return page, err
 	}
+	passkeys.CSRF, passkeys.MustAdd = s.csrf, c.mustAddPasskey(s.user)
 	page.Passkeys = passkeys
 	list, err := c.Ledger.Sessions(ec.Request().Context(), s.user.Email, c.Now())
 	if err != nil {

@@ -22,7 +22,7 @@ import (
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/settings"
-	"github.com/paybybank/checkout/views/console/manage"
+	"github.com/paybybank/checkout/views/console/passkeys"
 )
 
 // Passkeys: WebAuthn credentials, bound to the console's host name, that
@@ -671,21 +671,21 @@ func (c *Console) removePasskey(ec echo.Context) error {
 	if name == "" {
 		return errNotFound
 	}
-	page := manage.ConsolePasskeyRemove{ConsolePage: c.frame(ec, t(ec, "console.passkeys.removeTitle"), "account"), ID: id, Name: name,
+	page := passkeys.Removal{ConsolePage: c.frame(ec, t(ec, "console.passkeys.removeTitle"), "account"), ID: id, Name: name,
 		Action: templ.SafeURL(strings.Replace(RoutePasskeyRemove, ":id", url.PathEscape(id), 1)), Others: c.rp != nil && len(rows) > 1}
 	page.Scripts = []string{c.Assets.PasskeysJS}
 	if ec.FormValue("asked") == "" {
-		return render(ec, http.StatusOK, manage.ConsolePasskeyRemovePage(page))
+		return render(ec, http.StatusOK, passkeys.RemovalPage(page))
 	}
 	if ec.FormValue(passkeyPassword) == "" && ec.FormValue("assertion") == "" {
 		page.Error = t(ec, "console.passkeys.passwordMissing")
-		return render(ec, http.StatusUnprocessableEntity, manage.ConsolePasskeyRemovePage(page))
+		return render(ec, http.StatusUnprocessableEntity, passkeys.RemovalPage(page))
 	}
 	if problem, status, err := c.proveItIsThem(ec, s, id); err != nil {
 		return err
 	} else if problem != "" {
 		page.Error = problem
-		return render(ec, status, manage.ConsolePasskeyRemovePage(page))
+		return render(ec, status, passkeys.RemovalPage(page))
 	}
 	switch _, err := c.Settings.RemovePasskey(ctx, actor(ec), s.user.Email, id); {
 	case errors.Is(err, settings.ErrNoPasskey):
@@ -703,15 +703,15 @@ func (c *Console) removePasskey(ec echo.Context) error {
 
 // passkeysOfAccount is the account page's passkeys: the list, and what
 // happened to them lately.
-func (c *Console) passkeysOfAccount(ec echo.Context, email string) (manage.ConsolePasskeys, error) {
+func (c *Console) passkeysOfAccount(ec echo.Context, email string) (passkeys.Account, error) {
 	ctx, l := ec.Request().Context(), localizerOf(ec)
-	m := manage.ConsolePasskeys{Off: c.passkeysOff(ec), Max: ledger.MaxPasskeys}
+	m := passkeys.Account{Off: c.passkeysOff(ec), Max: ledger.MaxPasskeys}
 	rows, err := c.Ledger.Passkeys(ctx, email)
 	if err != nil {
 		return m, err
 	}
 	for _, r := range rows {
-		p := manage.ConsolePasskey{Name: r.Name, When: t(ec, "console.passkeys.whenUnused", when(l, r.Created)),
+		p := passkeys.Key{Name: r.Name, When: t(ec, "console.passkeys.whenUnused", when(l, r.Created)),
 			Remove: templ.SafeURL(strings.Replace(RoutePasskeyRemove, ":id", url.PathEscape(r.ID), 1))}
 		if !r.LastUsed.IsZero() {
 			p.When = t(ec, "console.passkeys.when", when(l, r.Created), when(l, r.LastUsed))
@@ -724,7 +724,7 @@ func (c *Console) passkeysOfAccount(ec echo.Context, email string) (manage.Conso
 		return m, err
 	}
 	for _, e := range events {
-		line := manage.ConsolePasskeyEvent{When: when(l, e.At)}
+		line := passkeys.Event{When: when(l, e.At)}
 		switch e.Kind {
 		case ledger.PasskeyAdded:
 			line.Text = t(ec, "console.passkeys.event.added", e.Name, deviceSaid(ec, e.Device))

@@ -12,6 +12,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/paybybank/checkout/views/console"
+	"github.com/paybybank/checkout/views/console/passkeys"
 )
 
 // ConsoleMerchants is the operators' list of merchants and the form that
@@ -170,50 +171,8 @@ type ConsoleAccount struct {
 	FromFile bool
 	Errors   map[string]string
 	Sessions []ConsoleSession
-	// MustAddPasskey says operators of this deployment sign in with a
-	// passkey, and the person has none yet.
-	MustAddPasskey bool
-	Passkeys       ConsolePasskeys
-}
-
-// ConsolePasskeys are the passkeys of the account page.
-type ConsolePasskeys struct {
-	// Off says why this deployment cannot use passkeys; empty when it can.
-	Off  string
-	List []ConsolePasskey
-	// Full is set when the person has the most passkeys they may (Max).
-	Full bool
-	Max  int
-	// Events are the latest of what happened to the person's passkeys.
-	Events []ConsolePasskeyEvent
-}
-
-// ConsolePasskey is one of the person's passkeys.
-type ConsolePasskey struct {
-	// When says when it was added and last used.
-	Name, When string
-	// Remove is the address of its removal.
-	Remove templ.SafeURL
-}
-
-// ConsolePasskeyEvent is a line of the person's passkey events.
-type ConsolePasskeyEvent struct {
-	When, Text string
-	// Warning marks a refusal the person should look into.
-	Warning bool
-}
-
-// ConsolePasskeyRemove asks for the person's password (or another of
-// their passkeys) before one of their passkeys is removed.
-type ConsolePasskeyRemove struct {
-	console.ConsolePage
-	// ID is the passkey's credential id; Name the name its person gave it.
-	ID     string
-	Name   string
-	Action templ.SafeURL
-	Error  string
-	// Others is set when another passkey of theirs may prove it is them.
-	Others bool
+	// Passkeys are the person's passkeys and the form that adds one.
+	Passkeys passkeys.Account
 }
 
 // ConsoleSession is one of the person's sessions.
