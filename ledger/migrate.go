@@ -447,7 +447,8 @@ var migrations = []string{
 
 	// 16: passkeys: each person's WebAuthn credentials (the credential as
 	// the WebAuthn library records it: public key, flags, transports; never a
-	// private key), with the sign counter that a copied credential gives
+	// private key), each with a random ref that names it in the console's
+	// addresses (the credential id stays out of them), with the sign counter that a copied credential gives
 	// away, a name the person chose, and when each was added and last used;
 	// the devices each passkey signed in from, so that a first use on a new
 	// one is said; the person's own list of passkey events; the WebAuthn
@@ -456,6 +457,7 @@ var migrations = []string{
 	// in with a passkey.
 	`CREATE TABLE passkeys (
 		id           TEXT PRIMARY KEY,
+		ref          TEXT NOT NULL UNIQUE,
 		email        TEXT NOT NULL REFERENCES console_people (email),
 		user_handle  TEXT NOT NULL,
 		name         TEXT NOT NULL,

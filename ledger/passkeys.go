@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"errors"
 	"strings"
@@ -20,8 +21,13 @@ const MaxPasskeys = 10
 
 // Passkey is one person's WebAuthn credential.
 type Passkey struct {
-	// ID is the credential's id, base64url without padding.
-	ID    string
+	// ID is the credential's id, base64url without padding. It stays
+	// between the server and the browser's WebAuthn: no address holds it.
+	ID string
+	// Ref names the passkey in the console's addresses (its removal) and
+	// in the sessions it started: random, made by AddPasskey, nothing of
+	// the credential.
+	Ref   string
 	Email string
 	// UserHandle is the person's WebAuthn user handle (base64url), the same
 	// for each of their passkeys.
@@ -41,16 +47,16 @@ var (
 	ErrTooManyPasskeys = errors.New("ledger: the person has as many passkeys as they may")
 	// ErrPasskeyName means the person has a passkey of that name already.
 	ErrPasskeyName = errors.New("ledger: the person has a passkey of that name")
-	// ErrNoPasskey means no passkey has the id (for that person).
+	// ErrNoPasskey means no passkey has the id or ref (for that person).
 	ErrNoPasskey = errors.New("ledger: no such passkey")
 )
 
-const passkeyColumns = `id, email, user_handle, name, credential, sign_count, created_at, last_used_at`
+const passkeyColumns = `id, ref, email, user_handle, name, credential, sign_count, created_at, last_used_at`
 
 func scanPasskey(row interface{ Scan(...any) error }) (Passkey, error) {
 	var p Passkey
 	var count, created, used int64
-	err := row.Scan(&p.ID, &p.Email, &p.UserHandle, &p.Name, &p.Credential, &count, &created, &used)
+	err := row.Scan(&p.ID, &p.Ref, &p.Email, &p.UserHandle, &p.Name, &p.Credential, &count, &created, &used)
 	p.SignCount, p.Created, p.LastUsed = uint32(count), time.UnixMilli(created), unixOrZero(used)
 	return p, err
 }
@@ -92,8 +98,9 @@ func (l *Ledger) Passkey(ctx context.Context, id string) (Passkey, error) {
 	return p, err
 }
 
-// AddPasskey keeps a person's new passkey, with the device it was made on
-// as the first it signed in from, and says so in their events. It refuses
+// AddPasskey keeps a person's new passkey under a new Ref, with the device
+// it was made on as the first it signed in from, and says so in their
+// events. It refuses
 // an eleventh (ErrTooManyPasskeys) and a name the person has already
 // (ErrPasskeyName); changes of the settings take turns, so two at once
 // cannot both be the tenth.
@@ -113,8 +120,8 @@ func (s *SettingsTx) AddPasskey(ctx context.Context, p Passkey, device string) e
 		}
 	}
 	at := s.at.UnixMilli()
-	if _, err := s.tx.ExecContext(ctx, `INSERT INTO passkeys (id, email, user_handle, name, credential, sign_count, created_at, last_used_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, 0)`, p.ID, email, p.UserHandle, p.Name, p.Credential, int64(p.SignCount), at); err != nil {
+	if _, err := s.tx.ExecContext(ctx, `INSERT INTO passkeys (id, ref, email, user_handle, name, credential, sign_count, created_at, last_used_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0)`, p.ID, rand.Text(), email, p.UserHandle, p.Name, p.Credential, int64(p.SignCount), at); err != nil {
 		return err
 	}
 	if _, err := s.tx.ExecContext(ctx, `INSERT INTO passkey_devices (passkey_id, email, device, first_at) VALUES ($1, $2, $3, $4)`,
@@ -124,22 +131,22 @@ func (s *SettingsTx) AddPasskey(ctx context.Context, p Passkey, device string) e
 	return s.PasskeyEvent(ctx, PasskeyEvent{Email: email, Kind: PasskeyAdded, Name: p.Name, Device: device})
 }
 
-// RemovePasskey removes one of a person's passkeys and returns it;
-// ErrNoPasskey when they have none of that id.
-func (s *SettingsTx) RemovePasskey(ctx context.Context, email, id string) (Passkey, error) {
+// RemovePasskey removes one of a person's passkeys, named by its Ref, and
+// returns it; ErrNoPasskey when they have none of that ref.
+func (s *SettingsTx) RemovePasskey(ctx context.Context, email, ref string) (Passkey, error) {
 	s.changed = true
 	email = strings.ToLower(email)
-	p, err := scanPasskey(s.tx.QueryRowContext(ctx, `SELECT `+passkeyColumns+` FROM passkeys WHERE id = $1 AND email = $2`, id, email))
+	p, err := scanPasskey(s.tx.QueryRowContext(ctx, `SELECT `+passkeyColumns+` FROM passkeys WHERE ref = $1 AND email = $2`, ref, email))
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, ErrNoPasskey
 	}
 	if err != nil {
 		return p, err
 	}
-	if _, err := s.tx.ExecContext(ctx, `DELETE FROM passkey_devices WHERE passkey_id = $1`, id); err != nil {
+	if _, err := s.tx.ExecContext(ctx, `DELETE FROM passkey_devices WHERE passkey_id = $1`, p.ID); err != nil {
 		return p, err
 	}
-	if _, err := s.tx.ExecContext(ctx, `DELETE FROM passkeys WHERE id = $1`, id); err != nil {
+	if _, err := s.tx.ExecContext(ctx, `DELETE FROM passkeys WHERE id = $1`, p.ID); err != nil {
 		return p, err
 	}
 	return p, s.PasskeyEvent(ctx, PasskeyEvent{Email: email, Kind: PasskeyRemoved, Name: p.Name})
@@ -154,7 +161,7 @@ func (s *SettingsTx) RemovePasskeys(ctx context.Context, email string) ([]string
 	}
 	var names []string
 	for _, p := range list {
-		if _, err := s.RemovePasskey(ctx, email, p.ID); err != nil {
+		if _, err := s.RemovePasskey(ctx, email, p.Ref); err != nil {
 			return nil, err
 		}
 		names = append(names, p.Name)

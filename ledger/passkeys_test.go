@@ -44,8 +44,20 @@ func TestAPersonHasAtMostTenPasskeysEachNamedOnce(t *testing.T) {
 		if err := addPasskey(l, "ana@shop.example", "cred-x", "One more"); !errors.Is(err, ledger.ErrTooManyPasskeys) {
 			t.Errorf("an eleventh passkey: %v", err)
 		}
+		// A passkey is removed by its ref, never by its credential id: that
+		// stays out of the console's addresses.
+		first, err := l.Passkey(ctx, "cred-0")
+		if err != nil || first.Ref == "" || first.Ref == first.ID {
+			t.Fatalf("the first passkey's ref %q, %v", first.Ref, err)
+		}
 		if _, err := l.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
-			_, err := tx.RemovePasskey(ctx, "ana@shop.example", "cred-0")
+			_, err := tx.RemovePasskey(ctx, "ana@shop.example", "cred-1")
+			return err
+		}); !errors.Is(err, ledger.ErrNoPasskey) {
+			t.Errorf("a passkey removed by its credential id: %v", err)
+		}
+		if _, err := l.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+			_, err := tx.RemovePasskey(ctx, "ana@shop.example", first.Ref)
 			return err
 		}); err != nil {
 			t.Fatal(err)

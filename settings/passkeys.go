@@ -27,7 +27,7 @@ var (
 	ErrPasskeyNameTaken = errors.New("the person has a passkey of that name")
 	// ErrTooManyPasskeys means the person has ledger.MaxPasskeys already.
 	ErrTooManyPasskeys = errors.New("the person has as many passkeys as they may")
-	// ErrNoPasskey means the person has no passkey of that id.
+	// ErrNoPasskey means the person has no passkey of that ref.
 	ErrNoPasskey = errors.New("the person has no such passkey")
 )
 
@@ -71,13 +71,13 @@ func (s *Store) AddPasskey(ctx context.Context, p ledger.Passkey, device string)
 	return s.Load(ctx)
 }
 
-// RemovePasskey removes one of a person's passkeys, by them; it returns
-// its name.
-func (s *Store) RemovePasskey(ctx context.Context, by Actor, email, id string) (string, error) {
+// RemovePasskey removes one of a person's passkeys, named by its ref, by
+// them; it returns its name.
+func (s *Store) RemovePasskey(ctx context.Context, by Actor, email, ref string) (string, error) {
 	email = strings.ToLower(email)
 	var name string
 	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
-		p, err := tx.RemovePasskey(ctx, email, id)
+		p, err := tx.RemovePasskey(ctx, email, ref)
 		if errors.Is(err, ledger.ErrNoPasskey) {
 			return ErrNoPasskey
 		}

@@ -151,7 +151,8 @@ func (u *passkeyUser) row(id []byte) (ledger.Passkey, bool) {
 // credentialID is how the ledger names a credential: its id, base64url.
 func credentialID(raw []byte) string { return base64.RawURLEncoding.EncodeToString(raw) }
 
-// passkeyUserOf reads a person's passkeys, but except (one being removed).
+// passkeyUserOf reads a person's passkeys, but except (the Ref of one
+// being removed).
 // A person without passkeys has the handle given (the one a registration
 // began with), else a new one.
 func (c *Console) passkeyUserOf(ec echo.Context, email, except string, handle []byte) (*passkeyUser, error) {
@@ -166,7 +167,7 @@ func (c *Console) passkeyUserOf(ec echo.Context, email, except string, handle []
 				return nil, fmt.Errorf("console: the passkeys of %s have an unreadable user handle: %w", maskEmail(email), err)
 			}
 		}
-		if r.ID == except {
+		if r.Ref == except {
 			continue
 		}
 		var cred webauthn.Credential
@@ -477,8 +478,8 @@ func (c *Console) takePasskey(ec echo.Context, row ledger.Passkey, parsed *proto
 // beginPasskey answers POST /console/account/passkeys/begin: with the
 // person's password (or an assertion of another of their passkeys) and a
 // name, the options that make a passkey; with proof=passkey, the options
-// that prove it is them with one of their passkeys (but except, one being
-// removed).
+// that prove it is them with one of their passkeys (but except, the ref
+// of one being removed).
 func (c *Console) beginPasskey(ec echo.Context) error {
 	if c.rp == nil {
 		return refuseJSON(ec, http.StatusConflict, c.passkeysOff(ec), "")
@@ -650,29 +651,30 @@ func passkeyNameSaid(ec echo.Context, err error) string {
 	return t(ec, "console.passkeys.nameMissing")
 }
 
-// removePasskey answers POST /console/account/passkeys/{id}/remove: first
-// a page that asks for the person's password (or another of their
-// passkeys), then, with it, the passkey is gone on every instance and the
-// person's other sessions end.
+// removePasskey answers POST /console/account/passkeys/{id}/remove, {id}
+// being the passkey's ref (never its credential id, which a proxy's access
+// log would keep): first a page that asks for the person's password (or
+// another of their passkeys), then, with it, the passkey is gone on every
+// instance and the person's other sessions end.
 func (c *Console) removePasskey(ec echo.Context) error {
 	s := sessionOf(ec)
 	ctx := ec.Request().Context()
-	id := ec.Param("id")
+	ref := ec.Param("id")
 	rows, err := c.Ledger.Passkeys(ctx, s.user.Email)
 	if err != nil {
 		return err
 	}
 	var name string
 	for _, r := range rows {
-		if r.ID == id {
+		if r.Ref == ref {
 			name = r.Name
 		}
 	}
 	if name == "" {
 		return errNotFound
 	}
-	page := passkeys.Removal{ConsolePage: c.frame(ec, t(ec, "console.passkeys.removeTitle"), "account"), ID: id, Name: name,
-		Action: templ.SafeURL(strings.Replace(RoutePasskeyRemove, ":id", url.PathEscape(id), 1)), Others: c.rp != nil && len(rows) > 1}
+	page := passkeys.Removal{ConsolePage: c.frame(ec, t(ec, "console.passkeys.removeTitle"), "account"), Ref: ref, Name: name,
+		Action: removalOf(ref), Others: c.rp != nil && len(rows) > 1}
 	page.Scripts = []string{c.Assets.PasskeysJS}
 	if ec.FormValue("asked") == "" {
 		return render(ec, http.StatusOK, passkeys.RemovalPage(page))
@@ -681,13 +683,13 @@ func (c *Console) removePasskey(ec echo.Context) error {
 		page.Error = t(ec, "console.passkeys.passwordMissing")
 		return render(ec, http.StatusUnprocessableEntity, passkeys.RemovalPage(page))
 	}
-	if problem, status, err := c.proveItIsThem(ec, s, id); err != nil {
+	if problem, status, err := c.proveItIsThem(ec, s, ref); err != nil {
 		return err
 	} else if problem != "" {
 		page.Error = problem
 		return render(ec, status, passkeys.RemovalPage(page))
 	}
-	switch _, err := c.Settings.RemovePasskey(ctx, actor(ec), s.user.Email, id); {
+	switch _, err := c.Settings.RemovePasskey(ctx, actor(ec), s.user.Email, ref); {
 	case errors.Is(err, settings.ErrNoPasskey):
 		// Removed meanwhile, on another page or instance.
 		return ec.Redirect(http.StatusSeeOther, RouteAccount+"?done=passkey-removed")
@@ -701,6 +703,11 @@ func (c *Console) removePasskey(ec echo.Context) error {
 	return ec.Redirect(http.StatusSeeOther, RouteAccount+"?done=passkey-removed")
 }
 
+// removalOf is the address that removes the passkey of ref.
+func removalOf(ref string) templ.SafeURL {
+	return templ.SafeURL(strings.Replace(RoutePasskeyRemove, ":id", url.PathEscape(ref), 1))
+}
+
 // passkeysOfAccount is the account page's passkeys: the list, and what
 // happened to them lately.
 func (c *Console) passkeysOfAccount(ec echo.Context, email string) (passkeys.Account, error) {
@@ -711,8 +718,7 @@ func (c *Console) passkeysOfAccount(ec echo.Context, email string) (passkeys.Acc
 		return m, err
 	}
 	for _, r := range rows {
-		p := passkeys.Key{Name: r.Name, When: t(ec, "console.passkeys.whenUnused", when(l, r.Created)),
-			Remove: templ.SafeURL(strings.Replace(RoutePasskeyRemove, ":id", url.PathEscape(r.ID), 1))}
+		p := passkeys.Key{Name: r.Name, When: t(ec, "console.passkeys.whenUnused", when(l, r.Created)), Remove: removalOf(r.Ref)}
 		if !r.LastUsed.IsZero() {
 			p.When = t(ec, "console.passkeys.when", when(l, r.Created), when(l, r.LastUsed))
 		}

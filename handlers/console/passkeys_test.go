@@ -517,7 +517,8 @@ func TestRemovingAPasskeyAsksForThePasswordOrAnotherPasskey(t *testing.T) {
 		t.Errorf("a wrong password: %q", doc.Find("main").Text())
 	}
 	// The passkey being removed does not prove it is them; another does.
-	options := owner.begin(console.RoutePasskeysBegin, csrf, url.Values{"proof": {"passkey"}, "except": {b64.EncodeToString(laptop.id)}})
+	except, _ := doc.Find(`[data-passkey-proof-form]`).Attr("data-except")
+	options := owner.begin(console.RoutePasskeysBegin, csrf, url.Values{"proof": {"passkey"}, "except": {except}})
 	allowed := options.body["publicKey"].(map[string]any)["allowCredentials"].([]any)
 	if options.status != http.StatusOK || len(allowed) != 1 || allowed[0].(map[string]any)["id"] != b64.EncodeToString(phone.id) {
 		t.Fatalf("the proof's options: %d %v", options.status, options.body)
@@ -526,7 +527,7 @@ func TestRemovingAPasskeyAsksForThePasswordOrAnotherPasskey(t *testing.T) {
 	if res := owner.post(removeLaptop, url.Values{"csrf": {csrf}, "asked": {"1"}, "assertion": {string(proof)}}); res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("the passkey being removed as its own proof: %d", res.StatusCode)
 	}
-	options = owner.begin(console.RoutePasskeysBegin, csrf, url.Values{"proof": {"passkey"}, "except": {b64.EncodeToString(laptop.id)}})
+	options = owner.begin(console.RoutePasskeysBegin, csrf, url.Values{"proof": {"passkey"}, "except": {except}})
 	proof, _ = json.Marshal(phone.get(options.body))
 	res := owner.post(removeLaptop, url.Values{"csrf": {csrf}, "asked": {"1"}, "assertion": {string(proof)}})
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/console/account?done=passkey-removed" {
@@ -553,6 +554,53 @@ func TestRemovingAPasskeyAsksForThePasswordOrAnotherPasskey(t *testing.T) {
 	}
 	if page(t, owner.get("/console/account"), http.StatusOK).Find(`[data-testid="no-passkeys"]`).Length() != 1 {
 		t.Error("after removing both, passkeys are still listed")
+	}
+}
+
+func TestNoAddressOrPageOfTheConsoleHoldsACredentialID(t *testing.T) {
+	e := setupPasskeys(t)
+	owner := e.browser()
+	csrf := owner.signIn(shop1User)
+	laptop := owner.addPasskey(csrf, "Laptop")
+	owner.addPasskey(csrf, "Phone")
+	// Any of the ways a credential id is written.
+	ids := []string{b64.EncodeToString(laptop.id), base64.StdEncoding.EncodeToString(laptop.id), url.PathEscape(base64.StdEncoding.EncodeToString(laptop.id))}
+	holds := func(text string) bool {
+		for _, id := range ids {
+			if strings.Contains(text, id) {
+				return true
+			}
+		}
+		return false
+	}
+	res := owner.get("/console/account")
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if holds(string(body)) {
+		t.Error("the account page holds a passkey's credential id")
+	}
+	account := page(t, owner.get("/console/account"), http.StatusOK)
+	removeLaptop, _ := account.Find(`[data-testid="passkey"]`).First().Find("form").Attr("action")
+	if !strings.HasPrefix(removeLaptop, "/console/account/passkeys/") || !strings.HasSuffix(removeLaptop, "/remove") || holds(removeLaptop) {
+		t.Fatalf("a passkey's removal is at %q", removeLaptop)
+	}
+	res = owner.post(removeLaptop, url.Values{"csrf": {csrf}})
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || holds(string(body)) {
+		t.Errorf("the removal's page: %d, holding the credential id: %v", res.StatusCode, holds(string(body)))
+	}
+	// The credential id names nothing in an address: a proxy's log of the
+	// console's requests never learns one.
+	if res := owner.post("/console/account/passkeys/"+b64.EncodeToString(laptop.id)+"/remove", url.Values{"csrf": {csrf}, "asked": {"1"},
+		"passkey_password": {secret}}); res.StatusCode != http.StatusNotFound {
+		t.Errorf("a removal addressed by the credential id: %d", res.StatusCode)
+	}
+	if res := owner.post(removeLaptop, url.Values{"csrf": {csrf}, "asked": {"1"}, "passkey_password": {secret}}); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("the removal at its own address: %d", res.StatusCode)
+	}
+	if got := page(t, owner.get("/console/account"), http.StatusOK).Find(`[data-testid="passkey-label"]`).Text(); got != "Phone" {
+		t.Errorf("after removing Laptop the account lists %q", got)
 	}
 }
 

@@ -46,8 +46,9 @@ type Event struct {
 // before one of their passkeys is removed.
 type Removal struct {
 	console.ConsolePage
-	// ID is the passkey's credential id; Name the name its person gave it.
-	ID     string
+	// Ref names the passkey in addresses (never its credential id); Name
+	// is the name its person gave it.
+	Ref    string
 	Name   string
 	Action templ.SafeURL
 	Error  string
