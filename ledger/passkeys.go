@@ -47,6 +47,9 @@ var (
 	ErrTooManyPasskeys = errors.New("ledger: the person has as many passkeys as they may")
 	// ErrPasskeyName means the person has a passkey of that name already.
 	ErrPasskeyName = errors.New("ledger: the person has a passkey of that name")
+	// ErrPasskeyTaken means a passkey of that credential id is kept
+	// already, the person's or another's.
+	ErrPasskeyTaken = errors.New("ledger: a passkey of that credential id is kept already")
 	// ErrNoPasskey means no passkey has the id or ref (for that person).
 	ErrNoPasskey = errors.New("ledger: no such passkey")
 )
@@ -100,13 +103,21 @@ func (l *Ledger) Passkey(ctx context.Context, id string) (Passkey, error) {
 
 // AddPasskey keeps a person's new passkey under a new Ref, with the device
 // it was made on as the first it signed in from, and says so in their
-// events. It refuses
-// an eleventh (ErrTooManyPasskeys) and a name the person has already
-// (ErrPasskeyName); changes of the settings take turns, so two at once
-// cannot both be the tenth.
+// events. It refuses a credential id kept already, the person's or
+// another's (ErrPasskeyTaken), an eleventh passkey (ErrTooManyPasskeys) and
+// a name the person has already (ErrPasskeyName); changes of the settings
+// take turns, so two at once cannot both be the tenth, nor both make one
+// credential.
 func (s *SettingsTx) AddPasskey(ctx context.Context, p Passkey, device string) error {
 	s.changed = true
 	email := strings.ToLower(p.Email)
+	var kept int
+	if err := s.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM passkeys WHERE id = $1`, p.ID).Scan(&kept); err != nil {
+		return err
+	}
+	if kept > 0 {
+		return ErrPasskeyTaken
+	}
 	list, err := passkeysOf(ctx, s.tx, email)
 	if err != nil {
 		return err

@@ -65,11 +65,17 @@ func TestAPersonHasAtMostTenPasskeysEachNamedOnce(t *testing.T) {
 		if err := addPasskey(l, "ana@shop.example", "cred-y", "key 1"); !errors.Is(err, ledger.ErrPasskeyName) {
 			t.Errorf("a name the person has (in another case): %v", err)
 		}
+		// A credential kept already is refused by name, the person's or
+		// another's.
+		addPerson(t, l, "bo@shop.example")
+		if err := addPasskey(l, "bo@shop.example", "cred-2", "Bo's key"); !errors.Is(err, ledger.ErrPasskeyTaken) {
+			t.Errorf("another person's credential id: %v", err)
+		}
 		snap, err := l.Settings(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(snap.People) != 1 || snap.People[0].Passkeys != ledger.MaxPasskeys-1 {
+		if len(snap.People) != 2 || snap.People[0].Passkeys != ledger.MaxPasskeys-1 || snap.People[1].Passkeys != 0 {
 			t.Errorf("the settings count %+v passkeys, want %d", snap.People, ledger.MaxPasskeys-1)
 		}
 		events, err := l.PasskeyEvents(ctx, "ana@shop.example", 2)

@@ -27,6 +27,9 @@ var (
 	ErrPasskeyNameTaken = errors.New("the person has a passkey of that name")
 	// ErrTooManyPasskeys means the person has ledger.MaxPasskeys already.
 	ErrTooManyPasskeys = errors.New("the person has as many passkeys as they may")
+	// ErrPasskeyTaken means the credential is kept already, the person's
+	// or another's.
+	ErrPasskeyTaken = errors.New("the passkey is kept already")
 	// ErrNoPasskey means the person has no passkey of that ref.
 	ErrNoPasskey = errors.New("the person has no such passkey")
 )
@@ -60,6 +63,8 @@ func (s *Store) AddPasskey(ctx context.Context, p ledger.Passkey, device string)
 			return ErrTooManyPasskeys
 		case errors.Is(err, ledger.ErrPasskeyName):
 			return ErrPasskeyNameTaken
+		case errors.Is(err, ledger.ErrPasskeyTaken):
+			return ErrPasskeyTaken
 		case err != nil:
 			return err
 		}

@@ -629,6 +629,12 @@ func (c *Console) addPasskey(ec echo.Context) error {
 		return refuseJSON(ec, http.StatusConflict, t(ec, "console.passkeys.full", ledger.MaxPasskeys), "")
 	case errors.Is(err, settings.ErrPasskeyNameTaken):
 		return refuseJSON(ec, http.StatusUnprocessableEntity, passkeyNameSaid(ec, err), "passkey-name")
+	case errors.Is(err, settings.ErrPasskeyTaken):
+		// Another person's credential (or one of theirs made again by a
+		// crafted answer): refused as any registration that fails, never
+		// an error page that tells whose it is.
+		c.log(ec).Warn("console: a new passkey refused", "reason", "its credential id is kept already", "email", maskEmail(s.user.Email))
+		return refuseJSON(ec, http.StatusConflict, t(ec, "console.passkeys.failed"), "")
 	case err != nil:
 		return err
 	}

@@ -604,6 +604,37 @@ func TestNoAddressOrPageOfTheConsoleHoldsACredentialID(t *testing.T) {
 	}
 }
 
+func TestAPasskeyMadeWithAnotherPersonsCredentialIDIsRefusedAsAnyFailedOne(t *testing.T) {
+	e := setupPasskeys(t)
+	owner := e.browser()
+	theirs := owner.addPasskey(owner.signIn(shop1User), "Laptop")
+
+	// Another person crafts a registration whose credential id is the
+	// owner's (with a key of their own).
+	other := e.browser()
+	csrf := other.signIn(shop2User)
+	copycat := newAuthenticator(t)
+	copycat.id = theirs.id
+	options := other.begin(console.RoutePasskeysBegin, csrf, url.Values{"name": {"Mine"}, "passkey_password": {secret}})
+	if options.status != http.StatusOK {
+		t.Fatalf("the options: %d %v", options.status, options.body)
+	}
+	refused := other.finish(console.RoutePasskeys, csrf, map[string]any{"name": "Mine", "credential": copycat.create(options.body)})
+	if refused.status != http.StatusConflict || refused.text("error") != "The browser's answer could not make a passkey. Try again." {
+		t.Errorf("a credential id kept already: %d %v", refused.status, refused.body)
+	}
+	if strings.Contains(e.logText(), "level=ERROR") || strings.Contains(strings.ToLower(e.logText()), "unique") {
+		t.Errorf("the refusal is logged as a failure of the console:\n%s", e.logText())
+	}
+	if got := page(t, other.get("/console/account"), http.StatusOK).Find(`[data-testid="no-passkeys"]`).Length(); got != 1 {
+		t.Error("the other person has a passkey after all")
+	}
+	// The owner's passkey is untouched: it signs them in.
+	if signed := e.browser().passkeySignIn(theirs); signed.status != http.StatusOK {
+		t.Errorf("the owner's passkey after: %d %v", signed.status, signed.body)
+	}
+}
+
 func TestAnOwnersTwoStepRequirementIsMetByAPasskey(t *testing.T) {
 	e := setupPasskeys(t)
 	e.shop3()
