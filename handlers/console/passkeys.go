@@ -22,6 +22,7 @@ import (
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/settings"
+	"github.com/paybybank/checkout/views/console/manage"
 	"github.com/paybybank/checkout/views/console/passkeys"
 )
 
@@ -758,12 +759,27 @@ func (c *Console) passkeysOfAccount(ec echo.Context, email string) (passkeys.Acc
 // /console/merchants/operators-passkeys (operators): from now on operators
 // sign in with a passkey alone (a recovery code when every device is
 // lost), or not. An operator without a passkey adds one before anything
-// else.
+// else. Either way it takes the operator's own proof (their password, or
+// one of their passkeys): a session alone never changes how every
+// operator signs in.
 func (c *Console) requireOperatorsPasskeys(ec echo.Context) error {
 	on := ec.FormValue("require") == "on"
 	if on && c.rp == nil {
 		return &consoleError{status: http.StatusConflict, key: "console.passkeys.cannotRequire", err: errors.New("passkeys are off on this deployment"),
 			args: []any{c.BaseURL}}
+	}
+	problem, status := t(ec, "console.passkeys.passwordMissing"), http.StatusUnprocessableEntity
+	if ec.FormValue(passkeyPassword) != "" || ec.FormValue("assertion") != "" {
+		var err error
+		if problem, status, err = c.proveItIsThem(ec, sessionOf(ec), ""); err != nil {
+			return err
+		}
+	}
+	if problem != "" {
+		page := c.merchantsPage(ec, manage.ConsoleNewMerchant{})
+		page.OperatorsPasskeysError = problem
+		refused(&page.ConsolePage, map[string]string{passkeyPassword: problem})
+		return render(ec, status, manage.ConsoleMerchantsPage(page))
 	}
 	if err := c.Settings.RequireOperatorsPasskeys(ec.Request().Context(), actor(ec), on); err != nil {
 		return err

@@ -700,7 +700,7 @@ func TestOperatorsMayRequirePasskeysOfOperators(t *testing.T) {
 	if doc.Find(`[data-testid="require-operators-passkeys"]`).Length() != 1 {
 		t.Fatalf("the merchants page: %q", doc.Find(`[data-testid="operators-passkeys"]`).Text())
 	}
-	if res := ops.post(console.RouteOperatorsPasskeys, url.Values{"csrf": {csrf}, "require": {"on"}}); res.StatusCode != http.StatusSeeOther {
+	if res := ops.post(console.RouteOperatorsPasskeys, url.Values{"csrf": {csrf}, "require": {"on"}, "passkey_password": {secret}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("requiring passkeys of operators: %d", res.StatusCode)
 	}
 	// Without a passkey the operator adds one before anything else.
@@ -758,6 +758,52 @@ func TestOperatorsMayRequirePasskeysOfOperators(t *testing.T) {
 	e.browser().signIn(shop1User)
 	if e.auditLines(operator, settings.EventOperatorsPasskeys) != 1 {
 		t.Error("requiring passkeys of operators is not in the audit log")
+	}
+}
+
+func TestASessionAloneCannotChangeHowOperatorsSignIn(t *testing.T) {
+	e := setupPasskeys(t)
+	ops := e.browser()
+	csrf := ops.signIn(operator)
+	key := ops.addPasskey(csrf, "Security key")
+	rule := func(form url.Values) *http.Response {
+		t.Helper()
+		form.Set("csrf", csrf)
+		return ops.post(console.RouteOperatorsPasskeys, form)
+	}
+	// Turning it on asks for the password too.
+	if doc := page(t, rule(url.Values{"require": {"on"}}), http.StatusUnprocessableEntity); doc.Find(`#passkey_password[aria-invalid="true"]`).Length() != 1 {
+		t.Errorf("the rule turned on with no password: %q", doc.Find(`[data-testid="operators-passkeys"]`).Text())
+	}
+	if e.settings.Dir.OperatorsPasskeys() {
+		t.Fatal("a session alone required passkeys of operators")
+	}
+	if res := rule(url.Values{"require": {"on"}, "passkey_password": {secret}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("requiring passkeys with the password: %d", res.StatusCode)
+	}
+	// A stolen session cannot take it off: no password, or a wrong one.
+	doc := page(t, rule(url.Values{"require": {"off"}}), http.StatusUnprocessableEntity)
+	if !strings.Contains(doc.Find(`[data-testid="operators-passkeys"]`).Text(), "Type your password to confirm.") {
+		t.Errorf("the rule taken off with no password says %q", doc.Find(`[data-testid="operators-passkeys"]`).Text())
+	}
+	if doc.Find(`[data-testid="operators-passkeys-with-passkey"][hidden]`).Length() != 1 {
+		t.Error("the operator with a passkey is not offered it instead of the password")
+	}
+	page(t, rule(url.Values{"require": {"off"}, "passkey_password": {"not it"}}), http.StatusUnauthorized)
+	if !e.settings.Dir.OperatorsPasskeys() {
+		t.Fatal("a session alone stopped requiring passkeys of operators")
+	}
+	if n := e.auditLines(operator, settings.EventOperatorsPasskeysNot); n != 0 {
+		t.Errorf("%d audit lines say the rule was taken off", n)
+	}
+	// The operator's passkey proves it is them.
+	options := ops.begin(console.RoutePasskeysBegin, csrf, url.Values{"proof": {"passkey"}})
+	proof, _ := json.Marshal(key.get(options.body))
+	if res := rule(url.Values{"require": {"off"}, "assertion": {string(proof)}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("taking the rule off with a passkey: %d", res.StatusCode)
+	}
+	if e.settings.Dir.OperatorsPasskeys() || e.auditLines(operator, settings.EventOperatorsPasskeysNot) != 1 {
+		t.Error("the rule is still on after the operator's passkey")
 	}
 }
 

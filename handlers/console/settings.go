@@ -84,7 +84,10 @@ func (c *Console) showMerchants(ec echo.Context) error {
 
 func (c *Console) merchantsPage(ec echo.Context, form manage.ConsoleNewMerchant) manage.ConsoleMerchants {
 	page := manage.ConsoleMerchants{ConsolePage: c.frame(ec, t(ec, "console.merchants"), "merchants"), New: form,
-		OperatorsPasskeys: c.Merchants.OperatorsPasskeys(), PasskeysOff: c.passkeysOff(ec)}
+		OperatorsPasskeys: c.Merchants.OperatorsPasskeys(), PasskeysOff: c.passkeysOff(ec), ProofByPasskey: c.hasPasskeys(sessionOf(ec).user)}
+	if page.ProofByPasskey {
+		page.Scripts = []string{c.Assets.PasskeysJS}
+	}
 	for _, m := range c.Merchants.All() {
 		row := manage.ConsoleMerchantRow{
 			ID: m.ID, Name: m.Name, Managed: managedLabel(ec, m), ReadOnly: m.ReadOnly(), Disabled: m.Disabled(),

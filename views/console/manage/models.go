@@ -28,6 +28,11 @@ type ConsoleMerchants struct {
 	// it cannot be required.
 	OperatorsPasskeys bool
 	PasskeysOff       string
+	// OperatorsPasskeysError is why the operator's proof (their password,
+	// or a passkey) was refused; ProofByPasskey offers one of their
+	// passkeys instead of the password (a script's).
+	OperatorsPasskeysError string
+	ProofByPasskey         bool
 }
 
 // ConsoleMerchantRow is one merchant in the list.
