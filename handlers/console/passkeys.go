@@ -50,8 +50,8 @@ const (
 	// sent to the browser to its answer; the browser is told the same.
 	CeremonyWindow = 5 * time.Minute
 	// passkeyBeginRate and passkeyBeginBurst bound the sign-in ceremonies
-	// one address may begin: a page begins one as it opens and one a
-	// click.
+	// one address may begin (a page begins one as it opens and one a
+	// click), and the answers it may send when none is under way.
 	passkeyBeginRate  = 1
 	passkeyBeginBurst = 10
 	// maxCeremonyBody is the most of a browser's answer that is read.
@@ -299,9 +299,7 @@ func (c *Console) beginSignInWithPasskey(ec echo.Context) error {
 	if err != nil || want == "" || !sameToken(sentCSRF(ec), want) {
 		return refuseJSON(ec, http.StatusForbidden, t(ec, "console.passkeys.expired"), "")
 	}
-	spend := c.budgets.Spend("passkey sign-in "+ec.RealIP(), passkeyBeginRate, passkeyBeginBurst, c.Now())
-	if !spend.OK {
-		ec.Response().Header().Set("Retry-After", strconv.Itoa(max(spend.RetryAfter, 1)))
+	if !c.spendSignInBudget(ec) {
 		return refuseJSON(ec, http.StatusTooManyRequests, t(ec, "console.login.tooMany"), "")
 	}
 	if u, _, pending := c.pendingCode(ec); pending {
@@ -315,6 +313,17 @@ func (c *Console) beginSignInWithPasskey(ec echo.Context) error {
 		return err
 	}
 	return answerJSON(ec, http.StatusOK, passkeyAnswer{PublicKey: options.Response})
+}
+
+// spendSignInBudget takes one from the address's budget of passkey
+// sign-ins (passkeyBeginRate, passkeyBeginBurst on this instance), and
+// says so; when it is spent the answer says when to try again.
+func (c *Console) spendSignInBudget(ec echo.Context) bool {
+	spend := c.budgets.Spend("passkey sign-in "+ec.RealIP(), passkeyBeginRate, passkeyBeginBurst, c.Now())
+	if !spend.OK {
+		ec.Response().Header().Set("Retry-After", strconv.Itoa(max(spend.RetryAfter, 1)))
+	}
+	return spend.OK
 }
 
 // beginAssertion answers with the options of an assertion by one of the
@@ -358,6 +367,12 @@ func (c *Console) signInWithPasskey(ec echo.Context) error {
 	}
 	cer, data, err := c.takeCeremony(ec, ledger.CeremonySignIn)
 	if errors.Is(err, ledger.ErrNoCeremony) {
+		// Nothing to check it against: it spends what beginning one
+		// would, so that a flood of them is turned away (unlogged) at the
+		// pace ceremonies may begin.
+		if !c.spendSignInBudget(ec) {
+			return refuseJSON(ec, http.StatusTooManyRequests, t(ec, "console.login.tooMany"), "")
+		}
 		c.log(ec).Warn("console passkey sign-in refused: no ceremony under way (expired, taken, or another session's)", "address", ec.RealIP())
 		return refuseJSON(ec, http.StatusConflict, t(ec, "console.passkeys.expired"), "")
 	}

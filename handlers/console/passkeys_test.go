@@ -482,6 +482,39 @@ func TestPasskeyTriesAreLimitedAsPasswordsAre(t *testing.T) {
 	t.Logf("50 wrong passkey answers at once for one person: %d checked, %d refused unchecked", checked, 50-checked)
 }
 
+func TestAFloodOfPasskeyAnswersWithNoSignInUnderWayIsTurnedAway(t *testing.T) {
+	e := setupPasskeys(t)
+	owner := e.browser()
+	a := owner.addPasskey(owner.signIn(shop1User), "Phone")
+	e.at(time.Now())
+	// 300 answers from one address, none to a ceremony its session began.
+	b := e.browser()
+	csrf := csrfOf(page(t, b.get("/console/login"), http.StatusOK))
+	statuses := map[int]int{}
+	for range 300 {
+		statuses[b.finish(console.RouteLoginPasskey, csrf, map[string]any{"id": "x"}).status]++
+	}
+	if statuses[http.StatusConflict] > console.PasskeyBeginBurst || statuses[http.StatusTooManyRequests] < 300-console.PasskeyBeginBurst {
+		t.Errorf("300 answers with no ceremony: %v; at most %d are looked at", statuses, console.PasskeyBeginBurst)
+	}
+	if lines := strings.Count(e.logText(), "no ceremony under way"); lines > console.PasskeyBeginBurst {
+		t.Errorf("300 answers with no ceremony wrote %d lines to the log", lines)
+	}
+	// Another address signs in as ever.
+	req, _ := http.NewRequest(http.MethodPost, e.url+console.RouteLoginPasskeyBegin, nil)
+	req.Header.Set("X-Real-IP", "198.51.100.7")
+	other := e.browser()
+	ocsrf := csrfOf(page(t, other.get("/console/login"), http.StatusOK))
+	options := other.answerOf(req, ocsrf)
+	raw, _ := json.Marshal(a.get(options.body))
+	req, _ = http.NewRequest(http.MethodPost, e.url+console.RouteLoginPasskey, strings.NewReader(string(raw)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Real-IP", "198.51.100.7")
+	if signed := other.answerOf(req, ocsrf); signed.status != http.StatusOK {
+		t.Errorf("a sign-in from another address meanwhile: %d %v", signed.status, signed.body)
+	}
+}
+
 // beginFrom begins a passkey sign-in from address: each of its own, so
 // that what is measured is the person's limit, not the address's.
 func (b *browser) beginFrom(address, csrf string) map[string]any {
