@@ -454,8 +454,8 @@ func (c *Console) passwordTries(ec echo.Context, email string) *tries {
 	return &tries{c: c, ec: ec, limit: MaxFailures, keys: []string{addressKey(ec), mailKey(email)}}
 }
 
-// addressKey and mailKey count the tries of an address, and at an e-mail:
-// passwords and passkeys alike.
+// addressKey and mailKey count the tries of an address (passwords and
+// passkeys alike), and the passwords at an e-mail.
 func addressKey(ec echo.Context) string { return "addr:" + digest(ec.RealIP()) }
 func mailKey(email string) string       { return "mail:" + digest(strings.ToLower(email)) }
 

@@ -348,8 +348,9 @@ func (c *Console) beginAssertion(ec echo.Context, kind, email, except string) er
 }
 
 // signInWithPasskey answers POST /console/login/passkey: the browser's
-// assertion signs its person in, both steps at once. It is counted as a
-// password is (the address, the person), refused when its counter went
+// assertion signs its person in, both steps at once. It is counted at the
+// address and at the credential (MaxFailures a minute each, reserved
+// before the signature is checked), refused when its counter went
 // backwards (a copy of the passkey may exist), and taken once.
 func (c *Console) signInWithPasskey(ec echo.Context) error {
 	if c.rp == nil {
@@ -401,11 +402,13 @@ func (c *Console) signInWithPasskey(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	byPerson := &tries{c: c, ec: ec, limit: MaxFailures, keys: []string{mailKey(row.Email)}}
-	if ok, err := byPerson.reserve(); err != nil {
+	// Counted at the credential, never at the person's e-mail: wrong
+	// passwords typed by anyone who knows it do not stop their passkey.
+	byCredential := &tries{c: c, ec: ec, limit: MaxFailures, keys: []string{passkeyKey(row.ID)}}
+	if ok, err := byCredential.reserve(); err != nil {
 		return errors.Join(err, byAddress.right())
 	} else if !ok {
-		c.log(ec).Warn("console passkey sign-in refused: too many tries", "email", maskEmail(row.Email), "address", ec.RealIP())
+		c.log(ec).Warn("console passkey sign-in refused: too many tries of the passkey", "email", maskEmail(row.Email), "address", ec.RealIP())
 		return errors.Join(byAddress.right(), refuseJSON(ec, http.StatusTooManyRequests, t(ec, "console.login.tooMany"), ""))
 	}
 	user, err := c.passkeyUserOf(ec, row.Email, "", nil)
@@ -433,7 +436,7 @@ func (c *Console) signInWithPasskey(ec echo.Context) error {
 		// On no team any more, and no operator: nothing to sign in to.
 		return wrong("the passkey's person is on no team", "console.passkeys.unknown")
 	}
-	if err := errors.Join(byAddress.right(), byPerson.right(), c.Ledger.ClearTries(ctx, codeKey(u.Email))); err != nil {
+	if err := errors.Join(byAddress.right(), byCredential.right(), c.Ledger.ClearTries(ctx, codeKey(u.Email))); err != nil {
 		return err
 	}
 	next, _ := pre.Values["next"].(string)
@@ -539,7 +542,7 @@ func (c *Console) beginPasskey(ec echo.Context) error {
 // proveItIsThem checks the person's own proof before their passkeys
 // change: their password (counted as sign-ins are), or an assertion of
 // another of their passkeys (but except), taken from the proof ceremony
-// their session began. It returns the refusal to show, with its status, or
+// their session began and counted as a sign-in by passkey is. It returns the refusal to show, with its status, or
 // "" when it is them.
 func (c *Console) proveItIsThem(ec echo.Context, s *session, except string) (string, int, error) {
 	assertion := ec.FormValue("assertion")
@@ -549,19 +552,12 @@ func (c *Console) proveItIsThem(ec echo.Context, s *session, except string) (str
 	if c.rp == nil {
 		return c.passkeysOff(ec), http.StatusConflict, nil
 	}
-	tries := c.passwordTries(ec, s.user.Email)
-	if ok, err := tries.reserve(); err != nil {
-		return "", 0, err
-	} else if !ok {
-		return t(ec, "console.login.tooMany"), http.StatusTooManyRequests, nil
-	}
 	cer, data, err := c.takeCeremony(ec, ledger.CeremonyProof)
 	if errors.Is(err, ledger.ErrNoCeremony) || err == nil && !strings.EqualFold(cer.Email, s.user.Email) {
-		// Nothing was checked: the try is given back.
-		return t(ec, "console.passkeys.expired"), http.StatusConflict, tries.right()
+		return t(ec, "console.passkeys.expired"), http.StatusConflict, nil
 	}
 	if err != nil {
-		return "", 0, errors.Join(err, tries.right())
+		return "", 0, err
 	}
 	refused := func(reason string) (string, int, error) {
 		c.log(ec).Warn("console: a passkey refused where the person proves who they are", "reason", reason, "email", maskEmail(s.user.Email))
@@ -575,18 +571,36 @@ func (c *Console) proveItIsThem(ec echo.Context, s *session, except string) (str
 	if err != nil {
 		return "", 0, err
 	}
-	if _, err := c.rp.ValidateLogin(user, data, parsed); err != nil {
-		return refused(whyRefused(err))
-	}
 	row, ok := user.row(parsed.RawID)
 	if !ok {
 		return refused("not one of the person's other passkeys")
+	}
+	// Counted as a sign-in by passkey is: the address and the credential,
+	// never the person's password count.
+	tries := c.passkeyTries(ec, row.ID)
+	if ok, err := tries.reserve(); err != nil {
+		return "", 0, err
+	} else if !ok {
+		return t(ec, "console.login.tooMany"), http.StatusTooManyRequests, nil
+	}
+	if _, err := c.rp.ValidateLogin(user, data, parsed); err != nil {
+		return refused(whyRefused(err))
 	}
 	if problem, err := c.takePasskey(ec, row, parsed); err != nil || problem != "" {
 		return problem, http.StatusUnauthorized, err
 	}
 	return "", 0, tries.right()
 }
+
+// passkeyTries counts the signatures of one passkey checked where a person
+// proves who they are: from the request's address and at the credential.
+func (c *Console) passkeyTries(ec echo.Context, credential string) *tries {
+	return &tries{c: c, ec: ec, limit: MaxFailures, keys: []string{addressKey(ec), passkeyKey(credential)}}
+}
+
+// passkeyKey counts the tries of one passkey, wherever it signs: a
+// digest, nothing of the credential kept.
+func passkeyKey(credential string) string { return "passkey:" + digest(credential) }
 
 // addPasskey answers POST /console/account/passkeys: the browser's new
 // credential, from the registration its session began, with the name the

@@ -430,8 +430,8 @@ func TestPasskeyTriesAreLimitedAsPasswordsAre(t *testing.T) {
 	if statuses[console.MaxFailures-1] != http.StatusUnauthorized || statuses[console.MaxFailures] != http.StatusTooManyRequests {
 		t.Errorf("wrong signatures answer %v; the one past %d should be 429", statuses, console.MaxFailures)
 	}
-	// The person's own passkey is turned away too for the minute: the
-	// limit is the person's as well as the address's, as with passwords.
+	// The person's own passkey is turned away too for the minute from
+	// that address: the limit is the address's as well as the passkey's.
 	csrf := csrfOf(page(t, b.get("/console/login"), http.StatusOK))
 	options := b.begin(console.RouteLoginPasskeyBegin, csrf, nil)
 	if res := b.finish(console.RouteLoginPasskey, csrf, a.get(options.body)); res.status != http.StatusTooManyRequests {
@@ -512,6 +512,38 @@ func TestAFloodOfPasskeyAnswersWithNoSignInUnderWayIsTurnedAway(t *testing.T) {
 	req.Header.Set("X-Real-IP", "198.51.100.7")
 	if signed := other.answerOf(req, ocsrf); signed.status != http.StatusOK {
 		t.Errorf("a sign-in from another address meanwhile: %d %v", signed.status, signed.body)
+	}
+}
+
+func TestWrongPasswordsTypedForAnEmailDoNotLockOutItsPasskey(t *testing.T) {
+	e := setupPasskeys(t)
+	owner := e.browser()
+	csrf := owner.signIn(shop1User)
+	laptop := owner.addPasskey(csrf, "Laptop")
+	phone := owner.addPasskey(csrf, "Phone")
+	// Anyone who knows the e-mail fills its password count, from
+	// addresses of their own.
+	var last int
+	for i := range console.MaxFailures + 3 {
+		b := e.browser()
+		form := page(t, b.get("/console/login"), http.StatusOK)
+		last = b.postFrom(fmt.Sprintf("203.0.113.%d", i+1), "/console/login", url.Values{"email": {shop1User}, "password": {"guess"}, "csrf": {csrfOf(form)}}).StatusCode
+	}
+	if last != http.StatusTooManyRequests {
+		t.Fatalf("the password count of the e-mail is not full: the last wrong password answered %d", last)
+	}
+	// The person's passkey signs them in all the same.
+	if signed := e.browser().passkeySignIn(laptop); signed.status != http.StatusOK {
+		t.Errorf("the passkey of an e-mail whose passwords are locked: %d %v", signed.status, signed.body)
+	}
+	// And proves it is them before a change.
+	account := page(t, owner.get("/console/account"), http.StatusOK)
+	removeLaptop, _ := account.Find(`[data-testid="passkey"]`).First().Find("form").Attr("action")
+	except, _ := page(t, owner.post(removeLaptop, url.Values{"csrf": {csrf}}), http.StatusOK).Find(`[data-passkey-proof-form]`).Attr("data-except")
+	options := owner.begin(console.RoutePasskeysBegin, csrf, url.Values{"proof": {"passkey"}, "except": {except}})
+	proof, _ := json.Marshal(phone.get(options.body))
+	if res := owner.post(removeLaptop, url.Values{"csrf": {csrf}, "asked": {"1"}, "assertion": {string(proof)}}); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("another passkey as the proof, the passwords being locked: %d", res.StatusCode)
 	}
 }
 
