@@ -567,7 +567,9 @@ func TestRemovingAPasskeyAsksForThePasswordOrAnotherPasskey(t *testing.T) {
 	laptop := owner.addPasskey(csrf, "Laptop")
 	phone := owner.addPasskey(csrf, "Phone")
 	other := e.browser()
-	other.signIn(shop1User)
+	if signed := other.passkeySignIn(phone); signed.status != http.StatusOK {
+		t.Fatalf("another session, with the phone: %d %v", signed.status, signed.body)
+	}
 
 	account := page(t, owner.get("/console/account"), http.StatusOK)
 	removeLaptop, _ := account.Find(`[data-testid="passkey"]`).First().Find("form").Attr("action")
@@ -697,6 +699,46 @@ func TestAPasskeyMadeWithAnotherPersonsCredentialIDIsRefusedAsAnyFailedOne(t *te
 	// The owner's passkey is untouched: it signs them in.
 	if signed := e.browser().passkeySignIn(theirs); signed.status != http.StatusOK {
 		t.Errorf("the owner's passkey after: %d %v", signed.status, signed.body)
+	}
+}
+
+func TestThePasswordOfAPersonWithAPasskeyLeadsToThePasskeyAsTheAppsCodeWould(t *testing.T) {
+	e := setupPasskeys(t)
+	owner := e.browser()
+	a := owner.addPasskey(owner.signIn(shop1User), "Laptop")
+	// No team of theirs requires two steps, and they have no app: their
+	// password alone no longer starts a session.
+	b := e.browser()
+	res := b.givePassword(shop1User, secret)
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/console/login/code" {
+		t.Fatalf("the password of a person with a passkey: %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	if res := b.get("/console"); res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/console/login") {
+		t.Errorf("between the password and the passkey the console answers %d", res.StatusCode)
+	}
+	step := page(t, b.get("/console/login/code"), http.StatusOK)
+	if step.Find(`[data-testid="passkey-second-step"]`).Length() != 1 || step.Find(`input[name="code"]`).Length() != 0 {
+		t.Fatalf("the second step: %q", step.Find("main").Text())
+	}
+	scsrf, _ := step.Find(`[data-passkey-signin]`).Attr("data-csrf")
+	options := b.begin(console.RouteLoginPasskeyBegin, scsrf, nil)
+	if signed := b.finish(console.RouteLoginPasskey, scsrf, a.get(options.body)); signed.status != http.StatusOK {
+		t.Fatalf("the passkey after the password: %d %v", signed.status, signed.body)
+	}
+	if res := b.get("/console"); res.StatusCode != http.StatusOK {
+		t.Errorf("after the passkey: %d", res.StatusCode)
+	}
+	// The passkey's own button is both steps, as ever.
+	if signed := e.browser().passkeySignIn(a); signed.status != http.StatusOK {
+		t.Errorf("the passkey alone: %d %v", signed.status, signed.body)
+	}
+	// An invitation accepted with the password asks the same, through the
+	// same rule.
+	e.shop3()
+	ops := e.browser()
+	link := invite(t, ops, ops.signIn(operator), "shop3", shop1User, "viewer")
+	if _, res := e.joinAs(link, secret); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/console/login/code" {
+		t.Errorf("an invitation accepted with the password: %d to %q", res.StatusCode, res.Header.Get("Location"))
 	}
 }
 

@@ -352,7 +352,7 @@ func (c *Console) acceptInvitation(ec echo.Context) error {
 			m.Errors = map[string]string{"password": problem}
 			return c.invitationForm(ec, status, m)
 		}
-		if u.TwoStep || u.Passkeys > 0 {
+		if c.secondStep(u) {
 			// The code (or the passkey) comes next, as at sign-in; the
 			// invitation is accepted once it is right.
 			return c.askForCode(ec, u, "", token)
@@ -360,7 +360,7 @@ func (c *Console) acceptInvitation(ec echo.Context) error {
 		err := c.joinAndSignIn(ec, token, "")
 		if errors.Is(err, settings.ErrCodeNeeded) {
 			// Turned on meanwhile, on another instance.
-			if u, _ := c.Merchants.Person(inv.Email); u.TwoStep || u.Passkeys > 0 {
+			if u, _ := c.Merchants.Person(inv.Email); c.secondStep(u) {
 				return c.askForCode(ec, u, "", token)
 			}
 		}

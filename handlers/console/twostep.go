@@ -66,7 +66,7 @@ func (c *Console) pendingCode(ec echo.Context) (*merchant.ConsoleUser, map[any]a
 	pw, _ := sess.Values["pw"].(string)
 	at, _ := sess.Values["at"].(int64)
 	u, ok := c.Merchants.Person(email)
-	if email == "" || !ok || !u.TwoStep && u.Passkeys == 0 || pw != fingerprint(u) || c.Now().Sub(time.Unix(at, 0)) > CodeWindow {
+	if email == "" || !ok || !c.secondStep(u) || pw != fingerprint(u) || c.Now().Sub(time.Unix(at, 0)) > CodeWindow {
 		return nil, nil, false
 	}
 	return u, sess.Values, true
@@ -229,12 +229,14 @@ func (c *Console) mustSetUpTwoStep(u *merchant.ConsoleUser) bool {
 	return !u.TwoStep && !c.hasPasskeys(u) && teamRequiresTwoStep(u)
 }
 
-// secondStep reports whether a right password leads on to a second step:
-// the code of a person with two-step sign-in (or their passkey instead),
-// or the passkey of a person whose passkey their team's requirement or the
-// deployment's rule for operators counts on.
+// secondStep reports whether a right password leads on to a second step
+// before any session: the code of a person with two-step sign-in, the
+// passkey of a person who has one (a passkey is a second step as strong as
+// the app, and the password alone no longer does what it does), or either.
+// A sign-in and an invitation accepted by a person who exists ask the
+// same, through this.
 func (c *Console) secondStep(u *merchant.ConsoleUser) bool {
-	return u.TwoStep || c.hasPasskeys(u) && (teamRequiresTwoStep(u) || c.passkeysOnly(u))
+	return u.TwoStep || u.Passkeys > 0
 }
 
 // whileSettingUp are the pages a person whose team requires two-step
