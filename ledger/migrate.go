@@ -448,13 +448,14 @@ var migrations = []string{
 	// 16: passkeys: each person's WebAuthn credentials (the credential as
 	// the WebAuthn library records it: public key, flags, transports; never a
 	// private key), each with a random ref that names it in the console's
-	// addresses (the credential id stays out of them), with the sign counter that a copied credential gives
-	// away, a name the person chose, and when each was added and last used;
-	// the devices each passkey signed in from, so that a first use on a new
-	// one is said; the person's own list of passkey events; the WebAuthn
-	// ceremonies under way, each taken once, within minutes, by the browser
-	// session that began it; and the deployment's rule that operators sign
-	// in with a passkey.
+	// addresses (the credential id stays out of them), the sign counter that
+	// a copied credential gives away and when that suspended it, a name the
+	// person chose, and when each was added and last used; the devices each
+	// passkey signed in from, so that a first use on a new one is said; which
+	// passkey started each console session, so that a suspended one's end;
+	// the person's own list of passkey events; the WebAuthn ceremonies under
+	// way, each taken once, within minutes, by the browser session that began
+	// it; and the deployment's rule that operators sign in with a passkey.
 	`CREATE TABLE passkeys (
 		id           TEXT PRIMARY KEY,
 		ref          TEXT NOT NULL UNIQUE,
@@ -465,8 +466,10 @@ var migrations = []string{
 		sign_count   BIGINT NOT NULL DEFAULT 0 CHECK (sign_count >= 0),
 		created_at   BIGINT NOT NULL,
 		last_used_at BIGINT NOT NULL DEFAULT 0,
+		suspended_at BIGINT NOT NULL DEFAULT 0,
 		UNIQUE (email, name)
 	);
+	ALTER TABLE console_sessions ADD COLUMN passkey TEXT NOT NULL DEFAULT '';
 	CREATE INDEX passkeys_by_email ON passkeys (email, created_at);
 	CREATE TABLE passkey_devices (
 		passkey_id TEXT NOT NULL,
@@ -479,7 +482,7 @@ var migrations = []string{
 		id     {{ID}},
 		email  TEXT NOT NULL,
 		at     BIGINT NOT NULL,
-		kind   TEXT NOT NULL CHECK (kind IN ('added', 'removed', 'new device', 'refused')),
+		kind   TEXT NOT NULL CHECK (kind IN ('added', 'removed', 'new device', 'suspended')),
 		name   TEXT NOT NULL,
 		device TEXT NOT NULL DEFAULT ''
 	);

@@ -39,6 +39,10 @@ type Passkey struct {
 	Created    time.Time
 	// LastUsed is zero while it never signed in.
 	LastUsed time.Time
+	// Suspended is when its counter went backwards, as a copy's would:
+	// from then on it signs in nowhere until it is removed (and added
+	// again). Zero while it is in use.
+	Suspended time.Time
 }
 
 // Errors of passkeys.
@@ -54,13 +58,13 @@ var (
 	ErrNoPasskey = errors.New("ledger: no such passkey")
 )
 
-const passkeyColumns = `id, ref, email, user_handle, name, credential, sign_count, created_at, last_used_at`
+const passkeyColumns = `id, ref, email, user_handle, name, credential, sign_count, created_at, last_used_at, suspended_at`
 
 func scanPasskey(row interface{ Scan(...any) error }) (Passkey, error) {
 	var p Passkey
-	var count, created, used int64
-	err := row.Scan(&p.ID, &p.Ref, &p.Email, &p.UserHandle, &p.Name, &p.Credential, &count, &created, &used)
-	p.SignCount, p.Created, p.LastUsed = uint32(count), time.UnixMilli(created), unixOrZero(used)
+	var count, created, used, suspended int64
+	err := row.Scan(&p.ID, &p.Ref, &p.Email, &p.UserHandle, &p.Name, &p.Credential, &count, &created, &used, &suspended)
+	p.SignCount, p.Created, p.LastUsed, p.Suspended = uint32(count), time.UnixMilli(created), unixOrZero(used), unixOrZero(suspended)
 	return p, err
 }
 
@@ -180,20 +184,53 @@ func (s *SettingsTx) RemovePasskeys(ctx context.Context, email string) ([]string
 	return names, nil
 }
 
+// PasskeyUse is what became of a passkey's sign-in.
+type PasskeyUse int
+
+const (
+	// PasskeyTaken: its counter moved forward; it signs in.
+	PasskeyTaken PasskeyUse = iota
+	// PasskeySuspendedNow: its counter did not move forward, as a copy's
+	// would not, and this sign-in suspended it.
+	PasskeySuspendedNow
+	// PasskeyWasSuspended: it was suspended before (or removed meanwhile).
+	PasskeyWasSuspended
+)
+
 // UsePasskey takes a sign-in of a passkey whose authenticator said its
-// counter is now count: the counter must move forward (or both stay 0, for
-// authenticators that keep none, such as synced passkeys), in one statement,
-// so that a copy of the credential, or a replay, racing the real one on
-// another instance is refused all the same. It reports whether the sign-in
-// was taken.
-func (l *Ledger) UsePasskey(ctx context.Context, id string, count uint32, at time.Time) (bool, error) {
-	res, err := l.db.ExecContext(ctx, `UPDATE passkeys SET sign_count = $2, last_used_at = $3
-		WHERE id = $1 AND (sign_count < $2 OR (sign_count = 0 AND $2 = 0))`, id, int64(count), at.UnixMilli())
-	if err != nil {
-		return false, err
+// counter is now count. The counter must move forward (or both stay 0, for
+// authenticators that keep none, such as synced passkeys); when it does not,
+// two authenticators hold the credential, the real one and a copy, and
+// which is which cannot be told: the same statement suspends it, so that
+// neither signs in anywhere until its person removes it and adds it again.
+// One statement, so that a copy racing the real one on another instance is
+// caught all the same.
+func (l *Ledger) UsePasskey(ctx context.Context, id string, count uint32, at time.Time) (PasskeyUse, error) {
+	var suspended int64
+	err := l.db.QueryRowContext(ctx, `UPDATE passkeys SET
+			sign_count   = CASE WHEN sign_count < $2 OR (sign_count = 0 AND $2 = 0) THEN $2 ELSE sign_count END,
+			last_used_at = CASE WHEN sign_count < $2 OR (sign_count = 0 AND $2 = 0) THEN $3 ELSE last_used_at END,
+			suspended_at = CASE WHEN sign_count < $2 OR (sign_count = 0 AND $2 = 0) THEN 0 ELSE $3 END
+		WHERE id = $1 AND suspended_at = 0
+		RETURNING suspended_at`, id, int64(count), at.UnixMilli()).Scan(&suspended)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return PasskeyWasSuspended, nil
+	case err != nil:
+		return PasskeyWasSuspended, err
+	case suspended != 0:
+		return PasskeySuspendedNow, nil
 	}
-	n, err := res.RowsAffected()
-	return n == 1, err
+	return PasskeyTaken, nil
+}
+
+// EndSessionsOfPasskey ends, on every instance, the sessions the passkey of
+// ref started that are not over at now.
+func (l *Ledger) EndSessionsOfPasskey(ctx context.Context, ref string, now time.Time) error {
+	_, err := l.db.ExecContext(ctx, `INSERT INTO console_signouts (session_id, until)
+		SELECT id, ends_at FROM console_sessions WHERE passkey = $1 AND ends_at > $2
+		ON CONFLICT (session_id) DO NOTHING`, ref, now.UnixMilli())
+	return err
 }
 
 // PasskeySeenOn records that a passkey signed in from device, and reports
@@ -213,9 +250,9 @@ const (
 	PasskeyAdded     = "added"
 	PasskeyRemoved   = "removed"
 	PasskeyNewDevice = "new device"
-	// PasskeyRefused is a sign-in refused because the passkey's counter
-	// went backwards: a copy of it may exist.
-	PasskeyRefused = "refused"
+	// PasskeySuspended is a passkey suspended because its counter went
+	// backwards: a copy of it exists.
+	PasskeySuspended = "suspended"
 )
 
 // PasskeyEvent is one line of a person's own list of what happened to their

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -92,7 +91,7 @@ func TestAPersonHasAtMostTenPasskeysEachNamedOnce(t *testing.T) {
 	})
 }
 
-func TestACounterThatDoesNotMoveForwardIsRefusedEvenAtOnce(t *testing.T) {
+func TestACounterThatDoesNotMoveForwardSuspendsThePasskeyEvenAtOnce(t *testing.T) {
 	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
 		l := ledgertest.Open(t, databaseURL)
 		addPerson(t, l, "ana@shop.example")
@@ -100,40 +99,52 @@ func TestACounterThatDoesNotMoveForwardIsRefusedEvenAtOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := time.Now()
+		// A copy's counter is behind the real one's (or the real one's
+		// behind the copy's): the passkey is suspended, and neither signs
+		// in again, however far its counter goes.
 		for _, step := range []struct {
 			count uint32
-			taken bool
-		}{{5, true}, {5, false}, {4, false}, {6, true}, {0, false}} {
-			taken, err := l.UsePasskey(ctx, "cred", step.count, now)
-			if err != nil || taken != step.taken {
-				t.Errorf("counter %d: taken %v, %v; want %v", step.count, taken, err, step.taken)
+			use   ledger.PasskeyUse
+		}{{5, ledger.PasskeyTaken}, {6, ledger.PasskeyTaken}, {4, ledger.PasskeySuspendedNow}, {7, ledger.PasskeyWasSuspended}, {100, ledger.PasskeyWasSuspended}} {
+			use, err := l.UsePasskey(ctx, "cred", step.count, now)
+			if err != nil || use != step.use {
+				t.Errorf("counter %d: %v, %v; want %v", step.count, use, err, step.use)
 			}
 		}
-		// Ten copies of one assertion at once: one is taken.
+		p, err := l.Passkey(ctx, "cred")
+		if err != nil || p.SignCount != 6 || p.Suspended.IsZero() {
+			t.Errorf("passkey after: %+v, %v", p, err)
+		}
+		// Ten copies of one assertion at once: one is taken, the next
+		// suspends it, the others find it suspended.
+		if err := addPasskey(l, "ana@shop.example", "key", "Key"); err != nil {
+			t.Fatal(err)
+		}
 		var wg sync.WaitGroup
-		var taken atomic.Int32
+		var mu sync.Mutex
+		uses := map[ledger.PasskeyUse]int{}
 		for range 10 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if ok, err := l.UsePasskey(ctx, "cred", 7, now); err == nil && ok {
-					taken.Add(1)
+				use, err := l.UsePasskey(ctx, "key", 7, now)
+				if err != nil {
+					t.Error(err)
 				}
+				mu.Lock()
+				uses[use]++
+				mu.Unlock()
 			}()
 		}
 		wg.Wait()
-		if taken.Load() != 1 {
-			t.Errorf("one assertion sent 10 times at once was taken %d times", taken.Load())
-		}
-		p, err := l.Passkey(ctx, "cred")
-		if err != nil || p.SignCount != 7 || p.LastUsed.IsZero() {
-			t.Errorf("passkey after: %+v, %v", p, err)
+		if uses[ledger.PasskeyTaken] != 1 || uses[ledger.PasskeySuspendedNow] != 1 {
+			t.Errorf("one assertion sent 10 times at once: %v, want 1 taken and 1 suspending", uses)
 		}
 		// An authenticator that keeps no counter (0 each time) signs in.
 		addPasskey(l, "ana@shop.example", "synced", "Phone")
 		for range 2 {
-			if ok, err := l.UsePasskey(ctx, "synced", 0, now); !ok || err != nil {
-				t.Errorf("a counterless passkey: %v, %v", ok, err)
+			if use, err := l.UsePasskey(ctx, "synced", 0, now); use != ledger.PasskeyTaken || err != nil {
+				t.Errorf("a counterless passkey: %v, %v", use, err)
 			}
 		}
 		if fresh, _ := l.PasskeySeenOn(ctx, "cred", "ana@shop.example", "Firefox/Linux", now); fresh {
@@ -141,6 +152,31 @@ func TestACounterThatDoesNotMoveForwardIsRefusedEvenAtOnce(t *testing.T) {
 		}
 		if fresh, _ := l.PasskeySeenOn(ctx, "cred", "ana@shop.example", "Safari/iPhone", now); !fresh {
 			t.Error("a first sign-in from an iPhone is not new")
+		}
+	})
+}
+
+func TestASuspendedPasskeysSessionsEndOnEveryInstance(t *testing.T) {
+	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
+		l := ledgertest.Open(t, databaseURL)
+		addPerson(t, l, "ana@shop.example")
+		addPasskey(l, "ana@shop.example", "cred", "Laptop")
+		addPasskey(l, "ana@shop.example", "other", "Phone")
+		laptop, _ := l.Passkey(ctx, "cred")
+		phone, _ := l.Passkey(ctx, "other")
+		now := time.Now()
+		for id, ref := range map[string]string{"by-laptop": laptop.Ref, "by-laptop-2": laptop.Ref, "by-phone": phone.Ref, "by-password": ""} {
+			if err := l.StartSession(ctx, ledger.Session{ID: id, Email: "ana@shop.example", Created: now, Ends: now.Add(time.Hour), Passkey: ref}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := l.EndSessionsOfPasskey(ctx, laptop.Ref, now); err != nil {
+			t.Fatal(err)
+		}
+		for id, ended := range map[string]bool{"by-laptop": true, "by-laptop-2": true, "by-phone": false, "by-password": false} {
+			if out, err := l.IsSignedOut(ctx, id); err != nil || out != ended {
+				t.Errorf("session %s ended: %v, %v; want %v", id, out, err, ended)
+			}
 		}
 	})
 }

@@ -117,9 +117,9 @@ const (
 	// EventPasskeyNewDevice: the passkey's name, the device it signed in
 	// from for the first time.
 	EventPasskeyNewDevice = "passkeyNewDevice"
-	// EventPasskeyRefused: the passkey's name, the device; its counter went
-	// backwards.
-	EventPasskeyRefused = "passkeyRefused"
+	// EventPasskeySuspended: the passkey's name, the device; its counter
+	// went backwards, and the sessions it started were ended.
+	EventPasskeySuspended = "passkeySuspended"
 	// EventOperatorsPasskeys and EventOperatorsPasskeysNot: the
 	// deployment's rule that operators sign in with a passkey.
 	EventOperatorsPasskeys    = "operatorsPasskeys"
@@ -142,7 +142,7 @@ var Events = []string{
 	EventInvitationRevoked, EventJoined, EventJoinedNew, EventRoleChanged, EventMemberRemoved,
 	EventPasswordChanged, EventLanguageChosen, EventTwoStepOn, EventTwoStepOff, EventTwoStepReset,
 	EventTwoStepResetPasskeys, EventOperatorPasswordPasskeys, EventPasskeyAdded, EventPasskeyRemoved,
-	EventPasskeyNewDevice, EventPasskeyRefused, EventOperatorsPasskeys, EventOperatorsPasskeysNot,
+	EventPasskeyNewDevice, EventPasskeySuspended, EventOperatorsPasskeys, EventOperatorsPasskeysNot,
 }
 
 // Actors that are not people, said from the catalog's "audit.actor.<name>";

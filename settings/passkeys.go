@@ -105,12 +105,13 @@ func (s *Store) PasskeyOnNewDevice(ctx context.Context, by Actor, p ledger.Passk
 		say(EventPasskeyNewDevice, ledger.Text(p.Name), ledger.Device(device)))
 }
 
-// PasskeyRefused says, in the audit log and the person's own list, that a
-// sign-in with one of their passkeys was refused because its counter went
-// backwards: a copy of it may be in someone else's hands.
-func (s *Store) PasskeyRefused(ctx context.Context, by Actor, p ledger.Passkey, device string) error {
-	return s.passkeyEvent(ctx, by, ledger.PasskeyEvent{Email: p.Email, Kind: ledger.PasskeyRefused, Name: p.Name, Device: device},
-		say(EventPasskeyRefused, ledger.Text(p.Name), ledger.Device(device)))
+// PasskeySuspended says, in the audit log and the person's own list, that
+// one of their passkeys was suspended, a sign-in from device having shown
+// its counter going backwards: a copy of it is in someone's hands, and the
+// sessions it started were ended.
+func (s *Store) PasskeySuspended(ctx context.Context, by Actor, p ledger.Passkey, device string) error {
+	return s.passkeyEvent(ctx, by, ledger.PasskeyEvent{Email: p.Email, Kind: ledger.PasskeySuspended, Name: p.Name, Device: device},
+		say(EventPasskeySuspended, ledger.Text(p.Name), ledger.Device(device)))
 }
 
 // passkeyEvent writes a person's passkey event with its audit line; no

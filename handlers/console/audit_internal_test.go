@@ -70,7 +70,7 @@ var sampleLines = map[string][]ledger.AuditArg{
 	settings.EventPasskeyAdded:             {ledger.Text("MacBook Touch ID"), ledger.Device("Safari/macOS")},
 	settings.EventPasskeyRemoved:           {ledger.Text("MacBook Touch ID")},
 	settings.EventPasskeyNewDevice:         {ledger.Text("MacBook Touch ID"), ledger.Device("Safari/iPhone")},
-	settings.EventPasskeyRefused:           {ledger.Text("YubiKey"), ledger.Device("/")},
+	settings.EventPasskeySuspended:         {ledger.Text("YubiKey"), ledger.Device("/")},
 	settings.EventOperatorsPasskeys:        nil,
 	settings.EventOperatorsPasskeysNot:     nil,
 }

@@ -331,6 +331,12 @@ func (c *Console) signIn(ec echo.Context) error {
 // over, acting for merchant act (their first when empty), and the sign-in
 // recorded for the team's list.
 func (c *Console) startSession(ec echo.Context, u *merchant.ConsoleUser, act string) error {
+	return c.startSessionBy(ec, u, act, "")
+}
+
+// startSessionBy is startSession for a sign-in by the passkey of ref, kept
+// with the session: it ends when that passkey is suspended.
+func (c *Console) startSessionBy(ec echo.Context, u *merchant.ConsoleUser, act, passkey string) error {
 	sess, _ := c.store.New(ec.Request(), cookieName)
 	now := c.Now()
 	sess.Values = map[any]any{"user": strings.ToLower(u.Email), "sid": randomToken(), "csrf": randomToken(),
@@ -340,7 +346,7 @@ func (c *Console) startSession(ec echo.Context, u *merchant.ConsoleUser, act str
 	}
 	r := ec.Request()
 	if err := c.Ledger.StartSession(r.Context(), ledger.Session{ID: sess.Values["sid"].(string), Email: u.Email,
-		Device: deviceOf(r.UserAgent()), Address: ec.RealIP(), Created: now, Ends: now.Add(MaxSession)}); err != nil {
+		Device: deviceOf(r.UserAgent()), Address: ec.RealIP(), Created: now, Ends: now.Add(MaxSession), Passkey: passkey}); err != nil {
 		return err
 	}
 	if err := sess.Save(ec.Request(), ec.Response()); err != nil {

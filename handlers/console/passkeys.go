@@ -126,12 +126,14 @@ func (c *Console) mustAddPasskey(u *merchant.ConsoleUser) bool {
 
 // passkeyUser is a person as WebAuthn sees them: their user handle (the
 // same for each of their passkeys, random, never their e-mail) and their
-// credentials.
+// credentials that may sign (creds, with their rows): none suspended. all
+// are every passkey of theirs.
 type passkeyUser struct {
 	email  string
 	handle []byte
 	creds  []webauthn.Credential
 	rows   []ledger.Passkey
+	all    []ledger.Passkey
 }
 
 func (u *passkeyUser) WebAuthnID() []byte                         { return u.handle }
@@ -152,8 +154,8 @@ func (u *passkeyUser) row(id []byte) (ledger.Passkey, bool) {
 // credentialID is how the ledger names a credential: its id, base64url.
 func credentialID(raw []byte) string { return base64.RawURLEncoding.EncodeToString(raw) }
 
-// passkeyUserOf reads a person's passkeys, but except (the Ref of one
-// being removed).
+// passkeyUserOf reads a person's passkeys; those that may sign are all but
+// the suspended ones and except (the Ref of one being removed).
 // A person without passkeys has the handle given (the one a registration
 // began with), else a new one.
 func (c *Console) passkeyUserOf(ec echo.Context, email, except string, handle []byte) (*passkeyUser, error) {
@@ -161,14 +163,14 @@ func (c *Console) passkeyUserOf(ec echo.Context, email, except string, handle []
 	if err != nil {
 		return nil, err
 	}
-	u := &passkeyUser{email: strings.ToLower(email), handle: handle}
+	u := &passkeyUser{email: strings.ToLower(email), handle: handle, all: rows}
 	for i, r := range rows {
 		if i == 0 {
 			if u.handle, err = base64.RawURLEncoding.DecodeString(r.UserHandle); err != nil {
 				return nil, fmt.Errorf("console: the passkeys of %s have an unreadable user handle: %w", maskEmail(email), err)
 			}
 		}
-		if r.Ref == except {
+		if r.Ref == except || !r.Suspended.IsZero() {
 			continue
 		}
 		var cred webauthn.Credential
@@ -411,6 +413,12 @@ func (c *Console) signInWithPasskey(ec echo.Context) error {
 		c.log(ec).Warn("console passkey sign-in refused: too many tries of the passkey", "email", maskEmail(row.Email), "address", ec.RealIP())
 		return errors.Join(byAddress.right(), refuseJSON(ec, http.StatusTooManyRequests, t(ec, "console.login.tooMany"), ""))
 	}
+	if !row.Suspended.IsZero() {
+		// Suspended: it signs in nowhere, whoever holds it. Nothing was
+		// checked, so nothing is counted.
+		c.log(ec).Warn("console passkey sign-in refused: the passkey is suspended", "email", maskEmail(row.Email), "address", ec.RealIP())
+		return errors.Join(byAddress.right(), byCredential.right(), refuseJSON(ec, http.StatusUnauthorized, t(ec, "console.passkeys.suspended", row.Name), ""))
+	}
 	user, err := c.passkeyUserOf(ec, row.Email, "", nil)
 	if err != nil {
 		return err
@@ -459,7 +467,7 @@ func (c *Console) signInWithPasskey(ec echo.Context) error {
 			}
 		}
 	}
-	if err := c.startSession(ec, u, act); err != nil {
+	if err := c.startSessionBy(ec, u, act, row.Ref); err != nil {
 		return err
 	}
 	c.log(ec).Info("console sign-in with a passkey", "email", maskEmail(u.Email), "address", ec.RealIP())
@@ -467,25 +475,31 @@ func (c *Console) signInWithPasskey(ec echo.Context) error {
 }
 
 // takePasskey takes a verified assertion of row's passkey: its counter must
-// move forward, in the ledger, on every instance. When it does not (a copy
-// of the passkey, or an answer sent again), the refusal is said to the
-// person and written in their passkey events and the audit log. A first
-// use from a device the passkey never signed in from is written there too.
+// move forward, in the ledger, on every instance. When it does not, two
+// authenticators hold it, the real one and a copy, and which is which
+// cannot be told: the passkey is suspended (it signs in nowhere until its
+// person removes it and adds it again), the sessions it started end on
+// every instance, and it is said to the person and written in their
+// passkey events and the audit log. A first use from a device the passkey
+// never signed in from is written there too.
 func (c *Console) takePasskey(ec echo.Context, row ledger.Passkey, parsed *protocol.ParsedCredentialAssertionData) (string, error) {
 	ctx, now := ec.Request().Context(), c.Now()
 	device := deviceOf(ec.Request().UserAgent())
 	by := settings.Actor{Name: row.Email, RequestID: ec.Response().Header().Get(echo.HeaderXRequestID)}
-	taken, err := c.Ledger.UsePasskey(ctx, row.ID, parsed.Response.AuthenticatorData.Counter, now)
-	if err != nil {
+	use, err := c.Ledger.UsePasskey(ctx, row.ID, parsed.Response.AuthenticatorData.Counter, now)
+	switch {
+	case err != nil:
 		return "", err
-	}
-	if !taken {
-		c.log(ec).Warn("console: a passkey's counter did not move forward: refused, a copy of it may exist", "email", maskEmail(row.Email),
+	case use == ledger.PasskeySuspendedNow:
+		c.log(ec).Warn("console: a passkey's counter did not move forward: suspended, a copy of it exists", "email", maskEmail(row.Email),
 			"address", ec.RealIP())
-		if err := c.Settings.PasskeyRefused(ctx, by, row, device); err != nil {
+		if err := errors.Join(c.Ledger.EndSessionsOfPasskey(ctx, row.Ref, now), c.Settings.PasskeySuspended(ctx, by, row, device)); err != nil {
 			return "", err
 		}
-		return t(ec, "console.passkeys.cloned", row.Name), nil
+		return t(ec, "console.passkeys.suspended", row.Name), nil
+	case use == ledger.PasskeyWasSuspended:
+		c.log(ec).Warn("console: a suspended passkey refused", "email", maskEmail(row.Email), "address", ec.RealIP())
+		return t(ec, "console.passkeys.suspended", row.Name), nil
 	}
 	fresh, err := c.Ledger.PasskeySeenOn(ctx, row.ID, row.Email, device, now)
 	if err != nil || !fresh {
@@ -515,10 +529,10 @@ func (c *Console) beginPasskey(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(user.rows) >= ledger.MaxPasskeys {
+	if len(user.all) >= ledger.MaxPasskeys {
 		return refuseJSON(ec, http.StatusConflict, t(ec, "console.passkeys.full", ledger.MaxPasskeys), "")
 	}
-	for _, r := range user.rows {
+	for _, r := range user.all {
 		if strings.EqualFold(r.Name, name) {
 			return refuseJSON(ec, http.StatusUnprocessableEntity, passkeyNameSaid(ec, settings.ErrPasskeyNameTaken), "passkey-name")
 		}
@@ -758,6 +772,9 @@ func (c *Console) passkeysOfAccount(ec echo.Context, email string) (passkeys.Acc
 		if !r.LastUsed.IsZero() {
 			p.When = t(ec, "console.passkeys.when", when(l, r.Created), when(l, r.LastUsed))
 		}
+		if !r.Suspended.IsZero() {
+			p.Suspended = t(ec, "console.passkeys.suspendedSince", when(l, r.Suspended))
+		}
 		m.List = append(m.List, p)
 	}
 	m.Full = len(rows) >= ledger.MaxPasskeys
@@ -774,8 +791,8 @@ func (c *Console) passkeysOfAccount(ec echo.Context, email string) (passkeys.Acc
 			line.Text = t(ec, "console.passkeys.event.removed", e.Name)
 		case ledger.PasskeyNewDevice:
 			line.Text = t(ec, "console.passkeys.event.newDevice", e.Name, deviceSaid(ec, e.Device))
-		case ledger.PasskeyRefused:
-			line.Text, line.Warning = t(ec, "console.passkeys.event.refused", e.Name, deviceSaid(ec, e.Device)), true
+		case ledger.PasskeySuspended:
+			line.Text, line.Warning = t(ec, "console.passkeys.event.suspended", e.Name, deviceSaid(ec, e.Device)), true
 		default:
 			continue
 		}

@@ -317,29 +317,68 @@ func (u userAgent) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func TestACopiedPasskeyWhoseCounterWentBackwardsIsRefused(t *testing.T) {
+func TestACopiedPasskeyIsSuspendedForBothCopiesUntilItIsRemovedAndAddedAgain(t *testing.T) {
 	e := setupPasskeys(t)
 	owner := e.browser()
-	a := owner.addPasskey(owner.signIn(shop1User), "YubiKey")
+	csrf := owner.signIn(shop1User)
+	a := owner.addPasskey(csrf, "YubiKey")
 	copied := a.clone()
-	for range 2 {
-		if signed := e.browser().passkeySignIn(a); signed.status != http.StatusOK {
-			t.Fatalf("the real passkey: %d %v", signed.status, signed.body)
+	// The copy is used first: its counter moves forward, and it signs in.
+	thief := e.browser()
+	if signed := thief.passkeySignIn(copied); signed.status != http.StatusOK {
+		t.Fatalf("the copy, used first: %d %v", signed.status, signed.body)
+	}
+	if res := thief.get("/console"); res.StatusCode != http.StatusOK {
+		t.Fatalf("the copy's session: %d", res.StatusCode)
+	}
+	// The real one's counter is then no further: the passkey is
+	// suspended, and the real one is told so.
+	refused := e.browser().passkeySignIn(a)
+	if refused.status != http.StatusUnauthorized || !strings.Contains(refused.text("error"), "counter went backwards") ||
+		!strings.Contains(refused.text("error"), "suspended") || !strings.Contains(refused.text("error"), "account page") {
+		t.Errorf("the real passkey after its copy: %d %v", refused.status, refused.body)
+	}
+	// The session the copy started is over, on every instance.
+	if res := thief.get("/console"); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("the copy's session after the suspension: %d", res.StatusCode)
+	}
+	// Neither signs in again, however far its counter goes.
+	for name, key := range map[string]*authenticator{"the copy": copied, "the real one": a} {
+		key.count += 5
+		if again := e.browser().passkeySignIn(key); again.status != http.StatusUnauthorized || !strings.Contains(again.text("error"), "suspended") {
+			t.Errorf("%s of a suspended passkey: %d %v", name, again.status, again.body)
 		}
 	}
-	// The copy's counter is behind the real one's: refused, and said.
-	refused := e.browser().passkeySignIn(copied)
-	if refused.status != http.StatusUnauthorized || !strings.Contains(refused.text("error"), "counter went backwards") ||
-		!strings.Contains(refused.text("error"), "account page") {
-		t.Errorf("a copied passkey: %d %v", refused.status, refused.body)
+	if n := e.auditLines(shop1User, settings.EventPasskeySuspended, "YubiKey"); n != 1 {
+		t.Errorf("%d audit lines say the passkey was suspended, want 1", n)
 	}
-	events := page(t, owner.get("/console/account"), http.StatusOK).Find(`[data-testid="passkey-events"]`).Text()
-	if !strings.Contains(events, "“YubiKey” refused") {
-		t.Errorf("the account does not show the refusal: %q", events)
+	// The owner's own session (their password's) shows it suspended.
+	account := page(t, owner.get("/console/account"), http.StatusOK)
+	if got := account.Find(`[data-testid="passkey-suspended"]`).Text(); !strings.Contains(got, "Suspended since") {
+		t.Errorf("the account page's passkey: %q", account.Find(`[data-testid="passkeys"]`).Text())
 	}
-	// The real one still signs in.
-	if signed := e.browser().passkeySignIn(a); signed.status != http.StatusOK {
-		t.Errorf("the real passkey after its copy was refused: %d %v", signed.status, signed.body)
+	if events := account.Find(`[data-testid="passkey-events"]`).Text(); !strings.Contains(events, "“YubiKey” suspended after a sign-in from") {
+		t.Errorf("the account's passkey activity: %q", events)
+	}
+	// With the password, the second step has no passkey to offer and no
+	// app: it says what to do, and starts no session.
+	b := e.browser()
+	b.givePassword(shop1User, secret)
+	step := page(t, b.get("/console/login/code"), http.StatusOK)
+	if step.Find(`[data-testid="passkey-second-step"]`).Length() != 0 || !strings.Contains(step.Find(`[data-testid="no-way-in"]`).Text(), "operator") {
+		t.Errorf("the second step of a person whose passkey is suspended: %q", step.Find("main").Text())
+	}
+	if res := b.get("/console"); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("the password alone of a person whose passkey is suspended: %d", res.StatusCode)
+	}
+	// Removed and added again, it signs in.
+	remove, _ := account.Find(`[data-testid="passkey"] form`).Attr("action")
+	if res := owner.post(remove, url.Values{"csrf": {csrf}, "asked": {"1"}, "passkey_password": {secret}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("removing the suspended passkey: %d", res.StatusCode)
+	}
+	again := owner.addPasskey(csrf, "YubiKey")
+	if signed := e.browser().passkeySignIn(again); signed.status != http.StatusOK {
+		t.Errorf("the passkey added again: %d %v", signed.status, signed.body)
 	}
 }
 

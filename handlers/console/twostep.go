@@ -75,23 +75,35 @@ func (c *Console) pendingCode(ec echo.Context) (*merchant.ConsoleUser, map[any]a
 // showCodeStep answers GET /console/login/code.
 func (c *Console) showCodeStep(ec echo.Context) error {
 	if u, values, ok := c.pendingCode(ec); ok {
-		return render(ec, http.StatusOK, manage.ConsoleCodePage(c.codeModel(ec, u, values, "")))
+		return c.codeStep(ec, http.StatusOK, u, values, "")
 	}
 	return ec.Redirect(http.StatusSeeOther, RouteLogin+"?ended=1")
 }
 
-// codeModel is the second step of u: the code of their app (a recovery
-// code alone where a passkey is the way in), and their passkey where they
-// have one.
-func (c *Console) codeModel(ec echo.Context, u *merchant.ConsoleUser, values map[any]any, problem string) manage.ConsoleCode {
+// codeStep shows the second step of u with status: the code of their app
+// (a recovery code alone where a passkey is the way in), their passkey
+// where they have one that may sign here, and, where neither is left,
+// what to do.
+func (c *Console) codeStep(ec echo.Context, status int, u *merchant.ConsoleUser, values map[any]any, problem string) error {
 	csrf, _ := values["csrf"].(string)
 	m := manage.ConsoleCode{ConsolePage: consoleviews.ConsolePage{Title: t(ec, "console.code.title"), Assets: c.Assets, CSRF: csrf}, Error: problem,
-		Code: u.TwoStep, RecoveryOnly: u.TwoStep && c.passkeysOnly(u), Passkey: u.Passkeys > 0}
+		Code: u.TwoStep, RecoveryOnly: u.TwoStep && c.passkeysOnly(u)}
+	if u.Passkeys > 0 {
+		if m.PasskeysOff = c.passkeysOff(ec); m.PasskeysOff == "" {
+			user, err := c.passkeyUserOf(ec, u.Email, "", nil)
+			if err != nil {
+				return err
+			}
+			m.Passkey = len(user.creds) > 0
+		}
+	}
 	if m.Passkey {
-		m.PasskeysOff = c.passkeysOff(ec)
 		m.Scripts = []string{c.Assets.PasskeysJS}
 	}
-	return m
+	if !m.Code && !m.Passkey {
+		m.NoWay = t(ec, "console.code.noWay")
+	}
+	return render(ec, status, manage.ConsoleCodePage(m))
 }
 
 // checkCodeStep answers POST /console/login/code: a code of the person's
@@ -112,7 +124,7 @@ func (c *Console) checkCodeStep(ec echo.Context) error {
 	if !u.TwoStep || c.passkeysOnly(u) && len(code) == 6 {
 		// A passkey is the way in: a code of the app is not taken (nor
 		// counted), a recovery code still is.
-		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleCodePage(c.codeModel(ec, u, values, t(ec, "console.code.passkeyOnly"))))
+		return c.codeStep(ec, http.StatusUnprocessableEntity, u, values, t(ec, "console.code.passkeyOnly"))
 	}
 	ctx := ec.Request().Context()
 	tries := c.codeTries(ec, u.Email)
@@ -135,7 +147,7 @@ func (c *Console) checkCodeStep(ec echo.Context) error {
 		if errors.Is(err, settings.ErrCodeUsed) {
 			problem = t(ec, "console.code.used")
 		}
-		return render(ec, http.StatusUnauthorized, manage.ConsoleCodePage(c.codeModel(ec, u, values, problem)))
+		return c.codeStep(ec, http.StatusUnauthorized, u, values, problem)
 	case err != nil:
 		return err
 	}

@@ -68,12 +68,38 @@ func passkeysOf(t *testing.T, ctx context.Context, id webauthn.AuthenticatorID) 
 	return got.Credentials
 }
 
+// copyOf is a passkey as someone who took it from an authenticator would
+// hold it: its key, its user handle, its counter where it was.
+func copyOf(c *webauthn.Credential) *webauthn.Credential {
+	return &webauthn.Credential{CredentialID: c.CredentialID, IsResidentCredential: true, RpID: c.RpID,
+		PrivateKey: c.PrivateKey, UserHandle: c.UserHandle, SignCount: c.SignCount}
+}
+
+// holding swaps the browser's authenticator for one that holds the
+// passkeys given (none: a new one, to make a passkey on), and returns it.
+func holding(t *testing.T, ctx context.Context, old webauthn.AuthenticatorID, passkeys ...*webauthn.Credential) webauthn.AuthenticatorID {
+	t.Helper()
+	if _, err := chromedp.Call(ctx, webauthn.RemoveVirtualAuthenticator, webauthn.RemoveVirtualAuthenticatorParams{AuthenticatorID: old}); err != nil {
+		t.Fatal(err)
+	}
+	id := virtualAuthenticator(t, ctx)
+	for _, c := range passkeys {
+		if _, err := chromedp.Call(ctx, webauthn.AddCredential, webauthn.AddCredentialParams{AuthenticatorID: id, Credential: c}); err != nil {
+			t.Fatalf("WebAuthn.addCredential: %v", err)
+		}
+	}
+	return id
+}
+
 // TestPasskeysInABrowser is a shop owner on a deployment of two instances
 // over one ledger: they add a passkey on one instance (with their
-// password), sign in with it alone on the other (its button, and the
-// browser's autofill), see a copy of it with an older counter refused, and
-// remove it. The pages with the passkey controls
-// are checked by axe-core and kept as screenshots at 390 and 1280 px.
+// password) and a second one on their phone, sign in with the first alone
+// on the other instance (its button, and the browser's autofill), see a
+// copy of it with an older counter suspend it, sign in with the password
+// and the phone's passkey as the second step, find the laptop's passkey
+// suspended on their account page, and remove it. The pages with the
+// passkey controls are checked by axe-core and kept as screenshots at 390
+// and 1280 px.
 func TestPasskeysInABrowser(t *testing.T) {
 	db := ledgertest.PostgresURL(t)
 	ctx := browser(t)
@@ -103,25 +129,29 @@ func TestPasskeysInABrowser(t *testing.T) {
 		t.Helper()
 		return strings.TrimSpace(value(t, ctx, css, chromedp.Text(chromedp.CSS(css), chromedp.NodeVisible)))
 	}
-	signInWithPassword := func(base string) {
+	signInWithPassword := func(base, then string) {
 		t.Helper()
 		do("sign in with the password at "+base, chromedp.Navigate(base+"/console/login"), chromedp.WaitVisible(chromedp.ID("email")),
-			chromedp.SendKeys(chromedp.ID("email"), email), chromedp.SendKeys(chromedp.ID("password"), pw+"\r"), visible(`[data-testid="funnel"]`))
+			chromedp.SendKeys(chromedp.ID("email"), email), chromedp.SendKeys(chromedp.ID("password"), pw+"\r"), visible(then))
 	}
 	signOut := func() {
 		t.Helper()
 		do("sign out", menu(), click(`[data-testid="sign-out"]`), chromedp.WaitVisible(chromedp.ID("email")))
 	}
+	addPasskey := func(name string) {
+		t.Helper()
+		do("add the passkey "+name, chromedp.Navigate(a.base+"/console/account"), visible(`[data-testid="add-passkey"]`),
+			chromedp.SendKeys(chromedp.CSS(`[data-testid="passkey-name"]`), name), chromedp.SendKeys(chromedp.CSS(`[data-testid="passkey-password"]`), pw),
+			click(`[data-testid="add-passkey"]`), visible(`[data-testid="notice"]`))
+	}
 
 	// On instance A: the account page, with the password.
-	signInWithPassword(a.base)
+	signInWithPassword(a.base, `[data-testid="funnel"]`)
 	do("the account page", chromedp.Navigate(a.base+"/console/account"), visible(`[data-testid="add-passkey"]`))
 	if help := value(t, ctx, "the help under the heading", chromedp.Evaluate[bool](`document.querySelector('[data-testid="passkey-help"]').hidden`)); !help {
 		t.Error("with WebAuthn the account page still says a passkey needs JavaScript")
 	}
-	do("add a passkey", chromedp.SendKeys(chromedp.CSS(`[data-testid="passkey-name"]`), "Laptop"),
-		chromedp.SendKeys(chromedp.CSS(`[data-testid="passkey-password"]`), pw), click(`[data-testid="add-passkey"]`),
-		visible(`[data-testid="passkeys"] [data-testid="passkey"]`))
+	addPasskey("Laptop")
 	if got := text(`[data-testid="passkey-label"]`); got != "Laptop" {
 		t.Errorf("the account lists the passkey %q", got)
 	}
@@ -133,8 +163,13 @@ func TestPasskeysInABrowser(t *testing.T) {
 	if len(held) != 1 || !held[0].IsResidentCredential || held[0].RpID != "localhost" {
 		t.Fatalf("the authenticator holds %+v", held)
 	}
-	copied := webauthn.Credential{CredentialID: held[0].CredentialID, IsResidentCredential: true, RpID: held[0].RpID,
-		PrivateKey: held[0].PrivateKey, UserHandle: held[0].UserHandle, SignCount: held[0].SignCount}
+	// Taken now, before the laptop signs in again: its counter stays here.
+	copied := copyOf(held[0])
+	// A second passkey, on the phone.
+	phone := holding(t, ctx, laptop)
+	addPasskey("Phone")
+	phoneKey := copyOf(passkeysOf(t, ctx, phone)[0])
+	laptop = holding(t, ctx, phone, copyOf(held[0]))
 	signOut()
 
 	// On instance B, which never saw the passkey made: the passkey alone.
@@ -153,37 +188,44 @@ func TestPasskeysInABrowser(t *testing.T) {
 	noAutofill(t, ctx)
 	signOut()
 
-	// A copy of the passkey, taken before those two sign-ins, in another
-	// authenticator: its counter is behind, and it is refused.
-	if _, err := chromedp.Call(ctx, webauthn.RemoveVirtualAuthenticator, webauthn.RemoveVirtualAuthenticatorParams{AuthenticatorID: laptop}); err != nil {
-		t.Fatal(err)
-	}
-	thief := virtualAuthenticator(t, ctx)
-	if _, err := chromedp.Call(ctx, webauthn.AddCredential, webauthn.AddCredentialParams{AuthenticatorID: thief, Credential: &copied}); err != nil {
-		t.Fatalf("WebAuthn.addCredential: %v", err)
-	}
+	// A copy of the laptop's passkey, taken before those two sign-ins, in
+	// another authenticator: its counter is behind, and the passkey is
+	// suspended, for the copy and the laptop alike.
+	thief := holding(t, ctx, laptop, copied)
 	do("the copy signs in", chromedp.Navigate(b.base+"/console/login"), visible(`[data-testid="passkey-sign-in"]`),
 		click(`[data-testid="passkey-sign-in"]`), visible(`[data-testid="passkey-error"]`))
 	until(t, ctx, "the refusal", `document.querySelector('[data-testid="passkey-error"]').textContent.length > 0`)
-	if refusal := text(`[data-testid="passkey-error"]`); !strings.Contains(refusal, "counter went backwards") {
+	if refusal := text(`[data-testid="passkey-error"]`); !strings.Contains(refusal, "counter went backwards") || !strings.Contains(refusal, "suspended") {
 		t.Errorf("the copy's refusal reads %q", refusal)
 	}
 	if at := value(t, ctx, "where the browser is", chromedp.Location()); !strings.HasSuffix(at, "/console/login") {
 		t.Errorf("the copy led to %s", at)
 	}
 
-	// Back with the password: the refusal is on the account page, and the
-	// passkey is removed, confirmed with the password.
-	signInWithPassword(a.base)
+	// Back with the password: the phone's passkey is the second step (the
+	// laptop's is suspended), the suspension is on the account page, and
+	// the laptop's passkey is removed, confirmed with the password.
+	phone = holding(t, ctx, thief, phoneKey)
+	signInWithPassword(a.base, `[data-testid="passkey-second-step"]`)
+	checkConsolePage(t, ctx, axe, "login-code-passkey")
+	do("the phone's passkey as the second step", click(`[data-testid="passkey-second-step"]`), visible(`[data-testid="funnel"]`))
 	do("the account page again", chromedp.Navigate(a.base+"/console/account"), visible(`[data-testid="passkey-events"]`))
-	if events := text(`[data-testid="passkey-events"]`); !strings.Contains(events, "“Laptop” refused") || !strings.Contains(events, "“Laptop” added") {
+	if events := text(`[data-testid="passkey-events"]`); !strings.Contains(events, "“Laptop” suspended") || !strings.Contains(events, "“Laptop” added") {
 		t.Errorf("the passkey activity reads %q", events)
 	}
+	if suspended := text(`[data-testid="passkey-suspended"]`); !strings.Contains(suspended, "Suspended since") {
+		t.Errorf("the suspended passkey reads %q", suspended)
+	}
+	checkConsolePage(t, ctx, axe, "account-passkey-suspended")
 	do("remove it", click(`[data-testid="remove-passkey"]`), visible(`[data-testid="remove-passkey-page"]`))
 	checkConsolePage(t, ctx, axe, "remove-passkey")
 	do("confirm with the password", chromedp.SendKeys(chromedp.CSS(`[data-testid="passkey-password"]`), pw), click(`[data-testid="confirm-remove-passkey"]`),
-		visible(`[data-testid="no-passkeys"]`))
+		visible(`[data-testid="notice"]`))
+	if got := text(`[data-testid="passkeys"]`); strings.Contains(got, "Laptop") || !strings.Contains(got, "Phone") {
+		t.Errorf("after removing the laptop's passkey the account lists %q", got)
+	}
 	signOut()
+	holding(t, ctx, phone, copied)
 	do("the removed passkey", chromedp.Navigate(b.base+"/console/login"), visible(`[data-testid="passkey-sign-in"]`),
 		click(`[data-testid="passkey-sign-in"]`))
 	until(t, ctx, "the refusal of a removed passkey", `(document.querySelector('[data-testid="passkey-error"]') || {textContent: ""}).textContent.length > 0`)

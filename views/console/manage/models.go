@@ -206,6 +206,9 @@ type ConsoleCode struct {
 	// deployment cannot use the ones they have.
 	Passkey     bool
 	PasskeysOff string
+	// NoWay says the person has nothing here that finishes their sign-in
+	// (no app, no passkey that may sign), and what to do.
+	NoWay string
 }
 
 // ConsoleDevelopers is the Developers page: what a merchant's developer

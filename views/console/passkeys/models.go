@@ -33,6 +33,9 @@ type Key struct {
 	Name, When string
 	// Remove is the address of its removal.
 	Remove templ.SafeURL
+	// Suspended says since when it signs in nowhere (its counter went
+	// backwards, as a copy's would); empty while it is in use.
+	Suspended string
 }
 
 // Event is a line of the person's passkey events.
