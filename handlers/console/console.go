@@ -118,8 +118,10 @@ type Console struct {
 	// an unknown e-mail costs as long as a wrong password.
 	decoy password.Hashed
 	// rp is the console as WebAuthn names it, from BASE_URL; nil when
-	// passkeys cannot be used here (an IP address, plain http).
-	rp *webauthn.WebAuthn
+	// passkeys cannot be used here (an IP address, plain http), and
+	// passkeysOffWhy says why.
+	rp             *webauthn.WebAuthn
+	passkeysOffWhy string
 }
 
 // New returns the console.
@@ -145,6 +147,7 @@ func New(cfg Config) (*Console, error) {
 		// Everything else works; the console's pages say passkeys are
 		// off, and why.
 		cfg.Log.Warn("console: passkeys are off", "reason", err)
+		c.passkeysOffWhy = err.Error()
 	}
 	// The costs of the users' own hashes, so that both paths take as long.
 	params := password.Default

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -111,17 +112,70 @@ func (c *Console) passkeysOff(ec echo.Context) string {
 // and the deployment can use them.
 func (c *Console) hasPasskeys(u *merchant.ConsoleUser) bool { return c.rp != nil && u.Passkeys > 0 }
 
+// passkeysRequired reports whether the deployment's rule has u sign in
+// with a passkey: an operator, where operators must.
+func (c *Console) passkeysRequired(u *merchant.ConsoleUser) bool {
+	return u.Operator && c.Merchants.OperatorsPasskeys()
+}
+
 // passkeysOnly reports whether u signs in with a passkey alone (or a
-// recovery code when every device is lost): an operator where the
-// deployment requires it of operators, once they have one.
+// recovery code when every device is lost): an operator under the rule,
+// once they have one, and every operator under it while passkeys are off
+// here, for the rule does not lapse because BASE_URL changed.
 func (c *Console) passkeysOnly(u *merchant.ConsoleUser) bool {
-	return u.Operator && c.Merchants.OperatorsPasskeys() && c.hasPasskeys(u)
+	return c.passkeysRequired(u) && (u.Passkeys > 0 || c.rp == nil)
 }
 
 // mustAddPasskey reports whether u is an operator who must add a passkey
 // before anything else: the deployment requires it, and they have none.
 func (c *Console) mustAddPasskey(u *merchant.ConsoleUser) bool {
-	return u.Operator && c.Merchants.OperatorsPasskeys() && c.rp != nil && u.Passkeys == 0
+	return c.passkeysRequired(u) && c.rp != nil && u.Passkeys == 0
+}
+
+// PasskeysMismatch says, for /readyz, who cannot sign in as their settings
+// say while passkeys are off on this deployment (people who have passkeys,
+// operators under the rule that they use one): they get no session from a
+// password alone, only with the app's code or a recovery code. It is ""
+// when passkeys work here, or nobody is concerned.
+func (c *Console) PasskeysMismatch() string {
+	if c.rp != nil {
+		return ""
+	}
+	people := 0
+	for _, u := range c.Merchants.ConsoleUsers() {
+		if u.Passkeys > 0 {
+			people++
+		}
+	}
+	var said []string
+	if people > 0 {
+		said = append(said, fmt.Sprintf("%d people have passkeys this deployment cannot use: they sign in only with their authenticator app's code or a recovery code, "+
+			"and those with neither cannot sign in", people))
+	}
+	if c.Merchants.OperatorsPasskeys() {
+		said = append(said, "operators must use passkeys: they sign in only with a recovery code")
+	}
+	if len(said) == 0 {
+		return ""
+	}
+	return "passkeys off (" + c.passkeysOffWhy + "); " + strings.Join(said, "; ")
+}
+
+// passkeysMismatchSaid is PasskeysMismatch for the operators' Merchants
+// page, in the reader's language: a line for the people with passkeys, one
+// for the operators' rule.
+func (c *Console) passkeysMismatchSaid(ec echo.Context) []string {
+	if c.rp != nil {
+		return nil
+	}
+	var said []string
+	if slices.ContainsFunc(c.Merchants.ConsoleUsers(), func(u *merchant.ConsoleUser) bool { return u.Passkeys > 0 }) {
+		said = append(said, t(ec, "console.passkeys.offPeople"))
+	}
+	if c.Merchants.OperatorsPasskeys() {
+		said = append(said, t(ec, "console.passkeys.offRule"))
+	}
+	return said
 }
 
 // passkeyUser is a person as WebAuthn sees them: their user handle (the

@@ -21,6 +21,7 @@ import (
 	"github.com/go-webauthn/webauthn/protocol/webauthncose"
 
 	"github.com/paybybank/checkout/handlers/console"
+	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/ledger/ledgertest"
 	"github.com/paybybank/checkout/password"
 	"github.com/paybybank/checkout/settings"
@@ -969,6 +970,140 @@ func TestPasskeysAreOffWhereBaseURLIsAnIPAddress(t *testing.T) {
 	}
 	if !strings.Contains(e.logText(), "passkeys are off") || !strings.Contains(e.logText(), "IP address") {
 		t.Errorf("the start does not log why passkeys are off")
+	}
+}
+
+// passkeyOf gives email a passkey in the ledger, as an instance where
+// passkeys work would have kept it.
+func (e *env) passkeyOf(email, name string) {
+	e.t.Helper()
+	id := make([]byte, 16)
+	rand.Read(id)
+	if err := e.settings.AddPasskey(ctx, ledger.Passkey{ID: b64.EncodeToString(id), Email: email, UserHandle: b64.EncodeToString(id), Name: name,
+		Credential: "{}"}, "Safari/macOS"); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func TestWherePasskeysAreOffTheirPeopleGetNoSessionFromThePasswordAlone(t *testing.T) {
+	e := setup(t) // BASE_URL http://127.0.0.1: passkeys are off
+	e.shop3()
+	dev, designer := "dev@shop3.example", "designer@shop3.example"
+	ops := e.browser()
+	ocsrf := ops.signIn(operator)
+	e.join(invite(t, ops, ocsrf, "shop3", dev, "developer"), newPassword, newPassword)
+	e.join(invite(t, ops, ocsrf, "shop3", designer, "designer"), newPassword, newPassword)
+	// shop3 requires two-step sign-in; its developer has a passkey only
+	// (made where passkeys worked), its designer a passkey and the app.
+	if res := ops.post(console.RouteRequireTwoStep, url.Values{"csrf": {ocsrf}, "merchant": {"shop3"}, "require": {"on"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("requiring two-step sign-in: %d", res.StatusCode)
+	}
+	e.passkeyOf(dev, "Laptop")
+	e.passkeyOf(designer, "Phone")
+	now := time.Now()
+	setup, err := e.settings.BeginTwoStep(ctx, designer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.settings.ConfirmTwoStep(ctx, designer, codeAt(t, setup.Secret, now), now); err != nil {
+		t.Fatal(err)
+	}
+
+	// The passkey-only member: no session, and the second step says why
+	// and what to do.
+	b := e.browser()
+	if res := b.givePassword(dev, newPassword); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/console/login/code" {
+		t.Fatalf("the password of a passkey-only member where passkeys are off: %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	if res := b.get("/console/payments"); res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/console/login") {
+		t.Errorf("a passkey-only member reaches the payments with the password alone: %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	step := page(t, b.get("/console/login/code"), http.StatusOK)
+	if !strings.Contains(step.Find(`[data-testid="passkeys-off"]`).Text(), "127.0.0.1") || step.Find(`[data-testid="no-way-in"]`).Length() != 1 ||
+		step.Find(`input[name="code"]`).Length() != 0 || step.Find(`[data-testid="passkey-second-step"]`).Length() != 0 {
+		t.Errorf("the second step of a passkey-only member where passkeys are off: %q", step.Find("main").Text())
+	}
+	// Nor does an invitation let them in.
+	if _, err := e.settings.CreateMerchant(ctx, settings.Actor{Name: operator}, "shop4", "Shop 4", []string{"https://shop4.example"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, res := e.joinAs(invite(t, ops, ocsrf, "shop4", dev, "viewer"), newPassword); res.Header.Get("Location") != "/console/login/code" {
+		t.Errorf("an invitation accepted by a passkey-only person where passkeys are off: %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+
+	// With the app too, its code finishes the sign-in.
+	d := e.browser()
+	d.givePassword(designer, newPassword)
+	step = page(t, d.get("/console/login/code"), http.StatusOK)
+	if step.Find(`input[name="code"]`).Length() != 1 || step.Find(`[data-testid="no-way-in"]`).Length() != 0 {
+		t.Fatalf("the second step of a member with a passkey and the app: %q", step.Find("main").Text())
+	}
+	if res := d.post("/console/login/code", url.Values{"csrf": {csrfOf(step)}, "code": {codeAt(t, setup.Secret, now.Add(30*time.Second))}}); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("the app's code where passkeys are off: %d", res.StatusCode)
+	}
+	if res := d.get("/console/payments"); res.StatusCode != http.StatusOK {
+		t.Errorf("after the app's code: %d", res.StatusCode)
+	}
+
+	// The Merchants page says who is kept out, and why.
+	mismatch := page(t, ops.get("/console/merchants"), http.StatusOK).Find(`[data-testid="passkeys-mismatch"]`)
+	if mismatch.Length() != 1 || !strings.Contains(mismatch.Text(), "BASE_URL") {
+		t.Errorf("the Merchants page where passkeys are off and people have some: %q", mismatch.Text())
+	}
+	if said := e.console.PasskeysMismatch(); !strings.Contains(said, "passkeys off") || !strings.Contains(said, "IP address") || !strings.Contains(said, "2 people have passkeys") {
+		t.Errorf("/readyz would say %q", said)
+	}
+}
+
+func TestWherePasskeysAreOffOperatorsUnderTheRuleSignInOnlyWithARecoveryCode(t *testing.T) {
+	e := setup(t) // BASE_URL http://127.0.0.1: passkeys are off
+	if e.console.PasskeysMismatch() != "" {
+		t.Errorf("with no passkey and no rule, /readyz would say %q", e.console.PasskeysMismatch())
+	}
+	if err := e.settings.RequireOperatorsPasskeys(ctx, settings.Actor{Name: operator}, true); err != nil {
+		t.Fatal(err)
+	}
+	// With no passkey and no app, the password alone gives no session.
+	alone := e.browser()
+	if res := alone.givePassword(operator, secret); res.Header.Get("Location") != "/console/login/code" {
+		t.Fatalf("an operator's password alone under the rule where passkeys are off: %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	if res := alone.get("/console/merchants"); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("an operator under the rule reaches the merchants with the password alone: %d", res.StatusCode)
+	}
+	if doc := page(t, alone.get("/console/login/code"), http.StatusOK); doc.Find(`[data-testid="no-way-in"]`).Length() != 1 {
+		t.Errorf("the second step of an operator with nothing but a password: %q", doc.Find("main").Text())
+	}
+	now := time.Now()
+	setup, err := e.settings.BeginTwoStep(ctx, operator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes, err := e.settings.ConfirmTwoStep(ctx, operator, codeAt(t, setup.Secret, now), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := e.browser()
+	if res := b.givePassword(operator, secret); res.Header.Get("Location") != "/console/login/code" {
+		t.Fatalf("an operator's password under the rule where passkeys are off: %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	step := page(t, b.get("/console/login/code"), http.StatusOK)
+	if !strings.Contains(step.Find(`label[for="code"]`).Text(), "recovery code") || step.Find(`[data-testid="passkeys-off"]`).Length() != 1 {
+		t.Errorf("the second step of an operator under the rule where passkeys are off: %q", step.Find("main").Text())
+	}
+	refused := page(t, b.post("/console/login/code", url.Values{"csrf": {csrfOf(step)}, "code": {codeAt(t, setup.Secret, now.Add(30*time.Second))}}), http.StatusUnprocessableEntity)
+	if refused.Find(`[data-testid="code-error"]`).Length() != 1 {
+		t.Errorf("the app's code of an operator under the rule: %q", refused.Find("main").Text())
+	}
+	if res := b.post("/console/login/code", url.Values{"csrf": {csrfOf(step)}, "code": {codes[0]}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a recovery code: %d", res.StatusCode)
+	}
+	mismatch := page(t, b.get("/console/merchants"), http.StatusOK).Find(`[data-testid="passkeys-mismatch"]`)
+	if mismatch.Length() != 1 || !strings.Contains(mismatch.Text(), "recovery code") {
+		t.Errorf("the Merchants page under the rule where passkeys are off: %q", mismatch.Text())
+	}
+	if said := e.console.PasskeysMismatch(); !strings.Contains(said, "operators must use passkeys") {
+		t.Errorf("/readyz would say %q", said)
 	}
 }
 

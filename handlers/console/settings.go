@@ -84,7 +84,8 @@ func (c *Console) showMerchants(ec echo.Context) error {
 
 func (c *Console) merchantsPage(ec echo.Context, form manage.ConsoleNewMerchant) manage.ConsoleMerchants {
 	page := manage.ConsoleMerchants{ConsolePage: c.frame(ec, t(ec, "console.merchants"), "merchants"), New: form,
-		OperatorsPasskeys: c.Merchants.OperatorsPasskeys(), PasskeysOff: c.passkeysOff(ec), ProofByPasskey: c.hasPasskeys(sessionOf(ec).user)}
+		OperatorsPasskeys: c.Merchants.OperatorsPasskeys(), PasskeysOff: c.passkeysOff(ec), PasskeysMismatch: c.passkeysMismatchSaid(ec),
+		ProofByPasskey: c.hasPasskeys(sessionOf(ec).user)}
 	if page.ProofByPasskey {
 		page.Scripts = []string{c.Assets.PasskeysJS}
 	}

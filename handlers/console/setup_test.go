@@ -130,6 +130,8 @@ type env struct {
 	mail *fakeMail
 	// gate bounds the passwords hashed at once, and counts them.
 	gate *password.Gate
+	// console is the console under test.
+	console *console.Console
 }
 
 // fakeMail keeps the e-mails sent, or fails each when failing is set.
@@ -244,6 +246,7 @@ func setupAt(t testing.TB, databaseURL string, gate *password.Gate, baseURL stri
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.console = c
 	router := echo.New()
 	c.Routes(router)
 	srv := httptest.NewServer(router)

@@ -88,8 +88,8 @@ func (c *Console) codeStep(ec echo.Context, status int, u *merchant.ConsoleUser,
 	csrf, _ := values["csrf"].(string)
 	m := manage.ConsoleCode{ConsolePage: consoleviews.ConsolePage{Title: t(ec, "console.code.title"), Assets: c.Assets, CSRF: csrf}, Error: problem,
 		Code: u.TwoStep, RecoveryOnly: u.TwoStep && c.passkeysOnly(u)}
-	if u.Passkeys > 0 {
-		if m.PasskeysOff = c.passkeysOff(ec); m.PasskeysOff == "" {
+	if u.Passkeys > 0 || c.passkeysRequired(u) {
+		if m.PasskeysOff = c.passkeysOff(ec); m.PasskeysOff == "" && u.Passkeys > 0 {
 			user, err := c.passkeyUserOf(ec, u.Email, "", nil)
 			if err != nil {
 				return err
@@ -247,8 +247,14 @@ func (c *Console) mustSetUpTwoStep(u *merchant.ConsoleUser) bool {
 // the app, and the password alone no longer does what it does), or either.
 // A sign-in and an invitation accepted by a person who exists ask the
 // same, through this.
+//
+// Where passkeys are off (BASE_URL on an IP address), it fails closed: a
+// person with a passkey, and an operator whom the deployment's rule holds
+// to one, still get no session from the password alone; the second step
+// then takes the app's code or a recovery code (only a recovery code of
+// an operator under the rule), and says what to do to one who has neither.
 func (c *Console) secondStep(u *merchant.ConsoleUser) bool {
-	return u.TwoStep || u.Passkeys > 0
+	return u.TwoStep || u.Passkeys > 0 || c.rp == nil && c.passkeysRequired(u)
 }
 
 // whileSettingUp are the pages a person whose team requires two-step

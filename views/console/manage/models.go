@@ -28,6 +28,9 @@ type ConsoleMerchants struct {
 	// it cannot be required.
 	OperatorsPasskeys bool
 	PasskeysOff       string
+	// PasskeysMismatch says who cannot sign in as their settings say while
+	// passkeys are off (people with passkeys, operators under the rule).
+	PasskeysMismatch []string
 	// OperatorsPasskeysError is why the operator's proof (their password,
 	// or a passkey) was refused; ProofByPasskey offers one of their
 	// passkeys instead of the password (a script's).
