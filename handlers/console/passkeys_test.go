@@ -203,6 +203,19 @@ func (b *browser) givePassword(email, pw string) *http.Response {
 	return b.post("/console/login", url.Values{"email": {email}, "password": {pw}, "csrf": {csrfOf(form)}})
 }
 
+// secondStepWithPasskey answers the second step of a sign-in (the
+// password given) with a's passkey, as the page's script does, and returns
+// the answer.
+func (b *browser) secondStepWithPasskey(a *authenticator) answer {
+	b.e.t.Helper()
+	csrf, _ := page(b.e.t, b.get("/console/login/code"), http.StatusOK).Find(`[data-passkey-signin]`).Attr("data-csrf")
+	options := b.begin(console.RouteLoginPasskeyBegin, csrf, nil)
+	if options.status != http.StatusOK {
+		return options
+	}
+	return b.finish(console.RouteLoginPasskey, csrf, a.get(options.body))
+}
+
 // passkeySignIn signs in on the sign-in page with a's passkey and returns
 // the answer.
 func (b *browser) passkeySignIn(a *authenticator) answer {
@@ -760,9 +773,7 @@ func TestThePasswordOfAPersonWithAPasskeyLeadsToThePasskeyAsTheAppsCodeWould(t *
 	if step.Find(`[data-testid="passkey-second-step"]`).Length() != 1 || step.Find(`input[name="code"]`).Length() != 0 {
 		t.Fatalf("the second step: %q", step.Find("main").Text())
 	}
-	scsrf, _ := step.Find(`[data-passkey-signin]`).Attr("data-csrf")
-	options := b.begin(console.RouteLoginPasskeyBegin, scsrf, nil)
-	if signed := b.finish(console.RouteLoginPasskey, scsrf, a.get(options.body)); signed.status != http.StatusOK {
+	if signed := b.secondStepWithPasskey(a); signed.status != http.StatusOK {
 		t.Fatalf("the passkey after the password: %d %v", signed.status, signed.body)
 	}
 	if res := b.get("/console"); res.StatusCode != http.StatusOK {
@@ -1120,10 +1131,7 @@ func TestAnInvitationAsksForThePasskeyOfAPersonWhoHasOne(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/console/login/code" {
 		t.Fatalf("accepting with the password of a person with a passkey: %d to %q", res.StatusCode, res.Header.Get("Location"))
 	}
-	step := page(t, joining.get("/console/login/code"), http.StatusOK)
-	scsrf, _ := step.Find(`[data-passkey-signin]`).Attr("data-csrf")
-	options := joining.begin(console.RouteLoginPasskeyBegin, scsrf, nil)
-	if signed := joining.finish(console.RouteLoginPasskey, scsrf, a.get(options.body)); signed.status != http.StatusOK {
+	if signed := joining.secondStepWithPasskey(a); signed.status != http.StatusOK {
 		t.Fatalf("the passkey accepting an invitation: %d %v", signed.status, signed.body)
 	}
 	u, _ := e.settings.Dir.ConsoleUser(dev)
