@@ -1,6 +1,7 @@
-/** Tailwind reads the templ views and the scripts (the console's views are
- * built into static/console.css apart, by package.json, so that shoppers
- * never download them); theme values come from CSS
+/** Tailwind reads the templ views and the scripts (the console's views, with
+ * the shared kit's form pieces of views/fields.templ, are built into
+ * static/console.css apart, by package.json, so that shoppers never
+ * download them); theme values come from CSS
  * custom properties set once in static/input.css (and by a merchant's theme),
  * so the classes never hard-code a colour. */
 module.exports = {

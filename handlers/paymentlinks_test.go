@@ -272,7 +272,8 @@ func TestTheAPIMakesFollowsAndCancelsPaymentLinks(t *testing.T) {
 		t.Errorf("cancel again: %d %v", code, body)
 	}
 	lines, err := a.ledger.Audit(context.Background(), ledger.AuditQuery{MerchantID: "shop1", Limit: 10})
-	if err != nil || len(lines) < 2 || !strings.HasPrefix(lines[0].Actor, "API token") || lines[0].Action != "payment link cancelled: "+id {
+	if err != nil || len(lines) < 2 || !strings.HasPrefix(lines[0].Actor, "API token") || lines[0].Event != "paymentLinkCancelled" ||
+		len(lines[0].Args) != 1 || lines[0].Args[0].Value != "FEE-26" {
 		t.Errorf("audit %+v, %v", lines, err)
 	}
 }

@@ -108,6 +108,14 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 		}
 		return why
 	}}
+	if h.Console != nil {
+		checks.Mismatches = func() []string {
+			if said := h.Console.PasskeysMismatch(); said != "" {
+				return []string{said}
+			}
+			return nil
+		}
+	}
 	programs.GET(RouteHealth, checks.Health)
 	programs.GET(RouteReady, checks.Ready)
 

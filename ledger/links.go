@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -149,8 +150,16 @@ func scanLink(row interface{ Scan(...any) error }) (PaymentLink, error) {
 // payment links' changes are audited in their own transaction, beside the
 // settings' (SettingsTx.Audit).
 func insertAudit(ctx context.Context, tx *sql.Tx, at time.Time, e AuditEntry) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO audit_log (at, actor, merchant_id, action, fields, request_id) VALUES ($1, $2, $3, $4, $5, $6)`,
-		at.UnixMilli(), e.Actor, e.MerchantID, e.Action, e.Fields, e.RequestID)
+	args := ""
+	if len(e.Args) > 0 {
+		raw, err := json.Marshal(e.Args)
+		if err != nil {
+			return err
+		}
+		args = string(raw)
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO audit_log (at, actor, merchant_id, action, fields, request_id, event, args) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		at.UnixMilli(), e.Actor, e.MerchantID, e.Action, e.Fields, e.RequestID, e.Event, args)
 	return err
 }
 

@@ -440,7 +440,68 @@ var migrations = []string{
 		made_at BIGINT NOT NULL
 	)`,
 
-	// 15: payment links made in the console or the API: a stored request for
+	// 15: the audit log kept as an event and its values (JSON), said in
+	// each reader's language; the lines before keep their English action.
+	`ALTER TABLE audit_log ADD COLUMN event TEXT NOT NULL DEFAULT '';
+	ALTER TABLE audit_log ADD COLUMN args TEXT NOT NULL DEFAULT ''`,
+
+	// 16: passkeys: each person's WebAuthn credentials (the credential as
+	// the WebAuthn library records it: public key, flags, transports; never a
+	// private key), each with a random ref that names it in the console's
+	// addresses (the credential id stays out of them), the sign counter that
+	// a copied credential gives away and when that suspended it, a name the
+	// person chose, and when each was added and last used; the devices each
+	// passkey signed in from, so that a first use on a new one is said; which
+	// passkey started each console session, so that a suspended one's end;
+	// the person's own list of passkey events; the WebAuthn ceremonies under
+	// way, each taken once, within minutes, by the browser session that began
+	// it; and the deployment's rule that operators sign in with a passkey.
+	`CREATE TABLE passkeys (
+		id           TEXT PRIMARY KEY,
+		ref          TEXT NOT NULL UNIQUE,
+		email        TEXT NOT NULL REFERENCES console_people (email),
+		user_handle  TEXT NOT NULL,
+		name         TEXT NOT NULL,
+		credential   TEXT NOT NULL,
+		sign_count   BIGINT NOT NULL DEFAULT 0 CHECK (sign_count >= 0),
+		created_at   BIGINT NOT NULL,
+		last_used_at BIGINT NOT NULL DEFAULT 0,
+		suspended_at BIGINT NOT NULL DEFAULT 0,
+		UNIQUE (email, name)
+	);
+	ALTER TABLE console_sessions ADD COLUMN passkey TEXT NOT NULL DEFAULT '';
+	CREATE INDEX passkeys_by_email ON passkeys (email, created_at);
+	CREATE TABLE passkey_devices (
+		passkey_id TEXT NOT NULL,
+		email      TEXT NOT NULL,
+		device     TEXT NOT NULL,
+		first_at   BIGINT NOT NULL,
+		PRIMARY KEY (passkey_id, device)
+	);
+	CREATE TABLE passkey_events (
+		id     {{ID}},
+		email  TEXT NOT NULL,
+		at     BIGINT NOT NULL,
+		kind   TEXT NOT NULL CHECK (kind IN ('added', 'removed', 'new device', 'suspended')),
+		name   TEXT NOT NULL,
+		device TEXT NOT NULL DEFAULT ''
+	);
+	CREATE INDEX passkey_events_by_email ON passkey_events (email, id);
+	CREATE TABLE passkey_ceremonies (
+		key        TEXT PRIMARY KEY,
+		kind       TEXT NOT NULL CHECK (kind IN ('register', 'sign-in', 'proof')),
+		email      TEXT NOT NULL DEFAULT '',
+		data       TEXT NOT NULL,
+		expires_at BIGINT NOT NULL
+	);
+	CREATE INDEX passkey_ceremonies_expiry ON passkey_ceremonies (expires_at);
+	CREATE TABLE console_policy (
+		id                 INTEGER PRIMARY KEY CHECK (id = 1),
+		operators_passkeys INTEGER NOT NULL DEFAULT 0 CHECK (operators_passkeys IN (0, 1))
+	);
+	INSERT INTO console_policy (id, operators_passkeys) VALUES (1, 0)`,
+
+	// 17: payment links made in the console or the API: a stored request for
 	// money that the payer opens at /l/{id}. state is what changes by an act
 	// (open, paid, cancelled); expired is read off expires_at. A link's
 	// orders name it in orders.payment_link, so that its payments, funnel

@@ -64,6 +64,10 @@ func (l *Ledger) Prune(ctx context.Context, eventsBefore time.Time, batch int) (
 		l.now().Add(-24*time.Hour).UnixMilli(), l.now().UnixMilli()); err != nil {
 		return p, err
 	}
+	// WebAuthn ceremonies nobody finished.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM passkey_ceremonies WHERE expires_at < $1`, l.now().UnixMilli()); err != nil {
+		return p, err
+	}
 	// Console sessions past their end: their device and address go too.
 	if _, err := tx.ExecContext(ctx, `DELETE FROM console_sessions WHERE id IN (SELECT id FROM console_sessions WHERE ends_at < $1 LIMIT $2)`,
 		l.now().UnixMilli(), batch); err != nil {

@@ -3,8 +3,10 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -76,6 +78,8 @@ type PersonRow struct {
 	// Language is the console's language the person chose; empty while
 	// they follow their browser's.
 	Language string
+	// Passkeys counts the person's passkeys.
+	Passkeys int
 	Created  time.Time
 	Updated  time.Time
 }
@@ -96,12 +100,85 @@ type AuditEntry struct {
 	// Actor is a person's e-mail, "merchants file" or "command line".
 	Actor      string
 	MerchantID string
-	Action     string
+	// Event is what was done, kept as a name and its values rather than as
+	// text, so that every reader reads the line in their own language: the
+	// console says it from its catalog's "audit.<Event>" sentence, whose
+	// first value is the actor and whose others are Args, in their order.
+	Event string
+	Args  []AuditArg
+	// Action and Fields are the English text of the lines written before
+	// events were kept; they read as they were written.
+	Action string
 	// Fields names what changed, with secrets said as "set", "rolled" or
 	// "revoked".
 	Fields    string
 	RequestID string
 }
+
+// AuditArg is one value of an audit line's event, with the kind that says
+// how a reader's language writes it.
+type AuditArg struct {
+	Kind  ArgKind `json:"k"`
+	Value string  `json:"v"`
+}
+
+// ArgKind is how an audit value is said.
+type ArgKind string
+
+const (
+	// ArgText is said as it is: an e-mail, a key's id, a token's name.
+	ArgText ArgKind = "text"
+	// ArgRole is a role's name (merchant.Role), said as the console names it.
+	ArgRole ArgKind = "role"
+	// ArgFields lists what a change touched: field names separated by
+	// commas, a secret's with what happened to it after a colon
+	// ("webhook_url,webhook_secret:set"); each said as its page names it.
+	ArgFields ArgKind = "fields"
+	// ArgDuration is a span in whole seconds.
+	ArgDuration ArgKind = "duration"
+	// ArgTime is a moment in unix milliseconds, said in the reader's way
+	// with its zone.
+	ArgTime ArgKind = "time"
+	// ArgCount is a whole number.
+	ArgCount ArgKind = "count"
+	// ArgLanguage is a language's code, said by its name.
+	ArgLanguage ArgKind = "language"
+	// ArgReason is a reason's name, said from the catalog's
+	// "audit.reason.<name>".
+	ArgReason ArgKind = "reason"
+	// ArgDevice is a browser and its system as a session keeps them
+	// ("Firefox/Linux"), said as the reader's language says a device.
+	ArgDevice ArgKind = "device"
+)
+
+// Text is a value said as it is.
+func Text(v string) AuditArg { return AuditArg{ArgText, v} }
+
+// Role is a role said by its name.
+func Role(role string) AuditArg { return AuditArg{ArgRole, role} }
+
+// Fields lists the fields a change touched (see ArgFields).
+func Fields(names ...string) AuditArg { return AuditArg{ArgFields, strings.Join(names, ",")} }
+
+// Duration is a span, in whole seconds.
+func Duration(d time.Duration) AuditArg {
+	return AuditArg{ArgDuration, strconv.FormatInt(int64(d/time.Second), 10)}
+}
+
+// Moment is a moment, said with its zone.
+func Moment(t time.Time) AuditArg { return AuditArg{ArgTime, strconv.FormatInt(t.UnixMilli(), 10)} }
+
+// Count is a whole number.
+func Count(n int64) AuditArg { return AuditArg{ArgCount, strconv.FormatInt(n, 10)} }
+
+// Language is a language said by its name.
+func Language(code string) AuditArg { return AuditArg{ArgLanguage, code} }
+
+// Reason is a reason said from the catalog.
+func Reason(name string) AuditArg { return AuditArg{ArgReason, name} }
+
+// Device is a browser and its system ("Firefox/Linux").
+func Device(device string) AuditArg { return AuditArg{ArgDevice, device} }
 
 // SettingsSnapshot is every merchant's settings at one version.
 type SettingsSnapshot struct {
@@ -110,6 +187,8 @@ type SettingsSnapshot struct {
 	Tokens      []TokenRow
 	People      []PersonRow
 	Memberships []MembershipRow
+	// OperatorsPasskeys is set when operators sign in with a passkey only.
+	OperatorsPasskeys bool
 }
 
 // ErrSettingsConflict means a merchant was saved meanwhile: the save was
@@ -150,6 +229,9 @@ func (l *Ledger) Settings(ctx context.Context) (SettingsSnapshot, error) {
 		return s, err
 	}
 	if s.Memberships, err = membershipRows(ctx, tx, ``); err != nil {
+		return s, err
+	}
+	if s.OperatorsPasskeys, err = operatorsPasskeys(ctx, tx); err != nil {
 		return s, err
 	}
 	return s, tx.Commit()
@@ -224,7 +306,8 @@ func msOrZero(t time.Time) int64 {
 }
 
 func peopleRows(ctx context.Context, q querier) ([]PersonRow, error) {
-	rows, err := q.QueryContext(ctx, `SELECT email, operator, password_hash, totp_secret, managed, language, created_at, updated_at
+	rows, err := q.QueryContext(ctx, `SELECT email, operator, password_hash, totp_secret, managed, language, created_at, updated_at,
+			(SELECT COUNT(*) FROM passkeys WHERE passkeys.email = console_people.email)
 		FROM console_people ORDER BY created_at, email`)
 	if err != nil {
 		return nil, err
@@ -235,7 +318,7 @@ func peopleRows(ctx context.Context, q querier) ([]PersonRow, error) {
 		var p PersonRow
 		var operator int
 		var created, updated int64
-		if err := rows.Scan(&p.Email, &operator, &p.PasswordHash, &p.TOTPSecret, &p.Managed, &p.Language, &created, &updated); err != nil {
+		if err := rows.Scan(&p.Email, &operator, &p.PasswordHash, &p.TOTPSecret, &p.Managed, &p.Language, &created, &updated, &p.Passkeys); err != nil {
 			return nil, err
 		}
 		p.Operator = operator == 1
@@ -408,7 +491,7 @@ func (s *SettingsTx) PutPerson(ctx context.Context, p PersonRow) error {
 func (s *SettingsTx) RemovePerson(ctx context.Context, email string) error {
 	s.changed = true
 	email = strings.ToLower(email)
-	for _, table := range []string{"memberships", "recovery_codes", "console_sessions"} {
+	for _, table := range []string{"memberships", "recovery_codes", "console_sessions", "passkey_devices", "passkeys", "passkey_events"} {
 		if _, err := s.tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE email = $1`, email); err != nil {
 			return err
 		}
@@ -440,8 +523,16 @@ func (s *SettingsTx) RemoveMembership(ctx context.Context, email, merchantID str
 
 // Audit writes a line of the audit log, in the change's transaction.
 func (s *SettingsTx) Audit(ctx context.Context, e AuditEntry) error {
-	_, err := s.tx.ExecContext(ctx, `INSERT INTO audit_log (at, actor, merchant_id, action, fields, request_id) VALUES ($1, $2, $3, $4, $5, $6)`,
-		s.at.UnixMilli(), e.Actor, e.MerchantID, e.Action, e.Fields, e.RequestID)
+	args := ""
+	if len(e.Args) > 0 {
+		raw, err := json.Marshal(e.Args)
+		if err != nil {
+			return err
+		}
+		args = string(raw)
+	}
+	_, err := s.tx.ExecContext(ctx, `INSERT INTO audit_log (at, actor, merchant_id, action, fields, request_id, event, args) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		s.at.UnixMilli(), e.Actor, e.MerchantID, e.Action, e.Fields, e.RequestID, e.Event, args)
 	return err
 }
 
@@ -499,7 +590,7 @@ func (l *Ledger) Audit(ctx context.Context, q AuditQuery) ([]AuditEntry, error) 
 		q.Limit = 50
 	}
 	args = append(args, q.Limit)
-	rows, err := l.db.QueryContext(ctx, fmt.Sprintf(`SELECT id, at, actor, merchant_id, action, fields, request_id FROM audit_log %s ORDER BY id DESC LIMIT $%d`, where, len(args)), args...)
+	rows, err := l.db.QueryContext(ctx, fmt.Sprintf(`SELECT id, at, actor, merchant_id, action, fields, request_id, event, args FROM audit_log %s ORDER BY id DESC LIMIT $%d`, where, len(args)), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -508,8 +599,14 @@ func (l *Ledger) Audit(ctx context.Context, q AuditQuery) ([]AuditEntry, error) 
 	for rows.Next() {
 		var e AuditEntry
 		var at int64
-		if err := rows.Scan(&e.ID, &at, &e.Actor, &e.MerchantID, &e.Action, &e.Fields, &e.RequestID); err != nil {
+		var args string
+		if err := rows.Scan(&e.ID, &at, &e.Actor, &e.MerchantID, &e.Action, &e.Fields, &e.RequestID, &e.Event, &args); err != nil {
 			return nil, err
+		}
+		if args != "" {
+			if err := json.Unmarshal([]byte(args), &e.Args); err != nil {
+				return nil, fmt.Errorf("audit line %d: %w", e.ID, err)
+			}
 		}
 		e.At = time.UnixMilli(at)
 		list = append(list, e)

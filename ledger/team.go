@@ -146,6 +146,9 @@ type Session struct {
 	Created time.Time
 	Seen    time.Time
 	Ends    time.Time
+	// Passkey is the ref of the passkey that started the session; empty
+	// for a password's (and a code's).
+	Passkey string
 }
 
 // StartSession records a session at sign-in, and forgets the person's
@@ -155,8 +158,8 @@ func (l *Ledger) StartSession(ctx context.Context, s Session) error {
 	if _, err := l.db.ExecContext(ctx, `DELETE FROM console_sessions WHERE email = $1 AND ends_at < $2`, email, s.Created.UnixMilli()); err != nil {
 		return err
 	}
-	_, err := l.db.ExecContext(ctx, `INSERT INTO console_sessions (id, email, device, address, created_at, seen_at, ends_at)
-		VALUES ($1, $2, $3, $4, $5, $5, $6)`, s.ID, email, s.Device, s.Address, s.Created.UnixMilli(), s.Ends.UnixMilli())
+	_, err := l.db.ExecContext(ctx, `INSERT INTO console_sessions (id, email, device, address, created_at, seen_at, ends_at, passkey)
+		VALUES ($1, $2, $3, $4, $5, $5, $6, $7)`, s.ID, email, s.Device, s.Address, s.Created.UnixMilli(), s.Ends.UnixMilli(), s.Passkey)
 	return err
 }
 

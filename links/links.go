@@ -268,8 +268,7 @@ func (s *Store) Make(ctx context.Context, by settings.Actor, m *merchant.Merchan
 		if generated {
 			p.Reference = newReference()
 		}
-		err = s.Ledger.CreateLink(ctx, p, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: m.ID,
-			Action: "payment link made: " + p.ID, Fields: auditFields(p, email != "")})
+		err = s.Ledger.CreateLink(ctx, p, madeLine(by, p))
 		if !generated || !errors.Is(err, ledger.ErrReferenceTaken) || try == 3 {
 			break
 		}
@@ -285,17 +284,15 @@ func (s *Store) Make(ctx context.Context, by settings.Actor, m *merchant.Merchan
 	return made, nil
 }
 
-// auditFields says what a new link asks for, never the payer's address.
-func auditFields(p ledger.PaymentLink, email bool) string {
-	f := []string{"amount " + p.Amount + " " + p.Currency, "kind " + p.Kind, "reference " + p.Reference,
-		"expires " + p.Expires.UTC().Format("2006-01-02 15:04"), "language " + p.Lang}
-	if p.MaxPayments > 0 {
-		f = append(f, "max_payments "+strconv.Itoa(p.MaxPayments))
+// madeLine is a new link's audit line: its reference, amount and expiry,
+// never the payer's address.
+func madeLine(by settings.Actor, p ledger.PaymentLink) ledger.AuditEntry {
+	event := settings.EventPaymentLinkMade
+	if p.Kind == ledger.LinkReusable {
+		event = settings.EventReusableLinkMade
 	}
-	if email {
-		f = append(f, "payer's e-mail (given)")
-	}
-	return strings.Join(f, ", ")
+	return ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: p.MerchantID, Event: event,
+		Args: []ledger.AuditArg{ledger.Text(p.Reference), ledger.Text(p.Amount + " " + p.Currency), ledger.Moment(p.Expires)}}
 }
 
 // emailBinding binds a sealed address to its link: it cannot be moved to
@@ -316,8 +313,12 @@ func (s *Store) Email(p ledger.PaymentLink) string {
 
 // Cancel cancels a merchant's open link, with its audit line.
 func (s *Store) Cancel(ctx context.Context, by settings.Actor, merchantID, id string) (ledger.PaymentLink, error) {
+	p, err := s.Ledger.Link(ctx, merchantID, id)
+	if err != nil {
+		return p, err
+	}
 	return s.Ledger.CancelLink(ctx, merchantID, id, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: merchantID,
-		Action: "payment link cancelled: " + id})
+		Event: settings.EventPaymentLinkCancelled, Args: []ledger.AuditArg{ledger.Text(p.Reference)}})
 }
 
 // ErrNoMail means e-mail is not set up (no SMTP_URL).
@@ -361,5 +362,5 @@ func (s *Store) send(ctx context.Context, by settings.Actor, m *merchant.Merchan
 		sealed = s.Keys.Seal(to, emailBinding(p.ID))
 	}
 	return s.Ledger.LinkEmailed(ctx, m.ID, p.ID, sealed, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: m.ID,
-		Action: "payment link sent by e-mail: " + p.ID, Fields: "e-mail in " + p.Lang})
+		Event: settings.EventPaymentLinkEmailed, Args: []ledger.AuditArg{ledger.Text(p.Reference), ledger.Language(p.Lang)}})
 }

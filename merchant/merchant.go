@@ -143,6 +143,9 @@ type ConsoleUser struct {
 	// password; TOTPSecret is then the secret of their codes (RFC 6238).
 	TwoStep    bool   `json:"-"`
 	TOTPSecret string `json:"-"`
+	// Passkeys counts the person's passkeys: each signs them in alone, and
+	// meets a team's requirement of two-step sign-in.
+	Passkeys int `json:"-"`
 	// Memberships are the merchants the person belongs to, with their
 	// role at each.
 	Memberships []Membership `json:"-"`
@@ -384,7 +387,17 @@ type set struct {
 	away map[string]*ConsoleUser
 	// byToken finds a merchant by the SHA-256 of an API token.
 	byToken map[[32]byte]token
+	// operatorsPasskeys is set when operators sign in with a passkey only.
+	operatorsPasskeys bool
 }
+
+// OperatorsPasskeys reports whether the deployment's operators sign in with
+// a passkey only.
+func (d *Directory) OperatorsPasskeys() bool { return d.cur.Load().operatorsPasskeys }
+
+// RequirePasskeysOfOperators sets OperatorsPasskeys of a directory Build
+// made, before it is put to use.
+func (d *Directory) RequirePasskeysOfOperators(on bool) { d.cur.Load().operatorsPasskeys = on }
 
 // Replace makes next's merchants d's, for every holder of d.
 func (d *Directory) Replace(next *Directory) { d.cur.Store(next.cur.Load()) }

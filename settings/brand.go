@@ -122,8 +122,7 @@ func (s *Store) SaveDraft(ctx context.Context, by Actor, id string, from int64, 
 		if version, err = tx.PutBrandDraft(ctx, id, string(raw), from, by.Name); err != nil {
 			return err
 		}
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: id,
-			Action: "branding draft saved", Fields: strings.Join(lookChanges(&before, &c), ", ")})
+		return tx.Audit(ctx, say(EventBrandDraftSaved, ledger.Fields(lookChanges(&before, &c)...)).line(by, id))
 	})
 	return version, err
 }
@@ -162,21 +161,21 @@ func (s *Store) Revert(ctx context.Context, by Actor, id string, version, live i
 
 func (s *Store) publish(ctx context.Context, by Actor, id string, live int64, c rules.Customization, from int64) (int64, error) {
 	var published int64
-	err := s.changeIn(ctx, by, id, 0, func(tx *ledger.SettingsTx, m *merchant.Merchant) (string, error) {
+	err := s.changeIn(ctx, by, id, 0, func(tx *ledger.SettingsTx, m *merchant.Merchant) (said, error) {
 		latest, err := tx.LatestBrandVersion(ctx, id)
 		if err != nil {
-			return "", err
+			return said{}, err
 		}
 		if latest != live {
 			newer, err := tx.BrandVersion(ctx, id, latest)
 			if err != nil {
-				return "", err
+				return said{}, err
 			}
-			return "", &PublishConflictError{Newer: publishedOf(newer)}
+			return said{}, &PublishConflictError{Newer: publishedOf(newer)}
 		}
 		changes := lookChanges(m.Customization, &c)
 		if len(changes) == 0 {
-			return "", ErrNothingToPublish
+			return said{}, ErrNothingToPublish
 		}
 		m.Customization = nil
 		if c != (rules.Customization{}) {
@@ -186,22 +185,22 @@ func (s *Store) publish(ctx context.Context, by Actor, id string, live int64, c 
 		raw, _ := json.Marshal(c)
 		if err := tx.AddBrandVersion(ctx, ledger.BrandVersion{MerchantID: id, Version: published, Customization: string(raw),
 			Changed: strings.Join(changes, ", "), RevertedFrom: from, PublishedBy: by.Name}); err != nil {
-			return "", err
+			return said{}, err
 		}
 		if from != 0 {
 			// The editor starts from the look made live again: a draft of
 			// the look reverted away from would undo the revert when
 			// published.
 			if draft, ok, err := tx.BrandDraft(ctx, id); err != nil {
-				return "", err
+				return said{}, err
 			} else if ok && draft.Customization != string(raw) {
 				if _, err := tx.PutBrandDraft(ctx, id, string(raw), draft.Version, by.Name); err != nil {
-					return "", err
+					return said{}, err
 				}
 			}
-			return fmt.Sprintf("branding version %d published (version %d again)", published, from), nil
+			return say(EventBrandReverted, ledger.Count(published), ledger.Count(from)), nil
 		}
-		return fmt.Sprintf("branding version %d published", published), nil
+		return say(EventBrandPublished, ledger.Count(published), ledger.Fields(changes...)), nil
 	})
 	return published, err
 }
@@ -362,8 +361,8 @@ func (s *Store) PutLogo(ctx context.Context, by Actor, id string, logo ledger.Lo
 		if err := tx.PutLogo(ctx, logo); err != nil {
 			return err
 		}
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: id,
-			Action: "logo uploaded: " + logo.Name, Fields: fmt.Sprintf("%s, %d×%d, %d bytes", logo.ContentType, logo.Width, logo.Height, len(logo.Data))})
+		return tx.Audit(ctx, say(EventLogoUploaded, ledger.Text(logo.Name), ledger.Text(logo.ContentType),
+			ledger.Count(int64(logo.Width)), ledger.Count(int64(logo.Height)), ledger.Count(int64(len(logo.Data)))).line(by, id))
 	})
 	return err
 }

@@ -117,9 +117,14 @@ func TestADraftIsPublishedRevertedAndNeverOverwrittenSilently(t *testing.T) {
 		lines, _ := l.Audit(ctx, ledger.AuditQuery{MerchantID: "shop3"})
 		var actions []string
 		for _, line := range lines {
-			actions = append(actions, line.Action)
+			said := line.Event
+			for _, a := range line.Args {
+				said += " " + a.Value
+			}
+			actions = append(actions, said)
 		}
-		for _, want := range []string{"branding draft saved", "branding version 1 published", "branding version 3 published (version 1 again)"} {
+		for _, want := range []string{settings.EventBrandDraftSaved + " title,primaryColor", settings.EventBrandPublished + " 1 title,primaryColor",
+			settings.EventBrandReverted + " 3 1"} {
 			if !slices.Contains(actions, want) {
 				t.Errorf("the audit log lacks %q: %v", want, actions)
 			}

@@ -54,8 +54,7 @@ func (s *Store) CreateMerchant(ctx context.Context, by Actor, id, name string, r
 		if err := tx.AddToken(ctx, t); err != nil {
 			return err
 		}
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: m.ID, Action: "merchant added",
-			Fields: "id, name, return_origins, link_keys (set), api_token " + t.Prefix + "… (set)"})
+		return tx.Audit(ctx, say(EventMerchantAdded, ledger.Text(m.ID), ledger.Text(t.Prefix)).line(by, m.ID))
 	})
 	if err != nil {
 		return c, err
@@ -114,11 +113,11 @@ func (s *Store) SetState(ctx context.Context, by Actor, id, state string) error 
 		if _, err := tx.PutMerchant(ctx, row, by.Name); err != nil {
 			return err
 		}
-		action := "merchant enabled"
+		event := EventMerchantEnabled
 		if state == merchant.Disabled {
-			action = "merchant disabled"
+			event = EventMerchantDisabled
 		}
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: id, Action: action, Fields: "state"})
+		return tx.Audit(ctx, say(event).line(by, id))
 	})
 	if err != nil {
 		return err
@@ -132,25 +131,26 @@ func (s *Store) SetState(ctx context.Context, by Actor, id, state string) error 
 // values; a bad value a *merchant.FieldError. Nothing changed writes
 // nothing.
 func (s *Store) Update(ctx context.Context, by Actor, id string, version int64, edit func(*merchant.Merchant)) error {
-	return s.change(ctx, by, id, version, func(m *merchant.Merchant) (string, error) {
+	return s.change(ctx, by, id, version, func(m *merchant.Merchant) (said, error) {
 		edit(m)
-		return "settings changed", nil
+		return say(EventSettingsChanged), nil
 	})
 }
 
 // change edits a merchant managed in the console in one settings change:
 // edit is given a copy of it, whose lists and maps are its own, and says
-// the audit line's action. from, when not 0, is the version the edit was
+// the audit line's event (EventSettingsChanged and EventRestartAddress are
+// given the fields that changed). from, when not 0, is the version the edit was
 // made from: a merchant saved since is a *ConflictError with its newer
 // values. A value the rules refuse is a *merchant.FieldError; an edit that
 // changes nothing writes nothing.
-func (s *Store) change(ctx context.Context, by Actor, id string, from int64, edit func(*merchant.Merchant) (string, error)) error {
-	return s.changeIn(ctx, by, id, from, func(_ *ledger.SettingsTx, m *merchant.Merchant) (string, error) { return edit(m) })
+func (s *Store) change(ctx context.Context, by Actor, id string, from int64, edit func(*merchant.Merchant) (said, error)) error {
+	return s.changeIn(ctx, by, id, from, func(_ *ledger.SettingsTx, m *merchant.Merchant) (said, error) { return edit(m) })
 }
 
 // changeIn is change for an edit that writes more in the same change of
 // the settings (a published look's version).
-func (s *Store) changeIn(ctx context.Context, by Actor, id string, from int64, edit func(*ledger.SettingsTx, *merchant.Merchant) (string, error)) error {
+func (s *Store) changeIn(ctx context.Context, by Actor, id string, from int64, edit func(*ledger.SettingsTx, *merchant.Merchant) (said, error)) error {
 	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
 		row, err := changeableMerchant(ctx, tx, id)
 		if err != nil {
@@ -169,14 +169,14 @@ func (s *Store) changeIn(ctx context.Context, by Actor, id string, from int64, e
 		if next.LinkKeys == nil {
 			next.LinkKeys = map[string]string{}
 		}
-		action, err := edit(tx, &next)
+		line, err := edit(tx, &next)
 		if err != nil {
 			return err
 		}
 		if err := next.Check(); err != nil {
 			return err
 		}
-		return s.writeNext(ctx, tx, by, row, current, &next, action, "")
+		return s.writeNext(ctx, tx, by, row, current, &next, line)
 	})
 	if err != nil {
 		return err
@@ -184,10 +184,10 @@ func (s *Store) changeIn(ctx context.Context, by Actor, id string, from int64, e
 	return s.Load(ctx)
 }
 
-// writeNext writes next as the version after row's, with an audit line
-// naming the fields that differ from current (and why, when said); nothing
-// when none does.
-func (s *Store) writeNext(ctx context.Context, tx *ledger.SettingsTx, by Actor, row ledger.MerchantRow, current, next *merchant.Merchant, action, why string) error {
+// writeNext writes next as the version after row's, with the audit line
+// said (the fields that differ from current given to the events that list
+// them); nothing when no field differs.
+func (s *Store) writeNext(ctx context.Context, tx *ledger.SettingsTx, by Actor, row ledger.MerchantRow, current, next *merchant.Merchant, line said) error {
 	fields := changed(current, next)
 	if len(fields) == 0 {
 		return nil
@@ -200,18 +200,17 @@ func (s *Store) writeNext(ctx context.Context, tx *ledger.SettingsTx, by Actor, 
 	if _, err := tx.PutMerchant(ctx, nextRow, by.Name); err != nil {
 		return err
 	}
-	list := strings.Join(fields, ", ")
-	if why != "" {
-		list += " (" + why + ")"
+	if line.event == EventSettingsChanged || line.event == EventRestartAddress {
+		line.args = append(line.args, ledger.Fields(fields...))
 	}
-	return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: row.ID, Action: action, Fields: list})
+	return tx.Audit(ctx, line.line(by, row.ID))
 }
 
 // AddOperator writes an operator with the password hash phc (the command
 // line's operator add): a person who exists becomes an operator, keeping
 // their memberships, with the new password, which ends every session of the
-// old one, and without two-step sign-in (they set it up again). It reports
-// whether the person existed.
+// old one, and without two-step sign-in or passkeys (they set them up
+// again). It reports whether the person existed.
 func (s *Store) AddOperator(ctx context.Context, email, phc string) (bool, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	existed := false
@@ -226,16 +225,23 @@ func (s *Store) AddOperator(ctx context.Context, email, phc string) (bool, error
 		if err := tx.PutPerson(ctx, ledger.PersonRow{Email: email, Operator: true, PasswordHash: phc, Managed: ledger.ManagedByCommand}); err != nil {
 			return err
 		}
-		action, fields := "operator added: "+email, "email, password (set)"
+		event, args := EventOperatorAdded, []ledger.AuditArg{ledger.Text(email)}
 		if existed {
 			// The command line is the way back in for someone locked out:
 			// a lost authenticator goes with the old password.
 			if err := tx.SetTOTP(ctx, email, "", nil); err != nil {
 				return err
 			}
-			action, fields = "operator's password changed: "+email, "operator, password (set; their sessions ended), two-step sign-in (removed)"
+			names, err := tx.RemovePasskeys(ctx, email)
+			if err != nil {
+				return err
+			}
+			event = EventOperatorPassword
+			if len(names) > 0 {
+				event, args = EventOperatorPasswordPasskeys, append(args, ledger.Text(strings.Join(names, ", ")))
+			}
 		}
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: ByCommand, Action: action, Fields: fields})
+		return tx.Audit(ctx, say(event, args...).line(Actor{Name: ByCommand}, ""))
 	})
 	return existed, err
 }
@@ -271,8 +277,7 @@ func (s *Store) Import(ctx context.Context, file *merchant.Directory) (imported,
 			if err := s.provisionToken(ctx, tx, m.ID, m.APIToken, merchant.ManagedByFile, ByCommand); err != nil {
 				return err
 			}
-			if err := tx.Audit(ctx, ledger.AuditEntry{Actor: ByCommand, MerchantID: m.ID, Action: "merchant imported from the merchants file",
-				Fields: "managed (console)"}); err != nil {
+			if err := tx.Audit(ctx, say(EventMerchantImported).line(Actor{Name: ByCommand}, m.ID)); err != nil {
 				return err
 			}
 			imported = append(imported, m.ID)
@@ -303,8 +308,7 @@ func (s *Store) Import(ctx context.Context, file *merchant.Directory) (imported,
 					return err
 				}
 			}
-			if err := tx.Audit(ctx, ledger.AuditEntry{Actor: ByCommand,
-				Action: "person imported from the merchants file: " + strings.ToLower(u.Email)}); err != nil {
+			if err := tx.Audit(ctx, say(EventPersonImported, ledger.Text(strings.ToLower(u.Email))).line(Actor{Name: ByCommand}, "")); err != nil {
 				return err
 			}
 		}
@@ -345,8 +349,7 @@ func (s *Store) SeedDemo(ctx context.Context, baseURL, demoHash string) error {
 			if err := tx.AddToken(ctx, t); err != nil {
 				return err
 			}
-			if err := tx.Audit(ctx, ledger.AuditEntry{Actor: BySandbox, MerchantID: want.ID, Action: "merchant added",
-				Fields: "the demo shop of sandbox mode"}); err != nil {
+			if err := tx.Audit(ctx, say(EventDemoAdded).line(Actor{Name: BySandbox}, want.ID)); err != nil {
 				return err
 			}
 		case row.Managed == merchant.ManagedByConsole:
@@ -362,7 +365,7 @@ func (s *Store) SeedDemo(ctx context.Context, baseURL, demoHash string) error {
 			if strings.HasSuffix(next.WebhookURL, merchant.DemoWebhookPath) || next.WebhookURL == "" {
 				next.WebhookURL, next.WebhookSecret = want.WebhookURL, want.WebhookSecret
 			}
-			if err := s.writeNext(ctx, tx, Actor{Name: BySandbox}, row, current, &next, "settings changed", "this start's address"); err != nil {
+			if err := s.writeNext(ctx, tx, Actor{Name: BySandbox}, row, current, &next, say(EventRestartAddress)); err != nil {
 				return err
 			}
 		}
@@ -378,8 +381,7 @@ func (s *Store) SeedDemo(ctx context.Context, baseURL, demoHash string) error {
 			Role: string(merchant.Owner), Managed: ledger.ManagedByConsole}); err != nil {
 			return err
 		}
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: BySandbox, Action: "operator's password changed: " + merchant.DemoConsoleEmail,
-			Fields: "password (set: a new one each start in sandbox mode)"})
+		return tx.Audit(ctx, say(EventDemoPassword, ledger.Text(merchant.DemoConsoleEmail)).line(Actor{Name: BySandbox}, ""))
 	})
 	if err != nil {
 		return err

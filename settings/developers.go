@@ -72,12 +72,11 @@ func (s *Store) MakeToken(ctx context.Context, by Actor, merchantID, name string
 		if err := tx.AddToken(ctx, t); err != nil {
 			return err
 		}
-		fields := "api_token " + t.Prefix + "… (set), name"
+		line := say(EventTokenMade, ledger.Text(name), ledger.Text(t.Prefix))
 		if !expires.IsZero() {
-			fields += ", expires " + expires.UTC().Format("2006-01-02 15:04")
+			line = say(EventTokenMadeExpiring, ledger.Text(name), ledger.Text(t.Prefix), ledger.Moment(expires))
 		}
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: merchantID,
-			Action: "API token made: " + name, Fields: fields})
+		return tx.Audit(ctx, line.line(by, merchantID))
 	})
 	if err != nil {
 		return MadeToken{}, err
@@ -105,8 +104,7 @@ func (s *Store) RevokeToken(ctx context.Context, by Actor, merchantID, id string
 				return err
 			}
 			name = t.Name
-			return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: merchantID,
-				Action: "API token revoked: " + t.Name, Fields: "api_token " + t.Prefix + "… (revoked)"})
+			return tx.Audit(ctx, say(EventTokenRevoked, ledger.Text(t.Name), ledger.Text(t.Prefix)).line(by, merchantID))
 		}
 		return ErrNoToken
 	})
@@ -139,7 +137,7 @@ type MadeLinkKey struct {
 // after the others').
 func (s *Store) MakeLinkKey(ctx context.Context, by Actor, merchantID string, now time.Time) (MadeLinkKey, error) {
 	var made MadeLinkKey
-	err := s.change(ctx, by, merchantID, 0, func(m *merchant.Merchant) (string, error) {
+	err := s.change(ctx, by, merchantID, 0, func(m *merchant.Merchant) (said, error) {
 		kid := now.UTC().Format("2006-01-02")
 		for n := 2; ; n++ {
 			if _, taken := m.LinkKeys[kid]; !taken {
@@ -155,7 +153,7 @@ func (s *Store) MakeLinkKey(ctx context.Context, by Actor, merchantID string, no
 		}
 		// The last made signs new links, whatever its id.
 		m.KeysMade[kid] = now
-		return "link key made: " + kid, nil
+		return say(EventLinkKeyMade, ledger.Text(kid)), nil
 	})
 	return made, err
 }
@@ -164,9 +162,9 @@ func (s *Store) MakeLinkKey(ctx context.Context, by Actor, merchantID string, no
 // refuses them after, as the links of an unknown key. The key signs no new
 // link; the last key that is not retiring stays.
 func (s *Store) RetireLinkKey(ctx context.Context, by Actor, merchantID, kid string, until time.Time) error {
-	return s.change(ctx, by, merchantID, 0, func(m *merchant.Merchant) (string, error) {
+	return s.change(ctx, by, merchantID, 0, func(m *merchant.Merchant) (said, error) {
 		if _, ok := m.LinkKeys[kid]; !ok {
-			return "", ErrNoLinkKey
+			return said{}, ErrNoLinkKey
 		}
 		live := 0
 		for k := range m.LinkKeys {
@@ -175,13 +173,13 @@ func (s *Store) RetireLinkKey(ctx context.Context, by Actor, merchantID, kid str
 			}
 		}
 		if live == 0 {
-			return "", ErrLastLinkKey
+			return said{}, ErrLastLinkKey
 		}
 		if m.Retiring == nil {
 			m.Retiring = map[string]time.Time{}
 		}
 		m.Retiring[kid] = until
-		return "link key retired: " + kid + ", its links work until " + until.UTC().Format("2006-01-02 15:04") + " UTC", nil
+		return say(EventLinkKeyRetired, ledger.Text(kid), ledger.Moment(until)), nil
 	})
 }
 
@@ -197,13 +195,14 @@ func (s *Store) SetWebhook(ctx context.Context, by Actor, merchantID, url string
 		return "", err
 	}
 	var made string
-	err := s.change(ctx, by, merchantID, 0, func(m *merchant.Merchant) (string, error) {
+	err := s.change(ctx, by, merchantID, 0, func(m *merchant.Merchant) (said, error) {
 		m.WebhookURL = strings.TrimSpace(url)
 		if m.WebhookSecret == "" {
 			made = newSecret()
 			m.WebhookSecret = made
+			return say(EventWebhookSetWithSecret, ledger.Text(m.WebhookURL)), nil
 		}
-		return "webhook endpoint set", nil
+		return say(EventWebhookSet, ledger.Text(m.WebhookURL)), nil
 	})
 	return made, err
 }
@@ -239,24 +238,27 @@ func (s *Store) RollWebhookSecret(ctx context.Context, by Actor, merchantID stri
 		return "", merchant.Refuse("overlap", "hours from 0 to %d", int(MaxOverlap/time.Hour)).Says("overlap", int(MaxOverlap/time.Hour))
 	}
 	secret := newSecret()
-	err := s.change(ctx, by, merchantID, 0, func(m *merchant.Merchant) (string, error) {
+	err := s.change(ctx, by, merchantID, 0, func(m *merchant.Merchant) (said, error) {
 		if m.WebhookURL == "" {
-			return "", merchant.Refuse("overlap", "there is no webhook endpoint yet: set one first").Says("noEndpoint")
+			return said{}, merchant.Refuse("overlap", "there is no webhook endpoint yet: set one first").Says("noEndpoint")
 		}
 		m.PreviousWebhookSecret, m.PreviousUntil = "", time.Time{}
 		if overlap > 0 {
 			m.PreviousWebhookSecret, m.PreviousUntil = m.WebhookSecret, now.Add(overlap)
 		}
 		m.WebhookSecret = secret
-		return fmt.Sprintf("webhook secret rolled; the old one signs too for %s", overlap), nil
+		if overlap == 0 {
+			return say(EventWebhookRolledAtOnce), nil
+		}
+		return say(EventWebhookRolled, ledger.Duration(overlap)), nil
 	})
 	return secret, err
 }
 
 // EndOverlap stops the old webhook secret signing beside the new.
 func (s *Store) EndOverlap(ctx context.Context, by Actor, merchantID string) error {
-	return s.change(ctx, by, merchantID, 0, func(m *merchant.Merchant) (string, error) {
+	return s.change(ctx, by, merchantID, 0, func(m *merchant.Merchant) (said, error) {
 		m.PreviousWebhookSecret, m.PreviousUntil = "", time.Time{}
-		return "webhook secret overlap ended", nil
+		return say(EventWebhookOverlapEnded), nil
 	})
 }

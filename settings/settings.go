@@ -364,6 +364,7 @@ func (s *Store) build(snap ledger.SettingsSnapshot) (*merchant.Directory, error)
 				u.TOTPSecret = secret
 			}
 		}
+		u.Passkeys = p.Passkeys
 		byEmail[p.Email] = u
 	}
 	for _, ms := range snap.Memberships {
@@ -378,7 +379,12 @@ func (s *Store) build(snap ledger.SettingsSnapshot) (*merchant.Directory, error)
 	for _, p := range snap.People {
 		people = append(people, byEmail[p.Email])
 	}
-	return merchant.Build(list, tokens, people)
+	d, err := merchant.Build(list, tokens, people)
+	if err != nil {
+		return nil, err
+	}
+	d.RequirePasskeysOfOperators(snap.OperatorsPasskeys)
+	return d, nil
 }
 
 // errNotInFile means a secret the ledger keeps as a fingerprint of the
@@ -453,8 +459,7 @@ func (s *Store) AuditUnopened(ctx context.Context) error {
 	}
 	_, err := s.Ledger.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
 		for _, m := range list {
-			if err := tx.Audit(ctx, ledger.AuditEntry{Actor: ByStart, MerchantID: m.ID,
-				Action: "merchant disabled at start: " + m.ID, Fields: "settings (do not open: " + m.UnopenedKind + ")"}); err != nil {
+			if err := tx.Audit(ctx, say(EventDisabledAtStart, ledger.Reason(m.UnopenedKind)).line(Actor{Name: ByStart}, m.ID)); err != nil {
 				return err
 			}
 		}
@@ -587,8 +592,9 @@ func (s *Store) Reseal(ctx context.Context) (int, error) {
 	return n, errors.Join(failed...)
 }
 
-// changed names the settings that differ between a and b, secrets by name
-// only: "name, return_origins, link_keys (rolled)".
+// changed names the settings that differ between a and b, as
+// ledger.Fields takes them: secrets by name and what happened to them
+// only ("name", "return_origins", "link_keys:rolled").
 func changed(a, b *merchant.Merchant) []string {
 	var names []string
 	if a == nil {
@@ -618,11 +624,11 @@ func changed(a, b *merchant.Merchant) []string {
 		}
 		switch {
 		case va == "" || va == "null":
-			names = append(names, k+" (set)")
+			names = append(names, k+":set")
 		case vb == "" || vb == "null":
-			names = append(names, k+" (removed)")
+			names = append(names, k+":removed")
 		default:
-			names = append(names, k+" (rolled)")
+			names = append(names, k+":rolled")
 		}
 	}
 	return names
@@ -667,8 +673,7 @@ func (s *Store) Provision(ctx context.Context, file *merchant.Directory) error {
 			if _, err := tx.PutMerchant(ctx, row, ByFile); err != nil {
 				return err
 			}
-			if err := tx.Audit(ctx, ledger.AuditEntry{Actor: ByFile, MerchantID: row.ID, Action: "merchant disabled",
-				Fields: "state (left the merchants file; its open payments are still followed)"}); err != nil {
+			if err := tx.Audit(ctx, say(EventMerchantLeftFile).line(Actor{Name: ByFile}, row.ID)); err != nil {
 				return err
 			}
 		}
@@ -727,15 +732,14 @@ func (s *Store) provisionMerchant(ctx context.Context, tx *ledger.SettingsTx, fi
 		if _, err := tx.PutMerchant(ctx, next, ByFile); err != nil {
 			return err
 		}
-		action := "merchant changed"
+		event := EventMerchantFileChanged
 		switch {
 		case !exists:
-			action = "merchant added"
+			event = EventMerchantFileAdded
 		case row.State != merchant.Active:
-			action = "merchant enabled"
-			fields = append(fields, "state (back in the merchants file)")
+			event = EventMerchantFileBack
 		}
-		if err := tx.Audit(ctx, ledger.AuditEntry{Actor: ByFile, MerchantID: m.ID, Action: action, Fields: strings.Join(fields, ", ")}); err != nil {
+		if err := tx.Audit(ctx, say(event, ledger.Fields(fields...)).line(Actor{Name: ByFile}, m.ID)); err != nil {
 			return err
 		}
 	}
@@ -759,8 +763,7 @@ func (s *Store) provisionToken(ctx context.Context, tx *ledger.SettingsTx, merch
 			if _, err := tx.RevokeToken(ctx, merchantID, t.ID); err != nil {
 				return err
 			}
-			if err := tx.Audit(ctx, ledger.AuditEntry{Actor: by, MerchantID: merchantID, Action: "API token revoked",
-				Fields: "api_token " + t.Prefix + "… (revoked)"}); err != nil {
+			if err := tx.Audit(ctx, say(EventFileTokenRevoked, ledger.Text(t.Prefix)).line(Actor{Name: by}, merchantID)); err != nil {
 				return err
 			}
 		}
@@ -773,7 +776,7 @@ func (s *Store) provisionToken(ctx context.Context, tx *ledger.SettingsTx, merch
 	if err := tx.AddToken(ctx, t); err != nil {
 		return err
 	}
-	return tx.Audit(ctx, ledger.AuditEntry{Actor: by, MerchantID: merchantID, Action: "API token added", Fields: "api_token " + t.Prefix + "… (set)"})
+	return tx.Audit(ctx, say(EventFileTokenAdded, ledger.Text(t.Prefix)).line(Actor{Name: by}, merchantID))
 }
 
 // provisionPeople writes the file's console users (with their role at
@@ -799,8 +802,8 @@ func (s *Store) provisionPeople(ctx context.Context, tx *ledger.SettingsTx, file
 	for _, m := range memberships {
 		member[place{m.Email, m.MerchantID}] = m
 	}
-	audit := func(merchantID, action, fields string) error {
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: ByFile, MerchantID: merchantID, Action: action, Fields: fields})
+	audit := func(merchantID string, line said) error {
+		return tx.Audit(ctx, line.line(Actor{Name: ByFile}, merchantID))
 	}
 	wantPerson, wantMember := map[string]bool{}, map[place]bool{}
 	for _, u := range file.ConsoleUsers() {
@@ -814,14 +817,14 @@ func (s *Store) provisionPeople(ctx context.Context, tx *ledger.SettingsTx, file
 			if err := tx.PutPerson(ctx, ledger.PersonRow{Email: email, Operator: u.Operator, PasswordHash: u.PasswordHash, Managed: merchant.ManagedByFile}); err != nil {
 				return err
 			}
-			action, fields := "person added: "+email, "email, password (set)"
+			line := say(EventPersonAdded, ledger.Text(email))
 			if u.Operator {
-				action = "operator added: " + email
+				line = say(EventOperatorAdded, ledger.Text(email))
 			}
 			if exists {
-				action, fields = "person changed: "+email, personChanges(old, u)
+				line = say(EventPersonChanged, ledger.Text(email), ledger.Fields(personChanges(old, u)...))
 			}
-			if err := audit("", action, fields); err != nil {
+			if err := audit("", line); err != nil {
 				return err
 			}
 		}
@@ -834,7 +837,7 @@ func (s *Store) provisionPeople(ctx context.Context, tx *ledger.SettingsTx, file
 			if err := tx.PutMembership(ctx, ledger.MembershipRow{Email: email, MerchantID: ms.Merchant.ID, Role: string(ms.Role), Managed: merchant.ManagedByFile}); err != nil {
 				return err
 			}
-			if err := audit(ms.Merchant.ID, "team member's role: "+email, "role ("+string(ms.Role)+")"); err != nil {
+			if err := audit(ms.Merchant.ID, say(EventRoleChanged, ledger.Text(email), ledger.Role(string(ms.Role)))); err != nil {
 				return err
 			}
 		}
@@ -854,7 +857,7 @@ func (s *Store) provisionPeople(ctx context.Context, tx *ledger.SettingsTx, file
 			if err := tx.RemoveMembership(ctx, m.Email, m.MerchantID); err != nil {
 				return err
 			}
-			if err := audit(m.MerchantID, "team member removed: "+m.Email, ""); err != nil {
+			if err := audit(m.MerchantID, say(EventMemberRemoved, ledger.Text(m.Email))); err != nil {
 				return err
 			}
 		}
@@ -866,22 +869,24 @@ func (s *Store) provisionPeople(ctx context.Context, tx *ledger.SettingsTx, file
 		if err := tx.RemovePerson(ctx, p.Email); err != nil {
 			return err
 		}
-		if err := audit("", "person removed: "+p.Email, ""); err != nil {
+		if err := audit("", say(EventPersonRemoved, ledger.Text(p.Email))); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func personChanges(old ledger.PersonRow, u *merchant.ConsoleUser) string {
+// personChanges names what the merchants file changed of a person, as
+// ledger.Fields takes them.
+func personChanges(old ledger.PersonRow, u *merchant.ConsoleUser) []string {
 	var f []string
 	if old.Operator != u.Operator {
 		f = append(f, "operator")
 	}
 	if old.PasswordHash != u.PasswordHash {
-		f = append(f, "password (set)")
+		f = append(f, "password:set")
 	}
-	return strings.Join(f, ", ")
+	return f
 }
 
 // HashToken is how the ledger keeps an API token: its SHA-256 in hex. A

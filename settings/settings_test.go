@@ -3,6 +3,7 @@ package settings_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"slices"
@@ -124,7 +125,7 @@ func TestTheFileProvisionsTheLedgerAndEveryInstanceLoadsIt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(lines) == 0 || lines[0].Actor != settings.ByFile || !strings.Contains(lines[0].Fields, "name") {
+		if len(lines) == 0 || lines[0].Actor != settings.ByFile || lines[0].Event != settings.EventMerchantFileChanged || len(lines[0].Args) != 1 || lines[0].Args[0] != ledger.Fields("name") {
 			t.Errorf("the audit log's newest line for shop1 is %+v; want the file changing its name", lines)
 		}
 	})
@@ -148,7 +149,7 @@ func TestAMerchantThatLeavesTheFileIsDisabledNotForgotten(t *testing.T) {
 			t.Errorf("shop2 after leaving the file: state %q, link keys %v; want disabled with its keys", m.State, m.LinkKeys)
 		}
 		lines, _ := l.Audit(ctx, ledger.AuditQuery{MerchantID: "shop2", Limit: 1})
-		if len(lines) != 1 || lines[0].Action != "merchant disabled" || lines[0].Actor != settings.ByFile {
+		if len(lines) != 1 || lines[0].Event != settings.EventMerchantLeftFile || lines[0].Actor != settings.ByFile {
 			t.Errorf("audit of shop2 leaving the file: %+v", lines)
 		}
 		// Back in the file, it is active again.
@@ -373,7 +374,7 @@ func TestTwoSavesOfOneMerchantNeverOverwriteSilently(t *testing.T) {
 			t.Errorf("a bad origin: err = %v, want a field error on return_origins", err)
 		}
 		lines, _ := l.Audit(ctx, ledger.AuditQuery{MerchantID: "shop3"})
-		if len(lines) != 2 || lines[0].Action != "settings changed" || lines[0].Fields != "name" || lines[0].RequestID != "req-1" {
+		if len(lines) != 2 || lines[0].Event != settings.EventSettingsChanged || len(lines[0].Args) != 1 || lines[0].Args[0] != ledger.Fields("name") || lines[0].RequestID != "req-1" {
 			t.Errorf("audit of shop3: %+v", lines)
 		}
 	})
@@ -453,7 +454,8 @@ func TestOperatorAddWritesAnOperatorAndANewPasswordEndsTheOld(t *testing.T) {
 		t.Error("the old password still signs in")
 	}
 	lines, _ := l.Audit(ctx, ledger.AuditQuery{})
-	if len(lines) != 2 || lines[0].Actor != settings.ByCommand || strings.Contains(lines[0].Fields, "$argon2") {
+	if len(lines) != 2 || lines[0].Actor != settings.ByCommand || lines[0].Event != settings.EventOperatorPassword ||
+		fmt.Sprint(lines[0].Args) != fmt.Sprint([]ledger.AuditArg{ledger.Text("root@psp.example")}) {
 		t.Errorf("audit of operator add: %+v", lines)
 	}
 }

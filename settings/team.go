@@ -106,7 +106,7 @@ func (s *Store) Invite(ctx context.Context, by Actor, merchantID, email, roleNam
 		}
 		for _, ms := range members {
 			if ms.MerchantID == merchantID && ms.Email == email {
-				return merchant.Refuse("email", "%s is on the team already: change their role below instead", email).Says("onTeam", email)
+				return merchant.Refuse("email", "%s is on the team already: change their role in the team list instead", email).Says("onTeam", email)
 			}
 		}
 		// One live invitation a person and team: a new one replaces the
@@ -119,12 +119,11 @@ func (s *Store) Invite(ctx context.Context, by Actor, merchantID, email, roleNam
 			Role: string(role), InvitedBy: by.Name, Expires: inv.Expires}); err != nil {
 			return err
 		}
-		fields := "role (" + string(role) + "), valid 72 hours"
+		event := EventInvited
 		if replaced > 0 {
-			fields += ", the earlier invitation withdrawn"
+			event = EventInvitedAgain
 		}
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: merchantID,
-			Action: "invitation made: " + email, Fields: fields})
+		return tx.Audit(ctx, say(event, ledger.Text(email), ledger.Role(string(role))).line(by, merchantID))
 	})
 	return inv, err
 }
@@ -164,8 +163,7 @@ func (s *Store) RevokeInvitation(ctx context.Context, by Actor, merchantID, emai
 		if n == 0 {
 			return ErrNoInvitation
 		}
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: merchantID,
-			Action: "invitation revoked: " + email})
+		return tx.Audit(ctx, say(EventInvitationRevoked, ledger.Text(email)).line(by, merchantID))
 	})
 	return err
 }
@@ -174,12 +172,12 @@ func (s *Store) RevokeInvitation(ctx context.Context, by Actor, merchantID, emai
 // password hash is phc; a person the ledger knows already (on another
 // team, or on none any more) keeps their own password and two-step
 // sign-in (the caller checked the password, and codeChecked says whether
-// it checked a code too: a person whose row holds a two-step secret is
-// refused ErrCodeNeeded without one), and phc is empty. Within the same
-// change it checks again that the invitation is live, that whoever made
-// it may still invite to the team, and that the person is not on the team
-// already: an invitation never changes a member's role, so a team never
-// loses its last owner through one.
+// it checked a code or a passkey too: a person whose row holds a two-step
+// secret or a passkey is refused ErrCodeNeeded without one), and phc is
+// empty. Within the same change it checks again that the invitation is
+// live, that whoever made it may still invite to the team, and that the
+// person is not on the team already: an invitation never changes a
+// member's role, so a team never loses its last owner through one.
 func (s *Store) Accept(ctx context.Context, token, phc string, codeChecked bool, now time.Time) (ledger.Invitation, error) {
 	inv, err := s.Invitation(ctx, token, now)
 	if err != nil {
@@ -207,7 +205,7 @@ func (s *Store) Accept(ctx context.Context, token, phc string, codeChecked bool,
 		i := slices.IndexFunc(people, func(p ledger.PersonRow) bool { return p.Email == inv.Email })
 		exists := i >= 0
 		switch {
-		case exists && people[i].TOTPSecret != "" && !codeChecked:
+		case exists && (people[i].TOTPSecret != "" || people[i].Passkeys > 0) && !codeChecked:
 			return ErrCodeNeeded
 		case slices.ContainsFunc(members, func(m ledger.MembershipRow) bool { return m.Email == inv.Email && m.MerchantID == inv.MerchantID }):
 			return ErrAlreadyOnTeam
@@ -224,12 +222,11 @@ func (s *Store) Accept(ctx context.Context, token, phc string, codeChecked bool,
 		if err := tx.PutMembership(ctx, ledger.MembershipRow{Email: inv.Email, MerchantID: inv.MerchantID, Role: inv.Role, Managed: ledger.ManagedByConsole}); err != nil {
 			return err
 		}
-		fields := "role (" + inv.Role + ")"
+		event := EventJoined
 		if phc != "" {
-			fields += ", password (set)"
+			event = EventJoinedNew
 		}
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: inv.Email, MerchantID: inv.MerchantID,
-			Action: "invitation accepted: " + inv.Email + " joined the team", Fields: fields})
+		return tx.Audit(ctx, say(event, ledger.Role(inv.Role)).line(Actor{Name: inv.Email}, inv.MerchantID))
 	})
 	if errors.Is(err, ErrCodeNeeded) {
 		// This instance's settings were older than the ledger's: brought
@@ -275,8 +272,7 @@ func (s *Store) SetRole(ctx context.Context, by Actor, merchantID, email, roleNa
 		if _, err := tx.WithdrawInvitations(ctx, merchantID, email, by.Name); err != nil {
 			return err
 		}
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: merchantID,
-			Action: "team member's role: " + email, Fields: "role (" + string(role) + ")"})
+		return tx.Audit(ctx, say(EventRoleChanged, ledger.Text(email), ledger.Role(string(role))).line(by, merchantID))
 	})
 }
 
@@ -295,8 +291,7 @@ func (s *Store) RemoveMember(ctx context.Context, by Actor, merchantID, email st
 		if _, err := tx.WithdrawInvitations(ctx, merchantID, m.Email, by.Name); err != nil {
 			return err
 		}
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: merchantID,
-			Action: "team member removed: " + m.Email})
+		return tx.Audit(ctx, say(EventMemberRemoved, ledger.Text(m.Email)).line(by, merchantID))
 	})
 }
 
@@ -356,8 +351,7 @@ func (s *Store) SetPassword(ctx context.Context, email, phc string) error {
 			if err := tx.PutPerson(ctx, p); err != nil {
 				return err
 			}
-			return tx.Audit(ctx, ledger.AuditEntry{Actor: email, Action: "password changed: " + email,
-				Fields: "password (set; their other sessions ended)"})
+			return tx.Audit(ctx, say(EventPasswordChanged).line(Actor{Name: email}, ""))
 		}
 		return ErrNotOnTeam
 	})
@@ -378,7 +372,7 @@ func (s *Store) SetLanguage(ctx context.Context, by Actor, email, lang string) e
 		if err := tx.SetLanguage(ctx, email, lang); err != nil {
 			return err
 		}
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, Action: "console language chosen: " + email, Fields: "language (" + lang + ")"})
+		return tx.Audit(ctx, say(EventLanguageChosen, ledger.Language(lang)).line(by, ""))
 	})
 	if err != nil {
 		return err

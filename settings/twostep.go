@@ -145,8 +145,7 @@ func (s *Store) ConfirmTwoStep(ctx context.Context, email, code string, now time
 		if err := tx.SetTOTP(ctx, email, sealed, hashes); err != nil {
 			return err
 		}
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: strings.ToLower(email), Action: "two-step sign-in turned on: " + strings.ToLower(email),
-			Fields: "totp (set), recovery codes (set)"})
+		return tx.Audit(ctx, say(EventTwoStepOn).line(Actor{Name: strings.ToLower(email)}, ""))
 	})
 	if err != nil {
 		return nil, err
@@ -199,8 +198,7 @@ func (s *Store) EndTwoStep(ctx context.Context, u *merchant.ConsoleUser, code st
 		if err := tx.SetTOTP(ctx, u.Email, "", nil); err != nil {
 			return err
 		}
-		return tx.Audit(ctx, ledger.AuditEntry{Actor: strings.ToLower(u.Email), Action: "two-step sign-in turned off: " + strings.ToLower(u.Email),
-			Fields: "totp (removed), recovery codes (removed)"})
+		return tx.Audit(ctx, say(EventTwoStepOff).line(Actor{Name: strings.ToLower(u.Email)}, ""))
 	})
 	if err != nil {
 		return err
@@ -215,15 +213,22 @@ func (s *Store) RequireTwoStep(ctx context.Context, by Actor, merchantID string,
 	if !ok {
 		return ErrNoMerchant
 	}
-	return s.Update(ctx, by, merchantID, m.Version, func(m *merchant.Merchant) { m.RequireTwoStep = on })
+	return s.change(ctx, by, merchantID, m.Version, func(m *merchant.Merchant) (said, error) {
+		m.RequireTwoStep = on
+		if on {
+			return say(EventTwoStepRequired), nil
+		}
+		return say(EventTwoStepNotRequired), nil
+	})
 }
 
 // ErrNoTwoStep means the person has no two-step sign-in to reset.
 var ErrNoTwoStep = errors.New("the person has no two-step sign-in")
 
 // ResetTwoStep turns off the two-step sign-in of a person who lost their
-// authenticator and their recovery codes: an operator's action, in the
-// audit log, after the operator made sure it is them. They sign in with
+// authenticator and their recovery codes, and removes their passkeys: an
+// operator's action, in the audit log, after the operator made sure it is
+// them. They sign in with
 // their password and set it up again; an operator is recovered by the
 // command line's operator add instead. A person the merchants file holds
 // is reset too: two-step sign-in is the ledger's, not the file's.
@@ -242,14 +247,21 @@ func (s *Store) ResetTwoStep(ctx context.Context, by Actor, email string) error 
 				// An operator is recovered on the command line.
 				return ErrNotOnTeam
 			}
-			if p.TOTPSecret == "" {
+			if p.TOTPSecret == "" && p.Passkeys == 0 {
 				return ErrNoTwoStep
 			}
 			if err := tx.SetTOTP(ctx, email, "", nil); err != nil {
 				return err
 			}
-			return tx.Audit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID,
-				Action: "two-step sign-in reset by an operator: " + email, Fields: "totp (removed), recovery codes (removed)"})
+			// Lost passkeys go too: the person adds new ones.
+			names, err := tx.RemovePasskeys(ctx, email)
+			if err != nil {
+				return err
+			}
+			if len(names) > 0 {
+				return tx.Audit(ctx, say(EventTwoStepResetPasskeys, ledger.Text(email), ledger.Text(strings.Join(names, ", "))).line(by, ""))
+			}
+			return tx.Audit(ctx, say(EventTwoStepReset, ledger.Text(email)).line(by, ""))
 		}
 		return ErrNotOnTeam
 	})

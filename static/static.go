@@ -19,7 +19,7 @@ import (
 // package.json); they are
 // committed so that `go run .` needs nothing but Go.
 //
-//go:embed app.css console.css banks.js frame.js embed.js branding.js status.js form.js handoff.js copy.js favicon.svg favicon.ico
+//go:embed app.css console.css banks.js frame.js embed.js branding.js status.js form.js handoff.js copy.js passkeys.js favicon.svg favicon.ico
 var files embed.FS
 
 // versions holds a short content hash of each file, for cache busting.
@@ -87,5 +87,5 @@ func Favicon() http.Handler {
 
 // Assets are the versioned URLs the views load.
 func Assets() views.Assets {
-	return views.Assets{CSS: URL("app.css"), ConsoleCSS: URL("console.css"), BanksJS: URL("banks.js"), FrameJS: URL("frame.js"), BrandingJS: URL("branding.js"), StatusJS: URL("status.js"), FormJS: URL("form.js"), Favicon: URL("favicon.svg"), HandoffJS: URL("handoff.js"), CopyJS: URL("copy.js")}
+	return views.Assets{CSS: URL("app.css"), ConsoleCSS: URL("console.css"), BanksJS: URL("banks.js"), FrameJS: URL("frame.js"), BrandingJS: URL("branding.js"), StatusJS: URL("status.js"), FormJS: URL("form.js"), Favicon: URL("favicon.svg"), HandoffJS: URL("handoff.js"), CopyJS: URL("copy.js"), PasskeysJS: URL("passkeys.js")}
 }

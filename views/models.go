@@ -64,6 +64,9 @@ type Assets struct {
 	Favicon string
 	// HandoffJS follows the order while the shopper pays on their phone.
 	HandoffJS string
+	// PasskeysJS runs the console's WebAuthn ceremonies: adding a
+	// passkey, signing in with one.
+	PasskeysJS string
 }
 
 // Option is one choice of a select or a radio group.

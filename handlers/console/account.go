@@ -63,6 +63,10 @@ func (c *Console) showAccount(ec echo.Context) error {
 		page.Notice = t(ec, "console.twoStep.off")
 	case "recovery":
 		page.Notice = t(ec, "console.twoStep.recoveryUsed")
+	case "passkey-added":
+		page.Notice = t(ec, "console.passkeys.added")
+	case "passkey-removed":
+		page.Notice = t(ec, "console.passkeys.removed")
 	}
 	return render(ec, http.StatusOK, manage.ConsoleAccountPage(page))
 }
@@ -70,7 +74,10 @@ func (c *Console) showAccount(ec echo.Context) error {
 func (c *Console) accountPage(ec echo.Context) (manage.ConsoleAccount, error) {
 	s := sessionOf(ec)
 	page := manage.ConsoleAccount{ConsolePage: c.frame(ec, t(ec, "console.account"), "account"), Email: s.user.Email,
-		FromFile: s.user.Managed == merchant.ManagedByFile, TwoStep: s.user.TwoStep, MustSetUp: mustSetUpTwoStep(s.user)}
+		FromFile: s.user.Managed == merchant.ManagedByFile, TwoStep: s.user.TwoStep, MustSetUp: c.mustSetUpTwoStep(s.user)}
+	if c.rp != nil {
+		page.Scripts = []string{c.Assets.PasskeysJS}
+	}
 	if s.user.TwoStep {
 		left, err := c.Ledger.RecoveryCodesLeft(ec.Request().Context(), s.user.Email)
 		if err != nil {
@@ -78,6 +85,12 @@ func (c *Console) accountPage(ec echo.Context) (manage.ConsoleAccount, error) {
 		}
 		page.RecoveryLeft = left
 	}
+	passkeys, err := c.passkeysOfAccount(ec, s.user.Email)
+	if err != nil {
+		return page, err
+	}
+	passkeys.CSRF, passkeys.MustAdd = s.csrf, c.mustAddPasskey(s.user)
+	page.Passkeys = passkeys
 	list, err := c.Ledger.Sessions(ec.Request().Context(), s.user.Email, c.Now())
 	if err != nil {
 		return page, err
@@ -101,7 +114,7 @@ func (c *Console) changePassword(ec echo.Context) error {
 			return err
 		}
 		page.Errors = map[string]string{field: reason}
-		page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
+		refused(&page.ConsolePage, page.Errors)
 		return render(ec, status, manage.ConsoleAccountPage(page))
 	}
 	if problem, status, err := c.ownPassword(ec, s.user, ec.FormValue("current")); err != nil {

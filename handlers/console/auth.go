@@ -17,6 +17,7 @@ import (
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/password"
@@ -151,8 +152,7 @@ func (c *Console) signedIn(next echo.HandlerFunc) echo.HandlerFunc {
 			return ec.Redirect(http.StatusSeeOther, to)
 		}
 		if ec.Request().Method == http.MethodPost {
-			sent := ec.FormValue("csrf")
-			if subtle.ConstantTimeCompare([]byte(sent), []byte(s.csrf)) != 1 {
+			if !sameToken(sentCSRF(ec), s.csrf) {
 				return &consoleError{status: http.StatusForbidden, key: "console.error.forbidden", err: errCSRF}
 			}
 			spend := c.budgets.Spend("person "+strings.ToLower(s.user.Email), PersonRate, PersonBurst, c.Now())
@@ -163,8 +163,9 @@ func (c *Console) signedIn(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		ec.Set(ctxSession, s)
 		speak(ec, s.user.Language)
-		if mustSetUpTwoStep(s.user) && !whileSettingUp[ec.Path()] {
-			// Their team requires two-step sign-in: nothing else first.
+		if (c.mustSetUpTwoStep(s.user) || c.mustAddPasskey(s.user)) && !whileSettingUp[ec.Path()] {
+			// Their team requires two-step sign-in, or the deployment a
+			// passkey of its operators: nothing else first.
 			return ec.Redirect(http.StatusSeeOther, RouteAccount)
 		}
 		return next(ec)
@@ -255,6 +256,9 @@ func (c *Console) loginForm(ec echo.Context, status int, m consoleviews.ConsoleL
 	}
 	m.ConsolePage = consoleviews.ConsolePage{Title: t(ec, "console.login.title"), Assets: c.Assets, CSRF: sess.Values["csrf"].(string),
 		Notice: m.Notice}
+	if m.Passkeys = c.rp != nil; m.Passkeys {
+		m.Scripts = []string{c.Assets.PasskeysJS}
+	}
 	return render(ec, status, consoleviews.ConsoleLoginPage(m))
 }
 
@@ -307,9 +311,9 @@ func (c *Console) signIn(ec echo.Context) error {
 	if err := tries.right(); err != nil {
 		return err
 	}
-	if u.TwoStep {
-		// The password was right; the code comes next, within minutes,
-		// from this browser.
+	if c.secondStep(u) {
+		// The password was right; the code (or the passkey) comes next,
+		// within minutes, from this browser.
 		return c.askForCode(ec, u, next, "")
 	}
 	if err := c.startSession(ec, u, ""); err != nil {
@@ -327,6 +331,12 @@ func (c *Console) signIn(ec echo.Context) error {
 // over, acting for merchant act (their first when empty), and the sign-in
 // recorded for the team's list.
 func (c *Console) startSession(ec echo.Context, u *merchant.ConsoleUser, act string) error {
+	return c.startSessionBy(ec, u, act, "")
+}
+
+// startSessionBy is startSession for a sign-in by the passkey of ref, kept
+// with the session: it ends when that passkey is suspended.
+func (c *Console) startSessionBy(ec echo.Context, u *merchant.ConsoleUser, act, passkey string) error {
 	sess, _ := c.store.New(ec.Request(), cookieName)
 	now := c.Now()
 	sess.Values = map[any]any{"user": strings.ToLower(u.Email), "sid": randomToken(), "csrf": randomToken(),
@@ -336,7 +346,7 @@ func (c *Console) startSession(ec echo.Context, u *merchant.ConsoleUser, act str
 	}
 	r := ec.Request()
 	if err := c.Ledger.StartSession(r.Context(), ledger.Session{ID: sess.Values["sid"].(string), Email: u.Email,
-		Device: deviceOf(r.UserAgent()), Address: ec.RealIP(), Created: now, Ends: now.Add(MaxSession)}); err != nil {
+		Device: deviceOf(r.UserAgent()), Address: ec.RealIP(), Created: now, Ends: now.Add(MaxSession), Passkey: passkey}); err != nil {
 		return err
 	}
 	if err := sess.Save(ec.Request(), ec.Response()); err != nil {
@@ -373,18 +383,21 @@ func deviceOf(ua string) string {
 // deviceSaid is a session's device in the reader's language: "Firefox on
 // Linux", "Firefox (Linux)". A device an earlier build kept in words reads
 // as it was kept.
-func deviceSaid(ec echo.Context, device string) string {
+func deviceSaid(ec echo.Context, device string) string { return deviceIn(localizerOf(ec), device) }
+
+// deviceIn is deviceSaid in l's language.
+func deviceIn(l *i18n.Localizer, device string) string {
 	browser, system, ok := strings.Cut(device, "/")
 	if !ok {
 		return device
 	}
 	if browser == "" {
-		browser = t(ec, "console.device.browser")
+		browser = l.T("console.device.browser")
 	}
 	if system == "" {
-		system = t(ec, "console.device.system")
+		system = l.T("console.device.system")
 	}
-	return t(ec, "console.device.on", browser, system)
+	return l.T("console.device.on", browser, system)
 }
 
 // signOut ends the session here and, through the ledger, on every
@@ -444,8 +457,17 @@ type tries struct {
 // passwordTries counts passwords from the request's address and at email:
 // sign-ins, an account's password check, an invitation's.
 func (c *Console) passwordTries(ec echo.Context, email string) *tries {
-	return &tries{c: c, ec: ec, limit: MaxFailures,
-		keys: []string{"addr:" + digest(ec.RealIP()), "mail:" + digest(strings.ToLower(email))}}
+	return &tries{c: c, ec: ec, limit: MaxFailures, keys: []string{addressKey(ec), mailKey(email)}}
+}
+
+// addressKey and mailKey count the tries of an address (passwords and
+// passkeys alike), and the passwords at an e-mail.
+func addressKey(ec echo.Context) string { return "addr:" + digest(ec.RealIP()) }
+func mailKey(email string) string       { return "mail:" + digest(strings.ToLower(email)) }
+
+// sameToken compares a token sent with the one kept, in constant time.
+func sameToken(sent, kept string) bool {
+	return subtle.ConstantTimeCompare([]byte(sent), []byte(kept)) == 1
 }
 
 // codeTries counts a person's two-step codes, wherever they are typed: at

@@ -376,7 +376,7 @@ func (c *Console) brandingRefused(ec echo.Context, m *merchant.Merchant, options
 		pc     *settings.PublishConflictError
 		le     *settings.LogoError
 		status = http.StatusUnprocessableEntity
-		notice = t(ec, "console.form.fix")
+		notice string
 		newer  *manage.BrandNewer
 	)
 	switch {
@@ -402,7 +402,8 @@ func (c *Console) brandingRefused(ec echo.Context, m *merchant.Merchant, options
 		return err
 	}
 	page := c.brandingPage(ec, st, options, f)
-	page.Notice, page.NoticeError, page.Newer = notice, true, newer
+	refused(&page.ConsolePage, f.errors)
+	page.Notice, page.NoticeError, page.Newer = notice, notice != "", newer
 	if newer != nil {
 		for i := range page.Fields {
 			page.Fields[i].Newer, page.Fields[i].Conflict = newer.Values[page.Fields[i].Name], true
@@ -458,12 +459,22 @@ func (c *Console) showBrandingHistory(ec echo.Context) error {
 	for i, h := range history {
 		row := manage.BrandVersion{
 			Version: strconv.FormatInt(h.Version, 10), At: when(localizerOf(ec), h.At), By: h.By, Live: i == 0,
-			Changed: strings.Join(h.Changed, ", "),
-			Thumb:   templ.SafeURL(RouteBranding + "/preview/banks?" + merchantQuery(m, options, url.Values{"version": {strconv.FormatInt(h.Version, 10)}})),
-			Revert:  templ.SafeURL(fmt.Sprintf("%s/revert/%d", RouteBranding, h.Version)),
+			Thumb:  templ.SafeURL(RouteBranding + "/preview/banks?" + merchantQuery(m, options, url.Values{"version": {strconv.FormatInt(h.Version, 10)}})),
+			Revert: templ.SafeURL(fmt.Sprintf("%s/revert/%d", RouteBranding, h.Version)),
+		}
+		values := settings.LookValues(&h.Custom)
+		var labels []string
+		for _, name := range h.Changed {
+			label := t(ec, "console.branding.field."+name)
+			labels = append(labels, label)
+			change := manage.BrandChange{Label: label, Value: lookValue(ec, name, values[name])}
+			if (name == "primaryColor" || name == "bgColor") && values[name] != "" {
+				change.Swatch = values[name]
+			}
+			row.Changes = append(row.Changes, change)
 		}
 		if h.RevertedFrom != 0 {
-			row.Changed = t(ec, "console.branding.revertedFrom", h.RevertedFrom, row.Changed)
+			row.Reverted = t(ec, "console.branding.revertedFrom", h.RevertedFrom, strings.Join(labels, ", "))
 		}
 		if i == 0 {
 			page.LiveVersion = row.Version
@@ -578,4 +589,16 @@ func (c *Console) previewLink(m *merchant.Merchant, look rules.Customization) (s
 // studioMoved answers the studio's old address: the Branding page.
 func studioMoved(ec echo.Context) error {
 	return ec.Redirect(http.StatusPermanentRedirect, RouteBranding)
+}
+
+// lookValue is a look's value as the editor names it: a size by its
+// word, nothing as the provider's default.
+func lookValue(ec echo.Context, name, value string) string {
+	switch {
+	case value == "":
+		return t(ec, "console.branding.default")
+	case name == "spacing" || name == "radius" || name == "modalShadow":
+		return t(ec, "console.branding.enum."+value)
+	}
+	return value
 }

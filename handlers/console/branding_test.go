@@ -165,7 +165,10 @@ func TestADesignerSavesADraftThatNoShopperSeesThenPublishesItEverywhere(t *testi
 	if versions.Length() != 2 || versions.First().AttrOr("data-version", "") != "2" || versions.First().Find(`[data-testid="live"]`).Length() != 1 {
 		t.Fatalf("the history lists %d versions", versions.Length())
 	}
-	if got := versions.First().Find(`[data-testid="changed"]`).Text(); got != "primaryColor" {
+	// Each version says what it changed as the editor names it, with the
+	// value it gave and, for a colour, the colour itself.
+	changed := versions.First().Find(`[data-testid="changed"]`)
+	if got := strings.Join(strings.Fields(changed.Text()), " "); got != "Primary colour #0B5FFF" || changed.Find(`[data-testid="swatch"] rect`).AttrOr("fill", "") != "#0B5FFF" {
 		t.Errorf("version 2 changed %q", got)
 	}
 	if thumb := versions.Last().Find("iframe").AttrOr("src", ""); thumb != "/console/branding/preview/banks?version=1" {
@@ -185,7 +188,7 @@ func TestADesignerSavesADraftThatNoShopperSeesThenPublishesItEverywhere(t *testi
 	if got := history.Find(`[data-testid="version"]`).First().Find(`[data-testid="changed"]`).Text(); !strings.HasPrefix(got, "Version 1 again") {
 		t.Errorf("the revert is listed as %q", got)
 	}
-	if lines := strings.Join(auditActions(t, e, "shop3"), "\n"); !strings.Contains(lines, "branding version 3 published (version 1 again)") {
+	if lines := strings.Join(auditActions(t, e, "shop3"), "\n"); !strings.Contains(lines, "ann@shop3.example published branding version 3: version 1 again.") {
 		t.Errorf("the audit log lacks the revert: %s", lines)
 	}
 }
@@ -249,7 +252,7 @@ func TestALogoIsUploadedIntoTheDraftAndABadOneIsExplained(t *testing.T) {
 	if !strings.HasPrefix(logo, "http://127.0.0.1/brand/") || !strings.HasSuffix(logo, ".png") {
 		t.Errorf("the draft's logo is %q", logo)
 	}
-	if lines := strings.Join(auditActions(t, e, "shop3"), "\n"); !strings.Contains(lines, "logo uploaded: "+strings.TrimPrefix(logo, "http://127.0.0.1/brand/")) {
+	if lines := strings.Join(auditActions(t, e, "shop3"), "\n"); !strings.Contains(lines, "uploaded the logo "+strings.TrimPrefix(logo, "http://127.0.0.1/brand/")+" (image/png, ") {
 		t.Errorf("the audit log lacks the upload: %s", lines)
 	}
 }

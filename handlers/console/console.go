@@ -14,13 +14,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/a-h/templ"
+	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
@@ -117,6 +120,11 @@ type Console struct {
 	// decoy is checked against when no user has the e-mail given, so that
 	// an unknown e-mail costs as long as a wrong password.
 	decoy password.Hashed
+	// rp is the console as WebAuthn names it, from BASE_URL; nil when
+	// passkeys cannot be used here (an IP address, plain http), and
+	// passkeysOffWhy says why.
+	rp             *webauthn.WebAuthn
+	passkeysOffWhy string
 }
 
 // New returns the console.
@@ -138,6 +146,12 @@ func New(cfg Config) (*Console, error) {
 		cfg.Hashing = password.NewGate(password.DefaultSlots(), time.Second)
 	}
 	c := &Console{Config: cfg, store: store}
+	if c.rp, err = relyingParty(cfg.BaseURL); err != nil {
+		// Everything else works; the console's pages say passkeys are
+		// off, and why.
+		cfg.Log.Warn("console: passkeys are off", "reason", err)
+		c.passkeysOffWhy = err.Error()
+	}
 	// The costs of the users' own hashes, so that both paths take as long.
 	params := password.Default
 	if users := cfg.Merchants.ConsoleUsers(); len(users) > 0 {
@@ -195,6 +209,12 @@ func (c *Console) Routes(e *echo.Echo) {
 	in(http.MethodPost, RouteMemberOut, merchant.Manage, c.teamChange(c.removeMember, "removed"))
 	e.GET(RouteAccept, c.showInvitation, c.answerErrors)
 	e.POST(RouteAccept, c.acceptInvitation, c.answerErrors)
+	e.POST(RouteLoginPasskeyBegin, c.beginSignInWithPasskey, c.answerErrors)
+	e.POST(RouteLoginPasskey, c.signInWithPasskey, c.answerErrors)
+	in(http.MethodPost, RoutePasskeysBegin, merchant.Read, c.beginPasskey)
+	in(http.MethodPost, RoutePasskeys, merchant.Read, c.addPasskey)
+	in(http.MethodPost, RoutePasskeyRemove, merchant.Read, c.removePasskey)
+	operators(http.MethodPost, RouteOperatorsPasskeys, c.requireOperatorsPasskeys)
 	e.GET(RouteLoginCode, c.showCodeStep, c.answerErrors)
 	e.POST(RouteLoginCode, c.checkCodeStep, c.answerErrors)
 	in(http.MethodPost, RouteTOTP, merchant.Read, c.beginTwoStep)
@@ -442,4 +462,14 @@ func merchantQuery(m *merchant.Merchant, options []consoleviews.ConsoleOption, e
 		q[k] = v
 	}
 	return q.Encode()
+}
+
+// refused makes p the answer to a refused form: errs, each a field's
+// reason by its name (the id of its input), are summed up at the top of
+// the page, each linking to its field.
+func refused(p *consoleviews.ConsolePage, errs map[string]string) {
+	p.Problems = nil
+	for _, field := range slices.Sorted(maps.Keys(errs)) {
+		p.Problems = append(p.Problems, views.FieldError{ID: field, Message: errs[field]})
+	}
 }

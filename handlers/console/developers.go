@@ -161,8 +161,13 @@ func (c *Console) developersAnswer(ec echo.Context, id string, options []console
 }
 
 // refusedForm marks a Developers page answering a form that needs a change.
-func refusedForm(ec echo.Context, page *manage.ConsoleDevelopers) {
-	page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
+func refusedForm(page *manage.ConsoleDevelopers) {
+	errs := maps.Clone(page.Form.Errors)
+	if errs == nil {
+		errs = map[string]string{}
+	}
+	maps.Copy(errs, page.Webhook.Errors)
+	refused(&page.ConsolePage, errs)
 }
 
 func firstOrigin(m *merchant.Merchant) string {
@@ -191,7 +196,7 @@ func (c *Console) makeToken(ec echo.Context) error {
 		form.Errors = map[string]string{fe.Field: reasonOf(ec, fe)}
 		return c.developersAnswer(ec, m.ID, options, http.StatusUnprocessableEntity, func(page *manage.ConsoleDevelopers) {
 			page.Form = form
-			refusedForm(ec, page)
+			refusedForm(page)
 		})
 	case errors.Is(err, settings.ErrManagedByFile):
 		return errManagedByFile
@@ -317,7 +322,7 @@ func (c *Console) setWebhook(ec echo.Context) error {
 			form.Secret, form.Overlapping = page.Webhook.Secret, page.Webhook.Overlapping
 			form.Errors = map[string]string{field: reason}
 			page.Webhook = form
-			refusedForm(ec, page)
+			refusedForm(page)
 		})
 	}
 	if m.ReadOnly() {
@@ -396,7 +401,7 @@ func (c *Console) rollWebhookSecret(ec echo.Context) error {
 		return c.developersAnswer(ec, m.ID, options, http.StatusUnprocessableEntity, func(page *manage.ConsoleDevelopers) {
 			page.Webhook.Overlap = ec.FormValue("overlap")
 			page.Webhook.Errors = map[string]string{"overlap": reasonOf(ec, fe)}
-			refusedForm(ec, page)
+			refusedForm(page)
 		})
 	case errors.Is(err, settings.ErrManagedByFile):
 		return errManagedByFile

@@ -116,7 +116,9 @@ func TestTokensAreMadeAndRevokedOnEveryInstance(t *testing.T) {
 		t.Error("a token taken after its expiry")
 	}
 	lines := auditActions(t, e, "shop3")
-	if len(lines) < 3 || !strings.HasPrefix(lines[0], "API token made: until tomorrow night") || !strings.HasPrefix(lines[1], "API token revoked: shop server") {
+	if len(lines) < 3 || !strings.HasPrefix(lines[0], "ann@shop3.example made the API token “until tomorrow night” (pbb_test_") ||
+		!strings.Contains(lines[0], "which expires "+midnight.Format("2006-01-02 15:04:05")+" UTC.") ||
+		!strings.HasPrefix(lines[1], "ann@shop3.example revoked the API token “shop server” (pbb_test_") {
 		t.Errorf("shop3's audit: %v", lines)
 	}
 }
@@ -309,7 +311,8 @@ func TestAWebhookEndpointIsPingedBeforeItIsSavedAndItsSecretRolls(t *testing.T) 
 		t.Errorf("after the overlap the header %q (%d signatures) is verified by the old secret, or not by the new", header, n)
 	}
 	lines := auditActions(t, e, "shop3")
-	if len(lines) < 4 || lines[0] != "webhook secret overlap ended" || !strings.HasPrefix(lines[1], "webhook secret rolled") {
+	if len(lines) < 4 || lines[0] != "ann@shop3.example ended the overlap: only the new webhook secret signs now." ||
+		lines[1] != "ann@shop3.example rolled the webhook secret: the old one keeps signing for 24 hours." {
 		t.Errorf("shop3's audit: %v", lines)
 	}
 	if text := strings.Join(lines, " "); strings.Contains(text, first) || strings.Contains(text, second) {

@@ -36,6 +36,15 @@ func when(l *i18n.Localizer, t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
+	return l.DateTime(t) + " UTC"
+}
+
+// whenBare is when without its zone, where the column, the sentence or the
+// file says it: "Created (UTC)", "until %s (UTC)", a CSV's cells.
+func whenBare(l *i18n.Localizer, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
 	return l.DateTime(t)
 }
 
@@ -176,7 +185,7 @@ func (c *Console) showPayments(ec echo.Context) error {
 		row := consoleviews.ConsolePaymentRow{
 			OrderID: o.OrderID, URL: c.orderURL(o.MerchantID, o.OrderID, options != nil), Amount: amount(localizerOf(ec), o.Amount, o.Currency),
 			Status: statusOf(localizerOf(ec), o.Status), Paid: yesNo(localizerOf(ec), !o.Paid.IsZero()), Bank: bankOf(list, o.Country, o.BankID), Country: o.Country,
-			Created: when(localizerOf(ec), o.Created), Updated: when(localizerOf(ec), o.Updated),
+			Created: whenBare(localizerOf(ec), o.Created), Updated: whenBare(localizerOf(ec), o.Updated),
 		}
 		if options != nil {
 			row.Merchant = o.MerchantID
@@ -264,8 +273,8 @@ func (c *Console) exportPayments(ec echo.Context) error {
 			break
 		}
 		for _, o := range orders {
-			row := []string{o.OrderID, o.Amount, o.Currency, o.Status, yesNo(english, !o.Paid.IsZero()), when(english, o.Paid),
-				o.BankID, bankOf(list, o.Country, o.BankID).Name, o.Country, when(english, o.Created), when(english, o.Updated)}
+			row := []string{o.OrderID, o.Amount, o.Currency, o.Status, yesNo(english, !o.Paid.IsZero()), whenBare(english, o.Paid),
+				o.BankID, bankOf(list, o.Country, o.BankID).Name, o.Country, whenBare(english, o.Created), whenBare(english, o.Updated)}
 			if options != nil {
 				row = append([]string{o.MerchantID}, row...)
 			}
@@ -379,7 +388,7 @@ func (c *Console) showOrder(ec echo.Context) error {
 	page := consoleviews.ConsoleOrder{
 		ConsolePage: c.frame(ec, t(ec, "console.order.heading", id), "payments"),
 		OrderID:     id, Amount: amount(localizerOf(ec), o.Amount, o.Currency), Status: statusOf(localizerOf(ec), string(v.Status)),
-		Paid: yesNo(localizerOf(ec), v.Paid), Final: yesNo(localizerOf(ec), v.Final()), Created: when(localizerOf(ec), o.Created), Updated: when(localizerOf(ec), o.Updated),
+		Paid: yesNo(localizerOf(ec), v.Paid), Final: yesNo(localizerOf(ec), v.Final()), Created: whenBare(localizerOf(ec), o.Created), Updated: whenBare(localizerOf(ec), o.Updated),
 		Check: templ.SafeURL(RoutePayments + "/" + url.PathEscape(id) + "/check"), Back: templ.SafeURL(RoutePayments),
 	}
 	if v.Attempt == nil {
@@ -396,13 +405,13 @@ func (c *Console) showOrder(ec echo.Context) error {
 		ca := consoleviews.ConsoleAttempt{Seq: strconv.Itoa(a.Seq), Bank: bankOf(list, a.Country, a.BankID), UpstreamID: a.UpstreamID,
 			Amount: amount(localizerOf(ec), a.Amount, a.Currency), Status: statusOf(localizerOf(ec), a.Status)}
 		for _, s := range history[a.UpstreamID] {
-			ca.History = append(ca.History, consoleviews.ConsoleStep{At: when(localizerOf(ec), s.At), State: string(s.State), Status: s.Status})
+			ca.History = append(ca.History, consoleviews.ConsoleStep{At: whenBare(localizerOf(ec), s.At), State: string(s.State), Status: s.Status})
 		}
 		page.Attempts = append(page.Attempts, ca)
 	}
 	redelivered := ec.QueryParam("redelivered")
 	for _, e := range events {
-		ce := consoleviews.ConsoleEvent{ID: e.ID, Type: e.Type, Created: when(localizerOf(ec), e.Created), Delivery: t(ec, "console.delivery."+e.Delivery),
+		ce := consoleviews.ConsoleEvent{ID: e.ID, Type: e.Type, Created: whenBare(localizerOf(ec), e.Created), Delivery: t(ec, "console.delivery."+e.Delivery),
 			Redeliver: templ.SafeURL("/console/events/" + url.PathEscape(e.ID) + "/redeliver"), Highlight: e.ID == redelivered}
 		var body struct {
 			Data struct {
@@ -438,7 +447,7 @@ func (c *Console) showOrder(ec echo.Context) error {
 
 // tryOf is a delivery try as the page shows it.
 func tryOf(ec echo.Context, d ledger.Delivery) consoleviews.ConsoleTry {
-	tr := consoleviews.ConsoleTry{N: strconv.Itoa(d.Try), At: when(localizerOf(ec), d.At), Duration: duration(localizerOf(ec), d.Duration), Error: d.Error,
+	tr := consoleviews.ConsoleTry{N: strconv.Itoa(d.Try), At: whenBare(localizerOf(ec), d.At), Duration: duration(localizerOf(ec), d.Duration), Error: d.Error,
 		OK: d.Code >= 200 && d.Code <= 299, Code: strconv.Itoa(d.Code)}
 	if d.Code == 0 {
 		tr.Code = "–"

@@ -74,12 +74,21 @@ func (c *Console) showMerchants(ec echo.Context) error {
 		page.Notice = t(ec, "console.merchants.disabled", ec.QueryParam("id"))
 	case "enabled":
 		page.Notice = t(ec, "console.merchants.enabled", ec.QueryParam("id"))
+	case "operatorsPasskeys":
+		page.Notice = t(ec, "console.operatorsPasskeys.required")
+	case "operatorsAnyway":
+		page.Notice = t(ec, "console.operatorsPasskeys.notRequired")
 	}
 	return render(ec, http.StatusOK, manage.ConsoleMerchantsPage(page))
 }
 
 func (c *Console) merchantsPage(ec echo.Context, form manage.ConsoleNewMerchant) manage.ConsoleMerchants {
-	page := manage.ConsoleMerchants{ConsolePage: c.frame(ec, t(ec, "console.merchants"), "merchants"), New: form}
+	page := manage.ConsoleMerchants{ConsolePage: c.frame(ec, t(ec, "console.merchants"), "merchants"), New: form,
+		OperatorsPasskeys: c.Merchants.OperatorsPasskeys(), PasskeysOff: c.passkeysOff(ec), PasskeysMismatch: c.passkeysMismatchSaid(ec),
+		ProofByPasskey: c.hasPasskeys(sessionOf(ec).user)}
+	if page.ProofByPasskey {
+		page.Scripts = []string{c.Assets.PasskeysJS}
+	}
 	for _, m := range c.Merchants.All() {
 		row := manage.ConsoleMerchantRow{
 			ID: m.ID, Name: m.Name, Managed: managedLabel(ec, m), ReadOnly: m.ReadOnly(), Disabled: m.Disabled(),
@@ -112,7 +121,7 @@ func (c *Console) createMerchant(ec echo.Context) error {
 	case errors.As(err, &fe):
 		form.Errors = map[string]string{fe.Field: reasonOf(ec, fe)}
 		page := c.merchantsPage(ec, form)
-		page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
+		refused(&page.ConsolePage, form.Errors)
 		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleMerchantsPage(page))
 	case errors.Is(err, settings.ErrNoKeys):
 		return errNoKeys
@@ -274,9 +283,9 @@ func (c *Console) saveSettings(ec echo.Context) error {
 
 func (c *Console) settingsRefused(ec echo.Context, m *merchant.Merchant, options []consoleviews.ConsoleOption, form manage.ConsoleShopForm, status int) error {
 	page := c.settingsPage(ec, m, options, form)
-	page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
+	refused(&page.ConsolePage, form.Errors)
 	if form.Newer != nil {
-		page.Notice = form.NewerBy
+		page.Notice, page.NoticeError = form.NewerBy, true
 	}
 	return render(ec, status, manage.ConsoleSettingsPage(page))
 }
@@ -359,9 +368,11 @@ func (c *Console) showAudit(ec echo.Context) error {
 		q.Del("before")
 		page.Newest = templ.SafeURL(RouteAudit + "?" + q.Encode())
 	}
+	l := localizerOf(ec)
 	for _, e := range list {
 		page.Rows = append(page.Rows, manage.ConsoleAuditRow{
-			At: when(localizerOf(ec), e.At), Actor: e.Actor, Merchant: e.MerchantID, Action: e.Action, Fields: e.Fields, RequestID: e.RequestID,
+			At: when(l, e.At), Actor: e.Actor, Merchant: e.MerchantID, Action: sayAudit(l, e), Said: e.Event != "",
+			Fields: e.Fields, RequestID: e.RequestID,
 		})
 	}
 	return render(ec, http.StatusOK, manage.ConsoleAuditPage(page))
@@ -381,7 +392,10 @@ func (c *Console) exportAudit(ec echo.Context) error {
 	ec.Response().WriteHeader(http.StatusOK)
 	w := csv.NewWriter(ec.Response())
 	w.UseCRLF = true
-	w.Write([]string{"id", "at", "actor", "merchant_id", "action", "fields", "request_id"})
+	// The action is English, as the page says it; event and args are the
+	// line as it is kept, for programs.
+	w.Write([]string{"id", "at", "actor", "merchant_id", "action", "fields", "request_id", "event", "args"})
+	en := i18n.Staff("en")
 	var before int64
 	for {
 		list, err := c.Ledger.Audit(ec.Request().Context(), ledger.AuditQuery{MerchantID: merchantID, Before: before, Limit: csvBatch})
@@ -390,7 +404,7 @@ func (c *Console) exportAudit(ec echo.Context) error {
 			break
 		}
 		for _, e := range list {
-			row := []string{strconv.FormatInt(e.ID, 10), when(i18n.Staff("en"), e.At), e.Actor, e.MerchantID, e.Action, e.Fields, e.RequestID}
+			row := []string{strconv.FormatInt(e.ID, 10), whenBare(en, e.At), e.Actor, e.MerchantID, sayAudit(en, e), e.Fields, e.RequestID, e.Event, argsOf(e)}
 			for i := range row {
 				row[i] = safeCell(row[i])
 			}

@@ -131,7 +131,7 @@ func TestADisabledMerchantsPeopleStillSignInAndRead(t *testing.T) {
 		t.Error("shop3 is not disabled in the running set")
 	}
 	lines := auditActions(t, e, "shop3")
-	if len(lines) < 2 || lines[0] != "merchant disabled" {
+	if len(lines) < 2 || lines[0] != operator+" disabled the merchant." {
 		t.Errorf("shop3's audit: %v", lines)
 	}
 	res = ops.post("/console/merchants/shop3/enable", url.Values{"csrf": {csrf}})
@@ -268,7 +268,8 @@ func TestTheAuditLogShowsEachPersonWhatTheyMayRead(t *testing.T) {
 	ops.signIn(operator)
 	doc := page(t, ops.get("/console/audit"), http.StatusOK)
 	text := doc.Find(`[data-testid="audit"]`).Text()
-	for _, want := range []string{"merchant added", "req-42", "merchants file", "link_keys (set)"} {
+	for _, want := range []string{"root@psp.example added the merchant shop3, with a first link key and the API token pbb_test_", "req-42",
+		"The merchants file added the merchant: Shop name, Link keys (new)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the operator's audit log lacks %q", want)
 		}
@@ -294,5 +295,38 @@ func TestTheAuditLogShowsEachPersonWhatTheyMayRead(t *testing.T) {
 				t.Errorf("the audit CSV holds a secret: %q", cell)
 			}
 		}
+	}
+}
+
+// TestARefusalIsSummedUpAtTheTopAndTheLineItNamesIsInSight: a refused
+// form comes back with a summary at the top that takes the focus and links
+// to the field, the field marked, what was typed kept, and a box tall
+// enough to show the line the reason names.
+func TestARefusalIsSummedUpAtTheTopAndTheLineItNamesIsInSight(t *testing.T) {
+	e := setup(t)
+	e.shop3()
+	ops := e.browser()
+	csrf := ops.signIn(operator)
+	doc := page(t, ops.get("/console/settings?merchant=shop3"), http.StatusOK)
+	typed := "https://shop3.example\nhttps://a.shop3.example\nhttps://b.shop3.example\nnot a url\nhttps://c.shop3.example"
+	doc = page(t, ops.post("/console/settings?merchant=shop3", url.Values{"csrf": {csrf}, "version": {doc.Find(`input[name="version"]`).AttrOr("value", "")},
+		"name": {"Shop 3"}, "return_origins": {typed}}), http.StatusUnprocessableEntity)
+	summary := doc.Find(`[data-testid="error-summary"]`)
+	if summary.Length() != 1 || summary.Find(`a[href="#return_origins"]`).Length() != 1 || summary.AttrOr("autofocus", "no") == "no" {
+		t.Fatalf("the refusal's summary: %q", summary.Text())
+	}
+	if first := doc.Find(`main`).Children().First(); first.AttrOr("data-testid", "") != "error-summary" {
+		t.Errorf("the summary is not the first thing on the page: %q comes first", first.Text())
+	}
+	reason := doc.Find(`#return_origins-error`).Text()
+	if !strings.Contains(reason, "4") || !strings.Contains(summary.Text(), reason) {
+		t.Errorf("the field says %q, the summary %q; want line 4 named in both", reason, summary.Text())
+	}
+	box := doc.Find(`textarea#return_origins`)
+	if box.AttrOr("aria-invalid", "") != "true" || box.Text() != typed {
+		t.Errorf("the box is not marked, or lost what was typed: %q", box.Text())
+	}
+	if rows, _ := strconv.Atoi(box.AttrOr("rows", "0")); rows < 5 {
+		t.Errorf("the box shows %d rows; the reason names line 4 of 5", rows)
 	}
 }

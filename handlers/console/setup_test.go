@@ -131,6 +131,8 @@ type env struct {
 	mail *fakeMail
 	// gate bounds the passwords hashed at once, and counts them.
 	gate *password.Gate
+	// console is the console under test.
+	console *console.Console
 	// links makes the payment links; its Mail is nil (no SMTP_URL) unless
 	// a test sets one before its first request.
 	links *links.Store
@@ -168,6 +170,13 @@ func setupOn(t testing.TB, databaseURL string) *env {
 
 // setupGated is setupOn with the gate of password hashing given.
 func setupGated(t testing.TB, databaseURL string, gate *password.Gate) *env {
+	t.Helper()
+	return setupAt(t, databaseURL, gate, "http://127.0.0.1")
+}
+
+// setupAt is setupGated with the app's BASE_URL given: passkeys are bound
+// to its host name (the tests' usual 127.0.0.1 has them off).
+func setupAt(t testing.TB, databaseURL string, gate *password.Gate, baseURL string) *env {
 	t.Helper()
 	hash, err := password.Hash(secret, password.Params{Memory: 64, Time: 1, Threads: 1})
 	if err != nil {
@@ -228,8 +237,8 @@ func setupGated(t testing.TB, databaseURL string, gate *password.Gate) *env {
 	e.settings = store
 	e.mail = &fakeMail{}
 	e.gate = gate
-	e.links = &links.Store{Ledger: l, Keys: keys, BaseURL: "http://127.0.0.1"}
-	c, err := console.New(console.Config{Mail: e.mail, Links: e.links, Hashing: gate, BaseURL: "http://127.0.0.1", Ledger: l, Merchants: dir, Settings: store, Orders: orders, Webhooks: hooks,
+	e.links = &links.Store{Ledger: l, Keys: keys, BaseURL: baseURL}
+	c, err := console.New(console.Config{Mail: e.mail, Links: e.links, Hashing: gate, BaseURL: baseURL, Ledger: l, Merchants: dir, Settings: store, Orders: orders, Webhooks: hooks,
 		Banks: fakeBanks{}, Health: e.health, Sandbox: true,
 		Previews: shopper.New(shopper.Config{BaseURL: "http://127.0.0.1", Merchants: dir, Banks: fakeBanks{}, Health: e.health,
 			Assets: views.Assets{CSS: "/static/app.css"}, Log: log}), SessionKeys: [][]byte{[]byte("a-session-key-of-32-bytes-or-more!!")}, Assets: views.Assets{CSS: "/static/app.css"}, Log: log,
@@ -242,6 +251,7 @@ func setupGated(t testing.TB, databaseURL string, gate *password.Gate) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.console = c
 	router := echo.New()
 	c.Routes(router)
 	srv := httptest.NewServer(router)

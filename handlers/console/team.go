@@ -100,12 +100,12 @@ func (c *Console) teamPage(ec echo.Context, m *merchant.Merchant, options []cons
 		}
 		page.Members = append(page.Members, manage.ConsoleMember{
 			Email: email, Role: string(role), RoleLabel: t(ec, "console.role."+string(role)),
-			TwoStep: twoStepWord(ec, u.TwoStep), LastSignIn: last, You: email == me,
+			TwoStep: twoStepSaid(ec, u), LastSignIn: last, You: email == me,
 			RoleURL:   templ.SafeURL(RouteTeam + "/" + url.PathEscape(email) + "/role" + q),
 			RemoveURL: templ.SafeURL(RouteTeam + "/" + url.PathEscape(email) + "/remove" + q),
 			// Only an operator recovers a person who lost their
 			// authenticator, never a teammate.
-			ResetURL: resetURL(sessionOf(ec).user.Operator && u.TwoStep && !u.Operator, RouteTeam+"/"+url.PathEscape(email)+"/reset-two-step"+q),
+			ResetURL: resetURL(sessionOf(ec).user.Operator && (u.TwoStep || u.Passkeys > 0) && !u.Operator, RouteTeam+"/"+url.PathEscape(email)+"/reset-two-step"+q),
 		})
 	}
 	for _, inv := range pending {
@@ -131,7 +131,7 @@ func (c *Console) invite(ec echo.Context) error {
 		if perr != nil {
 			return perr
 		}
-		page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
+		refused(&page.ConsolePage, form.Errors)
 		return render(ec, http.StatusUnprocessableEntity, manage.ConsoleTeamPage(page))
 	case errors.Is(err, settings.ErrManagedByFile):
 		return errManagedByFile
@@ -149,7 +149,7 @@ func (c *Console) invite(ec echo.Context) error {
 	if c.Mail != nil {
 		sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ec.Request().Context()), 20*time.Second)
 		defer cancel()
-		body := t(ec, "console.invite.mailBody", m.Name, t(ec, "console.role."+string(inv.Role)), page.LinkExpires, page.Link)
+		body := t(ec, "console.invite.mailBody", m.Name, t(ec, "console.role."+string(inv.Role)), whenBare(localizerOf(ec), inv.Expires), page.Link)
 		if err := c.Mail.Send(sendCtx, inv.Email, t(ec, "console.invite.mailSubject", m.Name), body); err != nil {
 			// The link is still shown, to pass on by hand; the log never
 			// holds it.
@@ -249,8 +249,15 @@ func (c *Console) resetTwoStep(ec echo.Context) error {
 	return ec.Redirect(http.StatusSeeOther, pageFor(RouteTeam, m, options, url.Values{"done": {"reset"}, "who": {strings.ToLower(email)}}))
 }
 
-func twoStepWord(ec echo.Context, on bool) string {
-	if on {
+// twoStepSaid is how a member signs in past their password: off, the app,
+// a passkey, or both.
+func twoStepSaid(ec echo.Context, u *merchant.ConsoleUser) string {
+	switch {
+	case u.TwoStep && u.Passkeys > 0:
+		return t(ec, "console.team.twoStepBoth")
+	case u.Passkeys > 0:
+		return t(ec, "console.team.twoStepPasskey")
+	case u.TwoStep:
 		return t(ec, "console.team.twoStepOn")
 	}
 	return t(ec, "console.team.twoStepOff")
@@ -314,6 +321,7 @@ func (c *Console) invitationForm(ec echo.Context, status int, m manage.ConsoleIn
 		return err
 	}
 	m.ConsolePage = consoleviews.ConsolePage{Title: t(ec, "console.invite.title"), Assets: c.Assets, CSRF: sess.Values["csrf"].(string)}
+	refused(&m.ConsolePage, m.Errors)
 	m.Action = templ.SafeURL(strings.Replace(RouteAccept, ":token", url.PathEscape(ec.Param("token")), 1))
 	return render(ec, status, manage.ConsoleInvitationPage(m))
 }
@@ -344,15 +352,15 @@ func (c *Console) acceptInvitation(ec echo.Context) error {
 			m.Errors = map[string]string{"password": problem}
 			return c.invitationForm(ec, status, m)
 		}
-		if u.TwoStep {
-			// The code comes next, as at sign-in; the invitation is
-			// accepted once it is right.
+		if c.secondStep(u) {
+			// The code (or the passkey) comes next, as at sign-in; the
+			// invitation is accepted once it is right.
 			return c.askForCode(ec, u, "", token)
 		}
 		err := c.joinAndSignIn(ec, token, "")
 		if errors.Is(err, settings.ErrCodeNeeded) {
 			// Turned on meanwhile, on another instance.
-			if u, _ := c.Merchants.Person(inv.Email); u.TwoStep {
+			if u, _ := c.Merchants.Person(inv.Email); c.secondStep(u) {
 				return c.askForCode(ec, u, "", token)
 			}
 		}

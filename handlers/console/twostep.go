@@ -55,7 +55,8 @@ func (c *Console) askForCode(ec echo.Context, u *merchant.ConsoleUser, next, inv
 }
 
 // pendingCode is the person whose password this browser gave, while the
-// code step is open: CodeWindow, the same password.
+// second step (a code, or a passkey) is open: CodeWindow, the same
+// password.
 func (c *Console) pendingCode(ec echo.Context) (*merchant.ConsoleUser, map[any]any, bool) {
 	sess, err := c.store.Get(ec.Request(), cookieName)
 	if err != nil {
@@ -65,7 +66,7 @@ func (c *Console) pendingCode(ec echo.Context) (*merchant.ConsoleUser, map[any]a
 	pw, _ := sess.Values["pw"].(string)
 	at, _ := sess.Values["at"].(int64)
 	u, ok := c.Merchants.Person(email)
-	if email == "" || !ok || !u.TwoStep || pw != fingerprint(u) || c.Now().Sub(time.Unix(at, 0)) > CodeWindow {
+	if email == "" || !ok || !c.secondStep(u) || pw != fingerprint(u) || c.Now().Sub(time.Unix(at, 0)) > CodeWindow {
 		return nil, nil, false
 	}
 	return u, sess.Values, true
@@ -73,15 +74,36 @@ func (c *Console) pendingCode(ec echo.Context) (*merchant.ConsoleUser, map[any]a
 
 // showCodeStep answers GET /console/login/code.
 func (c *Console) showCodeStep(ec echo.Context) error {
-	if _, values, ok := c.pendingCode(ec); ok {
-		return render(ec, http.StatusOK, manage.ConsoleCodePage(c.codeModel(ec, values, "")))
+	if u, values, ok := c.pendingCode(ec); ok {
+		return c.codeStep(ec, http.StatusOK, u, values, "")
 	}
 	return ec.Redirect(http.StatusSeeOther, RouteLogin+"?ended=1")
 }
 
-func (c *Console) codeModel(ec echo.Context, values map[any]any, problem string) manage.ConsoleCode {
+// codeStep shows the second step of u with status: the code of their app
+// (a recovery code alone where a passkey is the way in), their passkey
+// where they have one that may sign here, and, where neither is left,
+// what to do.
+func (c *Console) codeStep(ec echo.Context, status int, u *merchant.ConsoleUser, values map[any]any, problem string) error {
 	csrf, _ := values["csrf"].(string)
-	return manage.ConsoleCode{ConsolePage: consoleviews.ConsolePage{Title: t(ec, "console.code.title"), Assets: c.Assets, CSRF: csrf}, Error: problem}
+	m := manage.ConsoleCode{ConsolePage: consoleviews.ConsolePage{Title: t(ec, "console.code.title"), Assets: c.Assets, CSRF: csrf}, Error: problem,
+		Code: u.TwoStep, RecoveryOnly: u.TwoStep && c.passkeysOnly(u)}
+	if u.Passkeys > 0 || c.passkeysRequired(u) {
+		if m.PasskeysOff = c.passkeysOff(ec); m.PasskeysOff == "" && u.Passkeys > 0 {
+			user, err := c.passkeyUserOf(ec, u.Email, "", nil)
+			if err != nil {
+				return err
+			}
+			m.Passkey = len(user.creds) > 0
+		}
+	}
+	if m.Passkey {
+		m.Scripts = []string{c.Assets.PasskeysJS}
+	}
+	if !m.Code && !m.Passkey {
+		m.NoWay = t(ec, "console.code.noWay")
+	}
+	return render(ec, status, manage.ConsoleCodePage(m))
 }
 
 // checkCodeStep answers POST /console/login/code: a code of the person's
@@ -97,6 +119,12 @@ func (c *Console) checkCodeStep(ec echo.Context) error {
 	want, _ := values["csrf"].(string)
 	if subtle.ConstantTimeCompare([]byte(ec.FormValue("csrf")), []byte(want)) != 1 {
 		return &consoleError{status: http.StatusForbidden, key: "console.error.forbidden", err: errCSRF}
+	}
+	code := strings.TrimSpace(ec.FormValue("code"))
+	if !u.TwoStep || c.passkeysOnly(u) && len(code) == 6 {
+		// A passkey is the way in: a code of the app is not taken (nor
+		// counted), a recovery code still is.
+		return c.codeStep(ec, http.StatusUnprocessableEntity, u, values, t(ec, "console.code.passkeyOnly"))
 	}
 	ctx := ec.Request().Context()
 	tries := c.codeTries(ec, u.Email)
@@ -119,7 +147,7 @@ func (c *Console) checkCodeStep(ec echo.Context) error {
 		if errors.Is(err, settings.ErrCodeUsed) {
 			problem = t(ec, "console.code.used")
 		}
-		return render(ec, http.StatusUnauthorized, manage.ConsoleCodePage(c.codeModel(ec, values, problem)))
+		return c.codeStep(ec, http.StatusUnauthorized, u, values, problem)
 	case err != nil:
 		return err
 	}
@@ -182,7 +210,7 @@ func (c *Console) codesPaused(ec echo.Context, u *merchant.ConsoleUser) error {
 		return err
 	}
 	return c.loginForm(ec, http.StatusTooManyRequests, consoleviews.ConsoleLogin{Email: u.Email,
-		Error: t(ec, "console.code.paused", when(localizerOf(ec), until))})
+		Error: t(ec, "console.code.paused", whenBare(localizerOf(ec), until))})
 }
 
 // tellCodesPaused e-mails the person, in their console's language, that
@@ -200,18 +228,40 @@ func (c *Console) tellCodesPaused(ec echo.Context, u *merchant.ConsoleUser, unti
 	}
 }
 
-// mustSetUpTwoStep reports whether the person's team requires two-step
-// sign-in and they have none.
-func mustSetUpTwoStep(u *merchant.ConsoleUser) bool {
-	if u.TwoStep {
-		return false
-	}
+// teamRequiresTwoStep reports whether a team of the person requires
+// two-step sign-in.
+func teamRequiresTwoStep(u *merchant.ConsoleUser) bool {
 	return slices.ContainsFunc(u.Memberships, func(m merchant.Membership) bool { return m.Merchant.RequireTwoStep })
 }
 
+// mustSetUpTwoStep reports whether the person's team requires two-step
+// sign-in and they have neither an authenticator app nor a passkey, which
+// meets it too.
+func (c *Console) mustSetUpTwoStep(u *merchant.ConsoleUser) bool {
+	return !u.TwoStep && !c.hasPasskeys(u) && teamRequiresTwoStep(u)
+}
+
+// secondStep reports whether a right password leads on to a second step
+// before any session: the code of a person with two-step sign-in, the
+// passkey of a person who has one (a passkey is a second step as strong as
+// the app, and the password alone no longer does what it does), or either.
+// A sign-in and an invitation accepted by a person who exists ask the
+// same, through this.
+//
+// Where passkeys are off (BASE_URL on an IP address), it fails closed: a
+// person with a passkey, and an operator whom the deployment's rule holds
+// to one, still get no session from the password alone; the second step
+// then takes the app's code or a recovery code (only a recovery code of
+// an operator under the rule), and says what to do to one who has neither.
+func (c *Console) secondStep(u *merchant.ConsoleUser) bool {
+	return u.TwoStep || u.Passkeys > 0 || c.rp == nil && c.passkeysRequired(u)
+}
+
 // whileSettingUp are the pages a person whose team requires two-step
-// sign-in may use before they set it up.
-var whileSettingUp = map[string]bool{RouteAccount: true, RouteTOTP: true, RouteTOTPConfirm: true, RouteLogout: true}
+// sign-in (or an operator who must add a passkey) may use before they set
+// it up.
+var whileSettingUp = map[string]bool{RouteAccount: true, RouteTOTP: true, RouteTOTPConfirm: true, RouteLogout: true,
+	RoutePasskeysBegin: true, RoutePasskeys: true, RoutePasskeyRemove: true}
 
 // twoStepPassword is the field of the person's password on the forms that
 // change their two-step sign-in.
@@ -265,7 +315,7 @@ func (c *Console) accountRefused(ec echo.Context, status int, field, problem str
 	} else {
 		page.Errors = map[string]string{field: problem}
 	}
-	page.Notice, page.NoticeError = t(ec, "console.form.fix"), true
+	refused(&page.ConsolePage, map[string]string{field: problem})
 	return render(ec, status, manage.ConsoleAccountPage(page))
 }
 
@@ -280,7 +330,7 @@ func (c *Console) accountCode(ec echo.Context, u *merchant.ConsoleUser, check fu
 		return "", 0, err
 	} else if !ok {
 		until, err := c.pauseCodes(ec, u)
-		return t(ec, "console.code.pausedHere", when(localizerOf(ec), until)), http.StatusTooManyRequests, err
+		return t(ec, "console.code.pausedHere", whenBare(localizerOf(ec), until)), http.StatusTooManyRequests, err
 	}
 	err := check()
 	switch {
@@ -290,7 +340,7 @@ func (c *Console) accountCode(ec echo.Context, u *merchant.ConsoleUser, check fu
 			return "", 0, err
 		} else if spent {
 			until, err := c.pauseCodes(ec, u)
-			return t(ec, "console.code.pausedHere", when(localizerOf(ec), until)), http.StatusTooManyRequests, err
+			return t(ec, "console.code.pausedHere", whenBare(localizerOf(ec), until)), http.StatusTooManyRequests, err
 		}
 		return "", http.StatusUnprocessableEntity, err
 	case err != nil:

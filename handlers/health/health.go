@@ -33,6 +33,10 @@ type Checks struct {
 	// open, each with its reason: the app is ready for every other one,
 	// and says which are not served.
 	Unopened func() []string
+	// Mismatches lists what does not work as the settings say (passkeys
+	// off while people have some): the app is ready all the same, and
+	// says so.
+	Mismatches func() []string
 }
 
 // Health says the process is alive.
@@ -56,6 +60,11 @@ func (h Checks) Ready(c echo.Context) error {
 	if h.Unopened != nil {
 		for _, why := range h.Unopened() {
 			answer += "disabled at start: " + why + "\n"
+		}
+	}
+	if h.Mismatches != nil {
+		for _, what := range h.Mismatches() {
+			answer += what + "\n"
 		}
 	}
 	return c.String(http.StatusOK, answer)

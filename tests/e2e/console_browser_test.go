@@ -224,7 +224,7 @@ func TestTheSettingsPagesInABrowser(t *testing.T) {
 	do("its settings", click(`[data-merchant="shop2"] a`), visible(`[data-testid="settings-form"]`))
 	check("settings")
 	do("the audit log", menu(), click(`a[href="/console/audit"]`), visible(`[data-testid="audit"]`))
-	if got := text("the newest change", `[data-testid="audit-row"] [data-testid="audit-action"]`); got != "merchant disabled" {
+	if got := text("the newest change", `[data-testid="audit-row"] [data-testid="audit-action"]`); got != email+" disabled the merchant." {
 		t.Errorf("the audit log's newest line is %q", got)
 	}
 	check("audit")

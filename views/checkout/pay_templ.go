@@ -51,7 +51,7 @@ func Pay(p PayPage) templ.Component {
 			}
 			ctx = templ.InitializeContext(ctx)
 			if len(p.Errors) > 0 {
-				templ_7745c5c3_Err = views.ErrorSummary(p.Errors).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = views.ErrorSummary(i18n.T(ctx, "pay.errorSummary"), "", p.Errors).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -67,7 +67,7 @@ func TestOrderSummaryShowsMerchantAmountAndOrder(t *testing.T) {
 }
 
 func TestErrorSummaryLinksToEachField(t *testing.T) {
-	doc := render(t, views.ErrorSummary([]views.FieldError{{ID: "iban", Message: "Check the IBAN " + evil}, {ID: "name", Message: "Type your name"}}))
+	doc := render(t, views.ErrorSummary("There is a problem", "", []views.FieldError{{ID: "iban", Message: "Check the IBAN " + evil}, {ID: "name", Message: "Type your name"}}))
 	box := doc.Find(`[data-testid="error-summary"]`)
 	if box.AttrOr("role", "") != "alert" {
 		t.Error("the summary is not announced")

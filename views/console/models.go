@@ -43,6 +43,9 @@ type ConsolePage struct {
 	// NoticeError makes it an error.
 	Notice      string
 	NoticeError bool
+	// Problems are the refusals of the form the page shows again: summed
+	// up at the top, each linking to its field, and given the focus.
+	Problems []views.FieldError
 }
 
 // ConsoleOption is one choice of a select.
@@ -67,6 +70,9 @@ type ConsoleLogin struct {
 	Next string
 	// Error is why the last sign-in was refused.
 	Error string
+	// Passkeys offers sign-in with a passkey: this deployment can (its
+	// BASE_URL is a host name a passkey can be bound to).
+	Passkeys bool
 }
 
 // ConsoleError is an error page inside the console.
@@ -321,4 +327,13 @@ type OneTimePanel struct {
 type OneTimeItem struct {
 	Label, ID, TestID, Value string
 	List                     []string
+}
+
+// usernameAutocomplete is the sign-in's e-mail field's autocomplete: where
+// passkeys sign in, the browser may offer them in the field's autofill.
+func usernameAutocomplete(passkeys bool) string {
+	if passkeys {
+		return "username webauthn"
+	}
+	return "username"
 }

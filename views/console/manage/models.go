@@ -6,11 +6,13 @@
 package manage
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/a-h/templ"
 
 	"github.com/paybybank/checkout/views/console"
+	"github.com/paybybank/checkout/views/console/passkeys"
 )
 
 // ConsoleMerchants is the operators' list of merchants and the form that
@@ -21,6 +23,19 @@ type ConsoleMerchants struct {
 	New  ConsoleNewMerchant
 	// Created is the merchant just made, with its secrets shown once.
 	Created *ConsoleCreated
+	// OperatorsPasskeys is set when operators sign in with a passkey only;
+	// PasskeysOff says why this deployment cannot use passkeys, and then
+	// it cannot be required.
+	OperatorsPasskeys bool
+	PasskeysOff       string
+	// PasskeysMismatch says who cannot sign in as their settings say while
+	// passkeys are off (people with passkeys, operators under the rule).
+	PasskeysMismatch []string
+	// OperatorsPasskeysError is why the operator's proof (their password,
+	// or a passkey) was refused; ProofByPasskey offers one of their
+	// passkeys instead of the password (a script's).
+	OperatorsPasskeysError string
+	ProofByPasskey         bool
 }
 
 // ConsoleMerchantRow is one merchant in the list.
@@ -87,6 +102,9 @@ type ConsoleAudit struct {
 // ConsoleAuditRow is one change.
 type ConsoleAuditRow struct {
 	At, Actor, Merchant, Action, Fields, RequestID string
+	// Said is a line whose Action is a whole sentence naming its actor;
+	// the lines kept before name the actor beside.
+	Said bool
 }
 
 // ConsoleTeam is a merchant's team: its members, the invitations not yet
@@ -161,6 +179,8 @@ type ConsoleAccount struct {
 	FromFile bool
 	Errors   map[string]string
 	Sessions []ConsoleSession
+	// Passkeys are the person's passkeys and the form that adds one.
+	Passkeys passkeys.Account
 }
 
 // ConsoleSession is one of the person's sessions.
@@ -181,6 +201,17 @@ type ConsoleTwoStepSetup struct {
 type ConsoleCode struct {
 	console.ConsolePage
 	Error string
+	// Code asks for a code of the authenticator app (or a recovery code);
+	// RecoveryOnly takes a recovery code alone, where a passkey is the
+	// way in (operators, when the deployment requires it).
+	Code, RecoveryOnly bool
+	// Passkey offers the person's passkey; PasskeysOff says why this
+	// deployment cannot use the ones they have.
+	Passkey     bool
+	PasskeysOff string
+	// NoWay says the person has nothing here that finishes their sign-in
+	// (no app, no passkey that may sign), and what to do.
+	NoWay string
 }
 
 // ConsoleDevelopers is the Developers page: what a merchant's developer
@@ -331,10 +362,21 @@ type ConsoleBrandingHistory struct {
 
 // BrandVersion is one published look.
 type BrandVersion struct {
-	Version, At, By, Changed string
-	Live                     bool
+	Version, At, By string
+	// Reverted says which version it made live again, and what that
+	// changed; empty for a look published from the editor.
+	Reverted string
+	// Changes are the fields it changed, with the values it gave them.
+	Changes []BrandChange
+	Live    bool
 	// Thumb is its bank list's preview; Revert makes it live again.
 	Thumb, Revert templ.SafeURL
+}
+
+// BrandChange is a field a published look changed and the value it gave
+// it; Swatch is the colour itself, for a colour.
+type BrandChange struct {
+	Label, Value, Swatch string
 }
 
 // timeMark stands for a time in a translated sentence, so that the page can
@@ -358,4 +400,12 @@ type ConsoleConfirm struct {
 // ConsoleCarried is a value of the form the confirmation passes on.
 type ConsoleCarried struct {
 	Name, Value string
+}
+
+// rowsFor is how many rows a box of one value per line needs to show
+// every line of value and one more to type in: at least 3, at most 20
+// (beyond, it scrolls), so that the line a refusal names is in sight.
+func rowsFor(value string) string {
+	n := strings.Count(strings.TrimRight(value, "\n"), "\n") + 2
+	return strconv.Itoa(min(max(n, 3), 20))
 }

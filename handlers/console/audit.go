@@ -1,0 +1,124 @@
+package console
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paybybank/checkout/i18n"
+	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/settings"
+)
+
+// sayAudit is an audit line as a sentence in l's language: "Anna rolled the
+// webhook secret; the old one keeps signing for 24 hours". A line kept
+// before events were, with only its English action, reads as it was
+// written.
+func sayAudit(l *i18n.Localizer, e ledger.AuditEntry) string {
+	if e.Event == "" {
+		return e.Action
+	}
+	args := []any{sayActor(l, e.Actor)}
+	for _, a := range e.Args {
+		args = append(args, sayArg(l, a))
+	}
+	return l.T("audit."+e.Event, args...)
+}
+
+// sayActor is who did it: a person by their e-mail, the merchants file,
+// the command line or a start of the app by name.
+func sayActor(l *i18n.Localizer, actor string) string {
+	if name, ok := settings.Actors[actor]; ok {
+		return l.T("audit.actor." + name)
+	}
+	return actor
+}
+
+// sayArg writes one value of a line as l's language does.
+func sayArg(l *i18n.Localizer, a ledger.AuditArg) string {
+	switch a.Kind {
+	case ledger.ArgRole:
+		return l.T("console.role." + a.Value)
+	case ledger.ArgFields:
+		return sayFields(l, a.Value)
+	case ledger.ArgDuration:
+		s, _ := strconv.ParseInt(a.Value, 10, 64)
+		d := time.Duration(s) * time.Second
+		if d > 0 && d%time.Hour == 0 {
+			return l.T("audit.hours", int(d/time.Hour))
+		}
+		return duration(l, d)
+	case ledger.ArgTime:
+		ms, _ := strconv.ParseInt(a.Value, 10, 64)
+		return l.DateTime(time.UnixMilli(ms)) + " UTC"
+	case ledger.ArgCount:
+		n, _ := strconv.ParseInt(a.Value, 10, 64)
+		return l.Number(n)
+	case ledger.ArgLanguage:
+		if _, ok := i18n.Base(a.Value); ok {
+			return i18n.Name(a.Value)
+		}
+	case ledger.ArgReason:
+		return l.T("audit.reason." + a.Value)
+	case ledger.ArgDevice:
+		return deviceIn(l, a.Value)
+	}
+	return a.Value
+}
+
+// sayFields lists the fields of a change as their pages name them, a
+// secret's with what happened to it: "Webhook URL, Webhook secret (new)".
+func sayFields(l *i18n.Localizer, list string) string {
+	if list == "" {
+		return l.T("audit.field.none")
+	}
+	var out []string
+	for _, f := range strings.Split(list, ",") {
+		name, what, secret := strings.Cut(f, ":")
+		key, ok := fieldLabels[name]
+		if !ok {
+			key = "audit.field." + name
+		}
+		said := l.T(key)
+		if secret {
+			said = l.T("audit.secret."+what, said)
+		}
+		out = append(out, said)
+	}
+	return strings.Join(out, l.T("audit.listSeparator"))
+}
+
+// argsOf is a line's values as the CSV gives them to programs: a JSON list
+// of the values, in the sentence's order after the actor.
+func argsOf(e ledger.AuditEntry) string {
+	if len(e.Args) == 0 {
+		return ""
+	}
+	values := make([]string, len(e.Args))
+	for i, a := range e.Args {
+		values[i] = a.Value
+	}
+	raw, _ := json.Marshal(values)
+	return string(raw)
+}
+
+// fieldLabels are the catalog keys of the fields a page of the console
+// names; the others are said from "audit.field.<name>".
+var fieldLabels = map[string]string{
+	"name":            "console.settings.name",
+	"return_origins":  "console.settings.returnOrigins",
+	"frame_ancestors": "console.settings.frameAncestors",
+	"popular_banks":   "console.settings.popularBanks",
+	"ip_verification": "console.settings.ipVerification",
+	"webhook_url":     "console.developers.webhook",
+	"link_keys":       "console.developers.keys",
+	"title":           "console.branding.field.title",
+	"logoUrl":         "console.branding.field.logoUrl",
+	"logoHeight":      "console.branding.field.logoHeight",
+	"primaryColor":    "console.branding.field.primaryColor",
+	"bgColor":         "console.branding.field.bgColor",
+	"spacing":         "console.branding.field.spacing",
+	"radius":          "console.branding.field.radius",
+	"modalShadow":     "console.branding.field.modalShadow",
+}
