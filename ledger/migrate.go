@@ -439,6 +439,14 @@ var migrations = []string{
 		mode    TEXT NOT NULL CHECK (mode IN ('sandbox', 'live')),
 		made_at BIGINT NOT NULL
 	)`,
+
+	// 15: following by stage: beside when its next read is wanted, each
+	// attempt carries the latest that read may come (its stage's bound),
+	// and reads near it are claimed first. Attempts already followed keep
+	// their schedule, their wanted read as their bound.
+	`ALTER TABLE attempts ADD COLUMN read_by BIGINT NOT NULL DEFAULT 0;
+	UPDATE attempts SET read_by = next_check_at WHERE state IN ('creating', 'open', 'unknown');
+	CREATE INDEX attempts_read_by ON attempts (read_by) WHERE state IN ('open', 'unknown')`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

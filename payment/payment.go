@@ -319,7 +319,7 @@ func (s *Service) settle(ctx context.Context, provider Provider, a *ledger.Attem
 	if _, err = s.Ledger.Move(ctx, a.UpstreamID, ledger.Unknown, ch); err != nil {
 		return err
 	}
-	a.State, a.Status = ch.State, ch.Status
+	a.State, a.Status, a.Updated = ch.State, ch.Status, s.now()
 	return nil
 }
 
@@ -341,6 +341,7 @@ func (s *Service) refresh(ctx context.Context, provider Provider, a *ledger.Atte
 		if _, err := s.Ledger.Move(ctx, a.UpstreamID, a.State, ch); err != nil {
 			s.log().WarnContext(ctx, "recording a payment status", "attempt", a.UpstreamID, "err", err)
 		}
+		a.Updated = s.now()
 	}
 	a.Status = ch.Status
 	if ch.State != "" {
@@ -349,8 +350,7 @@ func (s *Service) refresh(ctx context.Context, provider Provider, a *ledger.Atte
 	if elsewhere && a.State.Live() {
 		// The read counts as the attempt's: the follower's next one waits
 		// its interval from now.
-		next, tier := schedule(*a, s.now(), s.Budget.Stretch())
-		if err := s.Ledger.ReadElsewhere(context.WithoutCancel(ctx), a.UpstreamID, next, tier); err != nil {
+		if err := s.Ledger.ReadElsewhere(context.WithoutCancel(ctx), a.UpstreamID, plan(*a, s.now())); err != nil {
 			s.log().WarnContext(ctx, "moving the follower's next read", "attempt", a.UpstreamID, "err", err)
 		}
 	}
