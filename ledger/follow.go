@@ -188,40 +188,38 @@ func (l *Ledger) NextRead(ctx context.Context, upstreamID string) (Next, error) 
 	return Next{At: time.UnixMilli(at), By: time.UnixMilli(by), Tier: Tier(tier)}, nil
 }
 
-// TakeReads takes up to want status reads from the deployment's budget, a
-// token bucket in the ledger filled at rate reads a second and holding at
-// most burst, and returns how many it got. spent are reads made since the
-// last call outside the follower: they are taken first, even into debt,
-// which the bucket pays back before it gives the follower more. Every
-// instance takes from the one bucket, so together they read at rate.
-func (l *Ledger) TakeReads(ctx context.Context, want, spent int, rate, burst float64) (int, error) {
+// TakeReads takes up to want status reads from the deployment's budget of
+// rate reads a second, and returns the time the first may be made and how
+// many it got: the k-th at first + k/rate. The ledger hands every instance
+// its reads from one line of times spaced 1/rate apart (the next free one
+// kept in follow_budget), so that together they never read faster than
+// rate, over any second, however they interleave; a time is handed out only
+// within horizon of now, and time left unused is not saved up for a burst.
+// spent are reads made since the last call outside the follower: they take
+// the next times first, even ahead of now, which the follower then waits
+// out.
+func (l *Ledger) TakeReads(ctx context.Context, want, spent int, rate float64, horizon time.Duration) (time.Time, int, error) {
 	ctx, span := l.span(ctx, "TakeReads")
 	defer span.End()
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, err
+		return time.Time{}, 0, err
 	}
 	defer tx.Rollback()
-	var tokens float64
-	var at int64
-	if err := tx.QueryRowContext(ctx, `SELECT tokens, at FROM follow_budget WHERE id = 1`+l.forUpdate()).Scan(&tokens, &at); err != nil {
-		return 0, err
+	var next int64
+	if err := tx.QueryRowContext(ctx, `SELECT next_read FROM follow_budget WHERE id = 1`+l.forUpdate()).Scan(&next); err != nil {
+		return time.Time{}, 0, err
 	}
-	now := l.now().UnixMilli()
-	switch {
-	case at == 0:
-		tokens = burst // never used: full
-	case now > at:
-		tokens += float64(now-at) / 1000 * rate
-	}
-	tokens = min(tokens, burst) - float64(spent)
+	interval := float64(time.Second.Microseconds()) / rate
+	now := l.now().UnixMicro()
+	first := float64(max(now, next)) + float64(spent)*interval
 	got := 0
-	if tokens >= 1 {
-		got = min(want, int(math.Floor(tokens)))
+	if limit := float64(now + horizon.Microseconds()); first <= limit {
+		got = min(want, int(math.Floor((limit-first)/interval))+1)
 	}
-	tokens -= float64(got)
-	if _, err := tx.ExecContext(ctx, `UPDATE follow_budget SET tokens = $1, at = $2 WHERE id = 1`, tokens, max(now, at)); err != nil {
-		return 0, err
+	if _, err := tx.ExecContext(ctx, `UPDATE follow_budget SET next_read = $1 WHERE id = 1`,
+		int64(math.Ceil(first+float64(got)*interval))); err != nil {
+		return time.Time{}, 0, err
 	}
-	return got, tx.Commit()
+	return time.UnixMicro(int64(first)), got, tx.Commit()
 }

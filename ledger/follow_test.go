@@ -77,47 +77,37 @@ func TestRetentionRemovesOldEventsInBatches(t *testing.T) {
 	})
 }
 
-// The read budget is one bucket: what one caller takes, another cannot,
-// it fills at the rate, holds at most its burst, and reads made elsewhere
-// are paid back before the follower gets more.
-func TestTheReadBudgetIsOneBucket(t *testing.T) {
+// The read budget hands out one line of times, 1/rate apart, to every
+// caller: what one takes, another cannot; only times within the horizon
+// are handed out; reads made elsewhere take the next times first; and time
+// left unused is not saved up for a burst.
+func TestTheReadBudgetSpacesReads(t *testing.T) {
 	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
 		one := ledgertest.Open(t, databaseURL)
 		two := ledgertest.Open(t, databaseURL)
-		now := time.Now()
+		now := time.Now().Truncate(time.Millisecond)
 		clock := now
 		for _, l := range []*ledger.Ledger{one, two} {
 			l.UseClock(func() time.Time { return clock })
 		}
-		take := func(l *ledger.Ledger, want, spent int) int {
+		take := func(l *ledger.Ledger, want, spent int, wantFirst time.Duration, wantGot int) {
 			t.Helper()
-			n, err := l.TakeReads(ctx, want, spent, 20, 10)
+			// 20 a second: 50 ms apart, handed out 250 ms ahead.
+			first, got, err := l.TakeReads(ctx, want, spent, 20, 250*time.Millisecond)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return n
+			if got != wantGot || first.Sub(now) != wantFirst {
+				t.Errorf("at %v: %d reads from %v on, want %d from %v", clock.Sub(now), got, first.Sub(now), wantGot, wantFirst)
+			}
 		}
-		take(one, 10, 0) // a new bucket is full: this empties it
-		clock = clock.Add(time.Second)
-		// A second at 20 a second, held to the burst of 10.
-		if got := take(one, 8, 0); got != 8 {
-			t.Errorf("first instance got %d of 8", got)
-		}
-		if got := take(two, 8, 0); got != 2 {
-			t.Errorf("second instance got %d, want the 2 left", got)
-		}
-		clock = clock.Add(250 * time.Millisecond) // 5 more
-		if got := take(two, 8, 3); got != 2 {
-			t.Errorf("after 3 reads elsewhere: got %d, want 5-3", got)
-		}
-		clock = clock.Add(100 * time.Millisecond) // 2 more
-		if got := take(one, 8, 6); got != 0 {
-			t.Errorf("in debt: got %d", got)
-		}
-		clock = clock.Add(300 * time.Millisecond) // 6 more
-		if got := take(one, 20, 0); got != 2 {
-			t.Errorf("after a debt of 4 and 300 ms: got %d, want 6-4", got)
-		}
+		take(one, 10, 0, 0, 6)                    // 0, 50… 250 ms
+		take(two, 10, 0, 300*time.Millisecond, 0) // nothing left within 250 ms
+		clock = now.Add(100 * time.Millisecond)
+		take(two, 2, 0, 300*time.Millisecond, 2)  // 300 and 350 ms
+		take(one, 10, 3, 550*time.Millisecond, 0) // 400 to 500 ms went to reads made elsewhere
+		clock = now.Add(5 * time.Second)          // idle for seconds
+		take(one, 100, 0, 5*time.Second, 6)       // still 6 within 250 ms: nothing saved up
 	})
 }
 

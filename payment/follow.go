@@ -15,11 +15,11 @@ import (
 )
 
 // Budget is the deployment's status reads at the provider: FOLLOW_RATE a
-// second for every instance together (docs/operate.md), kept as a token
-// bucket in the ledger. The follower takes its reads from it; reads the
-// app makes anyway (a shopper's status page, the status API, the console's
-// check) are charged to it too, so that the provider never sees more than
-// the rate in all.
+// second for every instance together (docs/operate.md), handed out by the
+// ledger one after another, 1/FOLLOW_RATE apart. The follower takes its
+// reads from it; reads the app makes anyway (a shopper's status page, the
+// status API, the console's check) are charged to it too, so that the
+// provider never sees more than the rate in all.
 type Budget struct {
 	Ledger *ledger.Ledger
 	// Rate is the reads per second of the whole deployment.
@@ -34,9 +34,8 @@ const DefaultFollowRate = rate.Limit(20)
 
 func (b *Budget) rate() float64 { return float64(cmp.Or(b.Rate, DefaultFollowRate)) }
 
-// burst is the most reads the bucket holds: half a second's, so that the
-// deployment keeps to its rate within a few percent over any ten seconds.
-func (b *Budget) burst() float64 { return max(1, b.rate()/2) }
+// interval is the time between two reads of the deployment.
+func (b *Budget) interval() time.Duration { return time.Duration(float64(time.Second) / b.rate()) }
 
 // Spent charges one read made outside the follower. A nil Budget counts
 // nothing.
@@ -47,17 +46,19 @@ func (b *Budget) Spent() {
 }
 
 // Unpaid are the reads made outside the follower not yet charged to the
-// ledger's bucket: the follower charges them when it next takes reads.
+// ledger's budget: the follower charges them when it next takes reads.
 func (b *Budget) Unpaid() int64 { return b.spent.Load() }
 
-// take takes up to want reads, charging the reads spent elsewhere first.
-func (b *Budget) take(ctx context.Context, want int) (int, error) {
+// take takes up to want reads due within the next roundTime, charging the
+// reads spent elsewhere first, and returns when the first may be made and
+// how many it got; the others follow interval apart.
+func (b *Budget) take(ctx context.Context, want int) (time.Time, int, error) {
 	spent := int(b.spent.Swap(0))
-	got, err := b.Ledger.TakeReads(ctx, want, spent, b.rate(), b.burst())
+	first, got, err := b.Ledger.TakeReads(ctx, want, spent, b.rate(), roundTime)
 	if err != nil {
 		b.spent.Add(int64(spent))
 	}
-	return got, err
+	return first, got, err
 }
 
 // Follower reads every attempt that is not final from the provider until
@@ -99,6 +100,9 @@ type Follower struct {
 	// window is nearBound's last weighing, made at weighed.
 	window  time.Duration
 	weighed time.Time
+	// reads are the reads under way, at most InFlight.
+	reads    sync.WaitGroup
+	inFlight chan struct{}
 }
 
 // Pace of a Follower.
@@ -132,6 +136,8 @@ func (f *Follower) Run(ctx context.Context) {
 	default:
 		f.Budget = f.Service.Budget
 	}
+	f.inFlight = make(chan struct{}, cmp.Or(f.InFlight, DefaultFollowInFlight))
+	defer f.reads.Wait()
 	for ctx.Err() == nil {
 		n, full, err := f.round(ctx)
 		if err != nil && ctx.Err() == nil {
@@ -140,6 +146,8 @@ func (f *Follower) Run(ctx context.Context) {
 		if full {
 			continue
 		}
+		// Nothing more to begin now: the reads under way end first.
+		f.reads.Wait()
 		if n < 0 {
 			// The budget is spent: the next round's reads come in about
 			// a round's time.
@@ -148,7 +156,7 @@ func (f *Follower) Run(ctx context.Context) {
 		}
 		if n == 0 && f.Budget.Unpaid() > 0 {
 			// Charge the reads made elsewhere while nothing was due.
-			if _, err := f.Budget.take(ctx, 0); err != nil && ctx.Err() == nil {
+			if _, _, err := f.Budget.take(ctx, 0); err != nil && ctx.Err() == nil {
 				f.Log.Warn("follower: charging the read budget", "err", err)
 			}
 		}
@@ -157,18 +165,18 @@ func (f *Follower) Run(ctx context.Context) {
 }
 
 // round claims what the budget may let it read in the next roundTime,
-// takes reads from the budget for as many as it can, the first claimed
-// first, releases the others for any instance to claim again, and reads
-// those it kept once each, spread over the round. It returns how many it
-// read (-1 when the budget had none left) and whether that was all it
-// asked for.
+// takes that many reads' times from the budget, or as many as it can, the
+// first claimed first, releases the others for any instance to claim
+// again, and begins each read it kept at its time. Reads still under way
+// go on while the next round claims. It returns how many it claimed (-1
+// when the budget had no time left) and whether that was all it asked for.
 func (f *Follower) round(ctx context.Context) (int, bool, error) {
 	want := min(maxRound, max(2, int(f.Budget.rate()*roundTime.Seconds())))
 	claimed, err := f.claim(ctx, want)
 	if err != nil || len(claimed) == 0 {
 		return 0, false, err
 	}
-	got, err := f.Budget.take(ctx, len(claimed))
+	first, got, err := f.Budget.take(ctx, len(claimed))
 	if got < len(claimed) {
 		// Nobody waits on a lease held for a read with no budget behind it.
 		if err := f.Service.Ledger.Release(context.WithoutCancel(ctx), f.Owner, claimed[got:]); err != nil {
@@ -179,20 +187,22 @@ func (f *Follower) round(ctx context.Context) (int, bool, error) {
 	if err != nil || got == 0 {
 		return -1, false, err
 	}
-	var reads sync.WaitGroup
-	inFlight := make(chan struct{}, cmp.Or(f.InFlight, DefaultFollowInFlight))
-	gap := time.Duration(float64(time.Second) / f.Budget.rate())
-	for i, d := range claimed {
-		if i > 0 && f.sleep(ctx, gap) != nil {
+	for k, d := range claimed {
+		select {
+		case f.inFlight <- struct{}{}:
+		case <-ctx.Done():
+			return len(claimed), false, nil
+		}
+		at := first.Add(time.Duration(k) * f.Budget.interval())
+		if wait := at.Sub(f.Service.now()); wait > 0 && f.sleep(ctx, wait) != nil {
+			<-f.inFlight
 			break
 		}
-		inFlight <- struct{}{}
-		reads.Go(func() {
-			defer func() { <-inFlight }()
+		f.reads.Go(func() {
+			defer func() { <-f.inFlight }()
 			f.check(ctx, d)
 		})
 	}
-	reads.Wait()
 	return len(claimed), len(claimed) == want, nil
 }
 
