@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -23,9 +24,12 @@ import (
 type Metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.HistogramVec
-	upstream *prometheus.HistogramVec
-	failures *prometheus.CounterVec
-	reloads  *prometheus.CounterVec
+	// observers are requests' series, by requestSeries: found by a map
+	// lookup instead of hashing the labels on every request.
+	observers sync.Map
+	upstream  *prometheus.HistogramVec
+	failures  *prometheus.CounterVec
+	reloads   *prometheus.CounterVec
 }
 
 // New returns the metrics, with Go runtime and process metrics included.
@@ -88,9 +92,27 @@ func (m *Metrics) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		if route == "" {
 			route = "unmatched"
 		}
-		m.requests.WithLabelValues(route, c.Request().Method, strconv.Itoa(code)).Observe(time.Since(start).Seconds())
+		m.requestSeries(route, c.Request().Method, code).Observe(time.Since(start).Seconds())
 		return err
 	}
+}
+
+// requestSeries is the series of the requests of a route, method and code.
+// Routes are the app's patterns and methods and codes few, so the series
+// stay few.
+func (m *Metrics) requestSeries(route, method string, code int) prometheus.Observer {
+	key := seriesKey{route, method, code}
+	if o, ok := m.observers.Load(key); ok {
+		return o.(prometheus.Observer)
+	}
+	o := m.requests.WithLabelValues(route, method, strconv.Itoa(code))
+	m.observers.Store(key, o)
+	return o
+}
+
+type seriesKey struct {
+	route, method string
+	code          int
 }
 
 // Transport measures the calls a provider client makes through next.
