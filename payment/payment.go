@@ -169,14 +169,21 @@ func (s *Service) Pay(ctx context.Context, o Order, req pisclient.PaymentRequest
 	deadline := s.now().Add(s.createTimeout() + 5*time.Second)
 	creates := 0
 	wait := 10 * time.Millisecond
+	// The usual submit is an order's first: it tries the first attempt
+	// straight away. The insert fails when the order has any attempt
+	// already, and only then are they read.
+	firstTry := true
 	for {
 		if s.now().After(deadline) {
 			return Outcome{}, ErrChecking
 		}
-		_, attempts, err := s.Ledger.Order(ctx, o.Merchant.ID, o.ID)
-		if err != nil {
-			return Outcome{}, err
+		var attempts []ledger.Attempt
+		if !firstTry {
+			if _, attempts, err = s.Ledger.Order(ctx, o.Merchant.ID, o.ID); err != nil {
+				return Outcome{}, err
+			}
 		}
+		firstTry = false
 		live, last := liveAttempt(attempts)
 		if paid := paidAttempt(attempts); paid != nil {
 			return Outcome{Attempt: *paid}, nil
