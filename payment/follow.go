@@ -108,7 +108,7 @@ type Follower struct {
 // Pace of a Follower.
 const (
 	DefaultFollowLease    = 30 * time.Second
-	DefaultFollowIdle     = 200 * time.Millisecond
+	DefaultFollowIdle     = 100 * time.Millisecond
 	DefaultFollowInFlight = 16
 	// roundTime is the share of a second's budget one round claims: a read
 	// that falls due during a round waits at most about that long.
