@@ -194,7 +194,7 @@ func newWorkers(a *App, cfg Config, log *slog.Logger) []func(context.Context) {
 		if err != nil {
 			log.Warn("measuring the backlog", "err", err)
 		}
-		return telemetry.Backlog{FollowLag: b.FollowLag, OldestUndelivered: b.OldestUndelivered, Stretch: a.orders.Budget.Stretch()}
+		return telemetry.Backlog{FollowLag: b.FollowLag, OldestUndelivered: b.OldestUndelivered}
 	})
 	follower := &payment.Follower{Service: a.orders, Merchant: a.merchants.Get, Owner: owner,
 		Checked: watch.Followed, Log: log}

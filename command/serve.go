@@ -12,10 +12,13 @@ import (
 )
 
 // serve is the default command: the app, with its log as JSON on stderr
-// (e-mails and secrets masked) and, when OTEL_EXPORTER_OTLP_ENDPOINT is
-// set, its traces sent over OTLP.
+// (e-mails and secrets masked; written out every logFlush, warnings and
+// errors at once) and, when OTEL_EXPORTER_OTLP_ENDPOINT is set, its traces
+// sent over OTLP.
 func serve(ctx context.Context, cfg app.Config, stdout, stderr io.Writer) error {
-	log := slog.New(telemetry.WithTraceIDs(telemetry.Masking(slog.NewJSONHandler(stderr, nil))))
+	out := telemetry.NewBufferedLog(stderr, logFlush)
+	defer out.Close()
+	log := slog.New(telemetry.WithTraceIDs(telemetry.Masking(out.Urgent(slog.LevelWarn, slog.NewJSONHandler(out, nil)))))
 	if cfg.Tracing {
 		shutdown, err := telemetry.StartTracing(ctx, log)
 		if err != nil {
@@ -34,3 +37,6 @@ func serve(ctx context.Context, cfg app.Config, stdout, stderr io.Writer) error 
 
 	return app.Serve(ctx, cfg, log, stdout)
 }
+
+// logFlush is how long a log line may wait to be written out with others.
+const logFlush = 100 * time.Millisecond

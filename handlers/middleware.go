@@ -2,12 +2,14 @@ package handlers
 
 import (
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -40,26 +42,28 @@ const (
 // image (console.MaxLogoForm).
 var largerBodies = map[string]int64{console.RouteBrandingLogo: console.MaxLogoForm}
 
-// guard puts the app-wide protections in front of every route: request ids,
-// security headers, a request deadline and a body limit; and on POSTs, the
-// rate limits and a refusal of cross-site requests.
+// guard is the app-wide protections in front of every route, in order:
+// request ids, security headers, a request deadline and a body limit; and
+// on POSTs, the rate limits and a refusal of cross-site requests.
 //
 // Budgets are each audience's own: a checkout's POSTs (and the phone
 // handoff) spend the checkout's, within a generous one of their address;
 // the API spends its token's (package api), the console its signed-in
 // person's (package console); the sandbox provider plays the bank and is
 // not limited at all.
-func (h *Handler) guard(e *echo.Echo) {
-	e.Use(requestID)
-	e.Use(h.steps.Describe(func(route string) web.Audience { return h.audiences[route] }))
-	e.Use(h.securityHeaders)
-	e.Use(middleware.ContextTimeout(RequestTimeout))
-	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: MaxBody, Skipper: func(c echo.Context) bool {
-		_, own := largerBodies[c.Path()]
-		return own
-	}}))
+func (h *Handler) guard() []echo.MiddlewareFunc {
+	guards := []echo.MiddlewareFunc{
+		requestID,
+		h.steps.Describe(func(route string) web.Audience { return h.audiences[route] }),
+		h.securityHeaders,
+		middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{Timeout: RequestTimeout, Skipper: servedFromMemory}),
+		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: MaxBody, Skipper: func(c echo.Context) bool {
+			_, own := largerBodies[c.Path()]
+			return own
+		}}),
+	}
 	for route, limit := range largerBodies {
-		e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: strconv.FormatInt(limit, 10), Skipper: func(c echo.Context) bool {
+		guards = append(guards, middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: strconv.FormatInt(limit, 10), Skipper: func(c echo.Context) bool {
 			return c.Path() != route
 		}}))
 	}
@@ -76,10 +80,38 @@ func (h *Handler) guard(e *echo.Echo) {
 	// A generous budget per address, then a tight one per checkout: one
 	// shopper going fast is slowed, their neighbours behind the same
 	// address are not.
-	e.Use(h.noticeUntrustedProxy)
-	e.Use(limiter(h.limit()*addressShare, h.burst()*addressShare, h.unlimited, func(c echo.Context) string { return c.RealIP() }))
-	e.Use(limiter(h.limit(), h.burst(), func(c echo.Context) bool { return checkoutKey(c) == "" }, checkoutKey))
-	e.Use(h.sameOrigin)
+	return append(guards,
+		h.noticeUntrustedProxy,
+		limiter(h.limit()*addressShare, h.burst()*addressShare, h.unlimited, func(c echo.Context) string { return c.RealIP() }),
+		limiter(h.limit(), h.burst(), func(c echo.Context) bool { return checkoutKey(c) == "" }, checkoutKey),
+		h.sameOrigin)
+}
+
+// chained is middlewares, first outermost, put together once around the
+// handler of whatever route a request found. Echo puts a request's chain
+// together anew for every request, a closure for each middleware, which on
+// a page answered from memory, like the bank page, was a good part of its
+// work.
+func chained(middlewares ...echo.MiddlewareFunc) echo.MiddlewareFunc {
+	chain := applied(func(c echo.Context) error { return c.Handler()(c) }, middlewares...)
+	return func(echo.HandlerFunc) echo.HandlerFunc { return chain }
+}
+
+// applied is handler behind middlewares, first outermost.
+func applied(handler echo.HandlerFunc, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	for i := len(middlewares) - 1; i >= 0; i-- {
+		handler = middlewares[i](handler)
+	}
+	return handler
+}
+
+// servedFromMemory reports whether a request's route is answered from
+// pages kept rendered: the country and bank pages, which every shopper
+// loads. They wait on nothing but the banks list, whose fetch has a bound
+// of its own (banks.Cache): a deadline of their own would only cost a timer
+// and a copy of the request on every one of them.
+func servedFromMemory(c echo.Context) bool {
+	return c.Path() == shopper.RouteBanks || c.Path() == shopper.RouteCountry
 }
 
 // unlimited reports whether a request spends no address budget: reading a
@@ -120,13 +152,41 @@ func requestID(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id := c.Request().Header.Get(echo.HeaderXRequestID)
 		if !plainID(id) {
-			b := make([]byte, 16)
-			rand.Read(b)
-			id = hex.EncodeToString(b)
+			id = newRequestID()
 		}
-		c.Response().Header().Set(echo.HeaderXRequestID, id)
+		c.Response().Header()[echo.HeaderXRequestID] = []string{id}
 		return next(c)
 	}
+}
+
+// requestIDs make ids of 32 hex digits, unique across instances and
+// restarts without asking the system for randomness on every request: a
+// random prefix of the process, then a counter scrambled by a random odd
+// multiplier and mask (a bijection of 64 bits), so that ids neither repeat
+// nor tell how many requests came.
+var requestIDs = newIDMaker()
+
+type idMaker struct {
+	prefix    [8]byte
+	mul, mask uint64
+	count     atomic.Uint64
+}
+
+func newIDMaker() *idMaker {
+	var seed [24]byte
+	rand.Read(seed[:])
+	m := &idMaker{mul: binary.LittleEndian.Uint64(seed[8:]) | 1, mask: binary.LittleEndian.Uint64(seed[16:])}
+	copy(m.prefix[:], seed[:8])
+	return m
+}
+
+func newRequestID() string {
+	var b [16]byte
+	copy(b[:8], requestIDs.prefix[:])
+	binary.BigEndian.PutUint64(b[8:], requestIDs.count.Add(1)*requestIDs.mul^requestIDs.mask)
+	var out [32]byte
+	hex.Encode(out[:], b[:])
+	return string(out[:])
 }
 
 // plainID reports whether s is 1 to 64 letters, digits, '-', '_' or '.'.
@@ -193,20 +253,30 @@ func (h *Handler) burst() int {
 // securityHeaders are sent with every answer. Pages set their own CSP (with
 // the merchant's frame-ancestors); everything else cannot be framed.
 func (h *Handler) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	https := strings.HasPrefix(h.BaseURL, "https://")
 	return func(c echo.Context) error {
+		// Each header's value is one shared slice, made once: the header
+		// map is filled, never appended to in place.
 		header := c.Response().Header()
-		header.Set("X-Content-Type-Options", "nosniff")
-		header.Set("Referrer-Policy", "no-referrer")
+		header["X-Content-Type-Options"] = noSniff
+		header["Referrer-Policy"] = noReferrer
 		if !strings.HasPrefix(c.Request().URL.Path, SandboxPrefix+"/") {
 			// The sandbox plays the provider and sends its own pages' rules.
-			header.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+			header["Content-Security-Policy"] = nothingAllowed
 		}
-		if strings.HasPrefix(h.BaseURL, "https://") {
-			header.Set("Strict-Transport-Security", "max-age=63072000; includeSubDomains")
+		if https {
+			header["Strict-Transport-Security"] = strictTransport
 		}
 		return next(c)
 	}
 }
+
+var (
+	noSniff         = []string{"nosniff"}
+	noReferrer      = []string{"no-referrer"}
+	nothingAllowed  = []string{"default-src 'none'; frame-ancestors 'none'"}
+	strictTransport = []string{"max-age=63072000; includeSubDomains"}
+)
 
 // sameOrigin refuses a POST that a page of another site sent, by its origin
 // rather than by a cookie: by Sec-Fetch-Site where the browser sends it, by

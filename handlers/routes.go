@@ -49,16 +49,16 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 	e.HTTPErrorHandler = h.steps.HandleError
 	e.IPExtractor = ipExtractor(h.TrustedProxies)
 	// The bank page comes compressed ahead (shopper/pagecache.go).
-	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{Skipper: func(c echo.Context) bool { return c.Path() == RouteBanks }}))
+	everyRequest := []echo.MiddlewareFunc{middleware.GzipWithConfig(middleware.GzipConfig{Skipper: func(c echo.Context) bool { return c.Path() == RouteBanks }})}
 	h.audiences = map[string]web.Audience{}
 	people := router{e: e, h: h, audience: web.People}
 	programs := router{e: e, h: h, audience: web.Programs}
 	if h.Metrics != nil {
-		e.Use(h.Metrics.Middleware)
+		everyRequest = append(everyRequest, h.Metrics.Middleware)
 		programs.GET(RouteMetrics, echo.WrapHandler(h.Metrics.Handler()))
 	}
-	h.guard(e)
-	e.Use(h.logRequests)
+	everyRequest = append(everyRequest, h.guard()...)
+	e.Use(chained(append(everyRequest, h.logRequests)...))
 
 	// Shoppers: the steps of a checkout (package handlers/shopper).
 	h.steps.Routes(people, programs)
@@ -146,8 +146,9 @@ type router struct {
 
 func (r router) GET(path string, handler echo.HandlerFunc, m ...echo.MiddlewareFunc) {
 	r.h.audiences[path] = r.audience
-	r.e.GET(path, handler, m...)
-	r.e.HEAD(path, handler, m...)
+	handler = applied(handler, m...)
+	r.e.GET(path, handler)
+	r.e.HEAD(path, handler)
 }
 
 // notFound answers every method on paths under path that no route
@@ -159,7 +160,7 @@ func (r router) notFound(path string, handler echo.HandlerFunc) {
 
 func (r router) POST(path string, handler echo.HandlerFunc, m ...echo.MiddlewareFunc) {
 	r.h.audiences[path] = r.audience
-	r.e.POST(path, handler, m...)
+	r.e.POST(path, applied(handler, m...))
 }
 
 // ipExtractor reads the shopper's address from X-Forwarded-For only when the

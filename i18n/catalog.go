@@ -66,8 +66,9 @@ func (c catalog) localizers() map[string]*Localizer {
 	out := make(map[string]*Localizer, len(c.messages))
 	for lang, messages := range c.messages {
 		tag := language.MustParse(lang)
+		digits := message.NewPrinter(tag)
 		out[lang] = &Localizer{lang: lang, tag: tag, messages: messages, fallback: c.messages["en"],
-			plural: goi18n.NewLocalizer(c.bundle, lang), digits: message.NewPrinter(tag)}
+			plural: goi18n.NewLocalizer(c.bundle, lang), digits: digits, amounts: newAmountDigits(digits)}
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 	"github.com/shopspring/decimal"
@@ -15,7 +16,6 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
 	"golang.org/x/text/message"
-	"golang.org/x/text/number"
 )
 
 // Supported are the shoppers' languages, English first: the fallback.
@@ -36,20 +36,29 @@ func Base(s string) (string, bool) {
 	if s == "" || len(s) > 35 {
 		return "", false
 	}
+	lang := bases.get(s, base)
+	return lang, lang != ""
+}
+
+func base(s string) string {
 	tag, err := language.Parse(s)
 	if err != nil {
-		return "", false
+		return ""
 	}
 	_, i, conf := matcher.Match(tag)
 	if conf < language.High {
-		return "", false
+		return ""
 	}
-	return code(Supported[i]), true
+	return code(Supported[i])
 }
 
 // Negotiate picks the language of the shopper's browser (Accept-Language),
 // or English.
 func Negotiate(acceptLanguage string) string {
+	return negotiated.get(acceptLanguage, negotiate)
+}
+
+func negotiate(acceptLanguage string) string {
 	tags, _, _ := language.ParseAcceptLanguage(acceptLanguage)
 	if len(tags) == 0 {
 		return "en"
@@ -68,6 +77,31 @@ func Negotiate(acceptLanguage string) string {
 	return code(Supported[i])
 }
 
+// bases and negotiated keep the answers of Base and Negotiate: every
+// request asks, and browsers send a few hundred Accept-Language values
+// between them, so the common ones are parsed once.
+var bases, negotiated memo
+
+// memo keeps a function's answers by question, up to memoSize of them;
+// past that, questions are answered anew.
+type memo struct {
+	answers sync.Map
+	size    atomic.Int32
+}
+
+const memoSize = 2048
+
+func (m *memo) get(question string, answer func(string) string) string {
+	if a, ok := m.answers.Load(question); ok {
+		return a.(string)
+	}
+	a := answer(question)
+	if m.size.Load() < memoSize && m.size.Add(1) <= memoSize {
+		m.answers.Store(question, a)
+	}
+	return a
+}
+
 func code(t language.Tag) string {
 	b, _ := t.Base()
 	return b.String()
@@ -84,8 +118,10 @@ type Localizer struct {
 	plural *goi18n.Localizer
 	// countries keeps the country names asked for, by code.
 	countries sync.Map
-	// digits prints numbers as the language writes them.
-	digits *message.Printer
+	// digits prints numbers as the language writes them; amounts prints
+	// amounts the same, quicker.
+	digits  *message.Printer
+	amounts amountDigits
 }
 
 // New returns the localizer of lang, a code of Supported; English for others.
@@ -199,13 +235,16 @@ func Name(lang string) string {
 // CLDR's, through x/text; where the euro sign goes is CLDR's currency
 // pattern, which x/text does not carry, so euroBefore holds it.
 func (l *Localizer) Amount(amount string) string {
-	d, err := decimal.NewFromString(amount)
-	if err != nil {
-		return amount + " EUR"
+	digits, ok := l.amounts.fast(amount)
+	if !ok {
+		d, err := decimal.NewFromString(amount)
+		if err != nil {
+			return amount + " EUR"
+		}
+		// Amounts are at most 15000 with two decimals: a float64 holds
+		// them exactly enough to print cents, and it is only printed.
+		digits = l.amounts.slow(d.InexactFloat64())
 	}
-	// Amounts are at most 15000 with two decimals: a float64 holds them
-	// exactly enough to print cents, and it is only printed.
-	digits := l.digits.Sprint(number.Decimal(d.InexactFloat64(), number.Scale(2)))
 	if gap, before := euroBefore[l.lang]; before {
 		return "€" + gap + digits
 	}

@@ -18,8 +18,13 @@ import (
 )
 
 // FirstCheck is how long after its creation an attempt is first read from
-// the provider by default: the shopper is at the bank by then.
-const FirstCheck = 5 * time.Second
+// the provider by default: long enough for a shopper sent to the bank to
+// have opened its page, and for a bank that confirms at once to have
+// done so; FirstReadBy is the latest that first read may come.
+const (
+	FirstCheck  = 3500 * time.Millisecond
+	FirstReadBy = 30 * time.Second
+)
 
 // Never is a next check or try that never comes.
 var Never = time.UnixMilli(math.MaxInt64)
@@ -334,9 +339,10 @@ func (l *Ledger) Orders(ctx context.Context, merchantID, status string, since ti
 	return list, rows.Err()
 }
 
-// Backlog is what waits, for metrics: attempts due for a check and how late
-// the latest-due is, and the age of the oldest event not yet delivered to
-// the given merchants.
+// Backlog is what waits, for metrics: attempts due for a check, how far
+// past the latest its read may come the most overdue one is (0 while none
+// is), and the age of the oldest event not yet delivered to the given
+// merchants.
 type Backlog struct {
 	DueAttempts       int
 	FollowLag         time.Duration
@@ -347,13 +353,17 @@ type Backlog struct {
 func (l *Ledger) Backlog(ctx context.Context, merchants []string) (Backlog, error) {
 	now := l.now().UnixMilli()
 	var b Backlog
-	var oldestDue, oldestEvent sql.NullInt64
-	if err := l.db.QueryRowContext(ctx, `SELECT COUNT(*), MIN(next_check_at) FROM attempts
-		WHERE state IN ('open', 'unknown') AND next_check_at <= $1`, now).Scan(&b.DueAttempts, &oldestDue); err != nil {
+	var overdue, oldestEvent sql.NullInt64
+	if err := l.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM attempts
+		WHERE state IN ('open', 'unknown') AND next_check_at <= $1`, now).Scan(&b.DueAttempts); err != nil {
 		return b, err
 	}
-	if oldestDue.Valid {
-		b.FollowLag = time.Duration(now-oldestDue.Int64) * time.Millisecond
+	if err := l.db.QueryRowContext(ctx, `SELECT MIN(read_by) FROM attempts
+		WHERE state IN ('open', 'unknown') AND read_by < $1`, now).Scan(&overdue); err != nil {
+		return b, err
+	}
+	if overdue.Valid {
+		b.FollowLag = time.Duration(now-overdue.Int64) * time.Millisecond
 	}
 	if len(merchants) > 0 {
 		in, args := inList(merchants)

@@ -77,97 +77,132 @@ func TestRetentionRemovesOldEventsInBatches(t *testing.T) {
 	})
 }
 
-// The read budget is one bucket: what one caller takes, another cannot,
-// it fills at the rate, holds at most its burst, and reads made elsewhere
-// are paid back before the follower gets more.
-func TestTheReadBudgetIsOneBucket(t *testing.T) {
+// The read budget hands out one line of times, 1/rate apart, to every
+// caller: what one takes, another cannot; only times within the horizon
+// are handed out; reads made elsewhere take the next times first; and time
+// left unused is not saved up for a burst.
+func TestTheReadBudgetSpacesReads(t *testing.T) {
 	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
 		one := ledgertest.Open(t, databaseURL)
 		two := ledgertest.Open(t, databaseURL)
-		now := time.Now()
+		now := time.Now().Truncate(time.Millisecond)
 		clock := now
 		for _, l := range []*ledger.Ledger{one, two} {
 			l.UseClock(func() time.Time { return clock })
 		}
-		take := func(l *ledger.Ledger, want, spent int) int {
+		take := func(l *ledger.Ledger, want, spent int, wantFirst time.Duration, wantGot int) {
 			t.Helper()
-			n, err := l.TakeReads(ctx, want, spent, 20, 10)
+			// 20 a second: 50 ms apart, handed out 250 ms ahead.
+			first, got, err := l.TakeReads(ctx, want, spent, 20, 250*time.Millisecond)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return n
+			if got != wantGot || first.Sub(now) != wantFirst {
+				t.Errorf("at %v: %d reads from %v on, want %d from %v", clock.Sub(now), got, first.Sub(now), wantGot, wantFirst)
+			}
 		}
-		take(one, 10, 0) // a new bucket is full: this empties it
-		clock = clock.Add(time.Second)
-		// A second at 20 a second, held to the burst of 10.
-		if got := take(one, 8, 0); got != 8 {
-			t.Errorf("first instance got %d of 8", got)
-		}
-		if got := take(two, 8, 0); got != 2 {
-			t.Errorf("second instance got %d, want the 2 left", got)
-		}
-		clock = clock.Add(250 * time.Millisecond) // 5 more
-		if got := take(two, 8, 3); got != 2 {
-			t.Errorf("after 3 reads elsewhere: got %d, want 5-3", got)
-		}
-		clock = clock.Add(100 * time.Millisecond) // 2 more
-		if got := take(one, 8, 6); got != 0 {
-			t.Errorf("in debt: got %d", got)
-		}
-		clock = clock.Add(300 * time.Millisecond) // 6 more
-		if got := take(one, 20, 0); got != 2 {
-			t.Errorf("after a debt of 4 and 300 ms: got %d, want 6-4", got)
-		}
+		take(one, 10, 0, 0, 6)                    // 0, 50… 250 ms
+		take(two, 10, 0, 300*time.Millisecond, 0) // nothing left within 250 ms
+		clock = now.Add(100 * time.Millisecond)
+		take(two, 2, 0, 300*time.Millisecond, 2)  // 300 and 350 ms
+		take(one, 10, 3, 550*time.Millisecond, 0) // 400 to 500 ms went to reads made elsewhere
+		clock = now.Add(5 * time.Second)          // idle for seconds
+		take(one, 100, 0, 5*time.Second, 6)       // still 6 within 250 ms: nothing saved up
 	})
 }
 
-// Fresh attempts are claimed apart from settled ones, each the longest due
-// first, and a read made elsewhere moves the follower's next one.
-func TestAttemptsAreClaimedByTier(t *testing.T) {
+// Fresh attempts are claimed apart from settled ones, fresh the newest
+// first and settled the nearest to their bound first; those near or past
+// their bound are claimed by it, whatever their tier; and a read made
+// elsewhere moves the follower's next one.
+func TestAttemptsAreClaimedByTierAndBound(t *testing.T) {
 	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
 		l := ledgertest.Open(t, databaseURL)
 		l.FirstCheck = 0
 		now := time.Now()
 		clock := now.Add(-time.Minute)
 		l.UseClock(func() time.Time { return clock })
-		for i := range 4 {
+		for i := range 6 {
 			id := fmt.Sprintf("T-%d", i)
 			l.OpenOrder(ctx, order(id, "49.90"))
 			pay(t, l, id, 1, "ing")
 			clock = clock.Add(time.Second)
 		}
 		clock = now
-		// T-0 and T-1 read once: settled, due again before the others.
-		for _, id := range []string{"T-0", "T-1"} {
+		// T-0 to T-3 read once, settled, due again, their bounds an hour,
+		// 3 s, 30 s and two minutes ahead.
+		bounds := map[string]time.Duration{"T-0": time.Hour, "T-1": 3 * time.Second, "T-2": 30 * time.Second, "T-3": 2 * time.Minute}
+		for range 4 {
 			claimed, err := l.ClaimDue(ctx, "me", time.Minute, ledger.Fresh, 1)
-			if err != nil || len(claimed) != 1 || claimed[0].OrderID != id {
-				t.Fatalf("claimed %+v, %v; want %s, the longest due", claimed, err, id)
+			if err != nil || len(claimed) != 1 {
+				t.Fatalf("claimed %+v, %v", claimed, err)
 			}
-			if ok, err := l.Checked(ctx, claimed[0].UpstreamID, "me", now.Add(-time.Hour), ledger.Settled); !ok || err != nil {
+			d := claimed[0]
+			if d.OrderID != "T-5" && d.OrderID != "T-4" && bounds[d.OrderID] == 0 {
+				t.Fatalf("claimed %s before the newer ones", d.OrderID)
+			}
+			next := ledger.Next{At: now.Add(-time.Minute), By: now.Add(bounds[d.OrderID]), Tier: ledger.Settled}
+			if d.OrderID == "T-5" || d.OrderID == "T-4" {
+				next = ledger.Next{At: now.Add(time.Hour), By: now.Add(2 * time.Hour), Tier: ledger.Fresh}
+			}
+			if ok, err := l.Checked(ctx, d.UpstreamID, "me", next); !ok || err != nil {
 				t.Fatal(ok, err)
 			}
 		}
+		// The newest two were claimed first; two more have been read.
 		fresh, _ := l.ClaimDue(ctx, "me", time.Minute, ledger.Fresh, 10)
+		if got := ids(fresh); got != "T-2,T-3" && got != "T-0,T-1" && len(fresh) != 2 {
+			t.Fatalf("fresh left %s", got)
+		}
+		for _, d := range fresh {
+			l.Checked(ctx, d.UpstreamID, "me", ledger.Next{At: now.Add(-time.Minute), By: now.Add(bounds[d.OrderID]), Tier: ledger.Settled})
+		}
+		near, _ := l.ClaimNearBound(ctx, "me", time.Minute, 10*time.Second, 10)
+		if ids(near) != "T-1" {
+			t.Errorf("near their bound: %s, want T-1", ids(near))
+		}
 		settled, _ := l.ClaimDue(ctx, "me", time.Minute, ledger.Settled, 10)
-		if ids(fresh) != "T-2,T-3" || ids(settled) != "T-0,T-1" {
-			t.Errorf("fresh %s, settled %s", ids(fresh), ids(settled))
+		if got := ordered(settled); got != "T-2,T-3,T-0" {
+			t.Errorf("settled %s, want the nearest bound first", got)
 		}
+		clock = now.Add(time.Hour)
+		for _, d := range append(near, settled...) {
+			l.Checked(ctx, d.UpstreamID, "me", ledger.Next{At: now, By: now.Add(bounds[d.OrderID]), Tier: ledger.Settled})
+		}
+		past, _ := l.ClaimPastBound(ctx, "me", time.Minute, 2)
+		if got := ordered(past); got != "T-1,T-2" {
+			t.Errorf("past their bound, two: %s, want the longest past first", got)
+		}
+		if n, err := l.BoundsWithin(ctx, []time.Duration{time.Minute, 2 * time.Hour}); err != nil || fmt.Sprint(n) != "[1 3]" {
+			t.Errorf("bounds within a minute and two hours: %v, %v; want T-0 (now), T-4 and T-5 (within the hour)", n, err)
+		}
+
 		// Leased: another read elsewhere leaves it to its holder.
-		a := attempt("T-2", 1)
-		if err := l.ReadElsewhere(ctx, a.UpstreamID, now.Add(time.Minute), ledger.Settled); err != nil {
+		a := past[0].Attempt
+		if err := l.ReadElsewhere(ctx, a.UpstreamID, ledger.Next{At: clock.Add(time.Minute), By: clock.Add(time.Hour), Tier: ledger.Fresh}); err != nil {
 			t.Fatal(err)
 		}
-		if next, _, _ := l.NextRead(ctx, a.UpstreamID); fresh[0].OrderID != "T-2" || !next.Equal(fresh[0].At) {
-			t.Errorf("a leased attempt's next read moved to %v", next)
+		if next, _ := l.NextRead(ctx, a.UpstreamID); !next.At.Equal(past[0].At) {
+			t.Errorf("a leased attempt's next read moved to %v", next.At)
 		}
-		l.Checked(ctx, a.UpstreamID, "me", now, ledger.Fresh)
-		if err := l.ReadElsewhere(ctx, a.UpstreamID, now.Add(time.Minute), ledger.Settled); err != nil {
+		l.Checked(ctx, a.UpstreamID, "me", past[0].Next)
+		want := ledger.Next{At: clock.Add(time.Minute), By: clock.Add(time.Hour), Tier: ledger.Fresh}
+		if err := l.ReadElsewhere(ctx, a.UpstreamID, want); err != nil {
 			t.Fatal(err)
 		}
-		if next, tier, _ := l.NextRead(ctx, a.UpstreamID); next.UnixMilli() != now.Add(time.Minute).UnixMilli() || tier != ledger.Settled {
-			t.Errorf("after a read elsewhere: next %v in tier %d", next, tier)
+		if next, _ := l.NextRead(ctx, a.UpstreamID); next.At.UnixMilli() != want.At.UnixMilli() || next.By.UnixMilli() != want.By.UnixMilli() || next.Tier != ledger.Fresh {
+			t.Errorf("after a read elsewhere: next %+v, want %+v", next, want)
 		}
 	})
+}
+
+// ordered lists the order ids of claimed attempts in the order given.
+func ordered(list []ledger.Due) string {
+	var out []string
+	for _, d := range list {
+		out = append(out, d.OrderID)
+	}
+	return strings.Join(out, ",")
 }
 
 func ids(list []ledger.Due) string {
@@ -202,11 +237,11 @@ func benchmarkFollowRound(b *testing.B, databaseURL string) {
 			b.Fatal(err)
 		}
 		for i, d := range claimed {
-			next, tier := now.Add(-time.Minute), ledger.Tier(i%2)
+			next := ledger.Next{At: now.Add(-time.Minute), By: now.Add(time.Hour), Tier: ledger.Tier(i % 2)}
 			if i%4 >= 2 {
-				next = now.Add(time.Hour)
+				next.At = now.Add(time.Hour)
 			}
-			l.Checked(ctx, d.UpstreamID, "seed", next, tier)
+			l.Checked(ctx, d.UpstreamID, "seed", next)
 		}
 		b.ResetTimer()
 		reads := 0
@@ -222,7 +257,7 @@ func benchmarkFollowRound(b *testing.B, databaseURL string) {
 			for _, d := range append(fresh, settled...) {
 				// Read again in an hour: the due set shrinks as slowly as
 				// 10,000 attempts allow.
-				l.Checked(ctx, d.UpstreamID, "me", now.Add(time.Hour), d.Tier)
+				l.Checked(ctx, d.UpstreamID, "me", ledger.Next{At: now.Add(time.Hour), By: now.Add(2 * time.Hour), Tier: d.Tier})
 				reads++
 			}
 		}

@@ -118,7 +118,12 @@ type Attempt struct {
 	// Status is the provider's status as last read, verbatim; empty until read.
 	Status  string
 	Created time.Time
+	// Updated is when the attempt's state or status last changed.
 	Updated time.Time
+	// Began is when the shopper was first known to be at the bank (a
+	// status past NOT_FOUND, or their return through the return URL);
+	// zero before.
+	Began time.Time
 }
 
 var (
@@ -156,6 +161,31 @@ type Ledger struct {
 	trigram bool
 	// stmts are statements prepared once (prepared), by their SQL.
 	stmts sync.Map
+	// events is closed, and replaced, when this instance records an event.
+	eventsMu sync.Mutex
+	events   chan struct{}
+}
+
+// NewEvents is closed when this instance next records an event, so that
+// its webhook senders need not wait for their next poll; events recorded
+// by other instances are found by polling.
+func (l *Ledger) NewEvents() <-chan struct{} {
+	l.eventsMu.Lock()
+	defer l.eventsMu.Unlock()
+	if l.events == nil {
+		l.events = make(chan struct{})
+	}
+	return l.events
+}
+
+// eventRecorded wakes whoever waits on NewEvents.
+func (l *Ledger) eventRecorded() {
+	l.eventsMu.Lock()
+	defer l.eventsMu.Unlock()
+	if l.events != nil {
+		close(l.events)
+		l.events = nil
+	}
 }
 
 // Connect opens the ledger named by a DATABASE_URL value and brings its
@@ -307,7 +337,7 @@ func (l *Ledger) Order(ctx context.Context, merchantID, orderID string) (Order, 
 	if err != nil {
 		return o, nil, err
 	}
-	rows, err := l.db.QueryContext(ctx, `SELECT `+attemptColumns+` FROM attempts
+	rows, err := l.db.QueryContext(ctx, `SELECT `+attemptFields+` FROM attempts
 		WHERE merchant_id = $1 AND order_id = $2 ORDER BY seq`, merchantID, orderID)
 	if err != nil {
 		return o, nil, err
@@ -324,30 +354,38 @@ func (l *Ledger) Order(ctx context.Context, merchantID, orderID string) (Order, 
 	return o, list, rows.Err()
 }
 
-const attemptColumns = `upstream_id, merchant_id, order_id, seq, amount, currency, bank_id, country, state, link, status, created_at, updated_at`
+// attemptColumns are the columns an attempt is inserted with;
+// attemptFields those it is read from (scanAttempt).
+const (
+	attemptColumns = `upstream_id, merchant_id, order_id, seq, amount, currency, bank_id, country, state, link, status, created_at, updated_at`
+	attemptFields  = attemptColumns + `, began_at`
+)
 
 func scanAttempt(row interface{ Scan(...any) error }) (Attempt, error) {
 	var a Attempt
-	var created, updated int64
+	var created, updated, began int64
 	err := row.Scan(&a.UpstreamID, &a.MerchantID, &a.OrderID, &a.Seq, &a.Amount, &a.Currency, &a.BankID, &a.Country,
-		&a.State, &a.Link, &a.Status, &created, &updated)
+		&a.State, &a.Link, &a.Status, &created, &updated, &began)
 	a.Created, a.Updated = time.UnixMilli(created), time.UnixMilli(updated)
+	if began != 0 {
+		a.Began = time.UnixMilli(began)
+	}
 	return a, err
 }
 
-// InsertAttempt records a new attempt in state Creating, to be checked
-// first a few seconds on. Of callers racing on one order, on any instance,
-// exactly one wins; the others get ErrAttemptTaken and should wait for the
-// winner's link.
+// InsertAttempt records a new attempt in state Creating, to be read first
+// FirstCheck on, and within FirstReadBy at the latest. Of callers racing
+// on one order, on any instance, exactly one wins; the others get
+// ErrAttemptTaken and should wait for the winner's link.
 func (l *Ledger) InsertAttempt(ctx context.Context, a Attempt) error {
 	if a.PaymentLink != "" {
 		return l.insertLinkAttempt(ctx, a)
 	}
 	now := l.now()
-	_, err := l.db.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`, next_check_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', '', $10, $10, $11)`,
+	_, err := l.db.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`, next_check_at, read_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', '', $10, $10, $11, $12)`,
 		a.UpstreamID, a.MerchantID, a.OrderID, a.Seq, a.Amount, a.Currency, a.BankID, a.Country, Creating, now.UnixMilli(),
-		now.Add(l.FirstCheck).UnixMilli())
+		now.Add(l.FirstCheck).UnixMilli(), now.Add(FirstReadBy).UnixMilli())
 	if l.uniqueViolation(err) {
 		return ErrAttemptTaken
 	}
@@ -374,13 +412,9 @@ func (l *Ledger) Move(ctx context.Context, upstreamID string, from State, ch Cha
 		return false, err
 	}
 	defer tx.Rollback()
-	var began int64
-	a, err := scanAttempt(scanFunc(func(dest ...any) error {
-		// Locked: a shopper's return (ReturnedFromBank) may mark the
-		// attempt begun meanwhile, and the count must see it.
-		return tx.QueryRowContext(ctx, `SELECT `+attemptColumns+`, began_at FROM attempts WHERE upstream_id = $1`+l.forUpdate(), upstreamID).
-			Scan(append(dest, &began)...)
-	}))
+	// Locked: a shopper's return (ReturnedFromBank) may mark the attempt
+	// begun meanwhile, and the count must see it.
+	a, err := scanAttempt(tx.QueryRowContext(ctx, `SELECT `+attemptFields+` FROM attempts WHERE upstream_id = $1`+l.forUpdate(), upstreamID))
 	if errors.Is(err, sql.ErrNoRows) || err == nil && a.State != from {
 		return false, nil
 	}
@@ -418,7 +452,7 @@ func (l *Ledger) Move(ctx context.Context, upstreamID string, from State, ch Cha
 			return false, err
 		}
 	}
-	counts, stages := tally(a, after, began, o, now)
+	counts, stages := tally(a, after, msOrZero(a.Began), o, now)
 	if o.paymentLink != "" && o.paid == 0 && stages.paid > 0 {
 		// The order is paid in full: its payment link counts it, in this
 		// transaction.
@@ -427,12 +461,13 @@ func (l *Ledger) Move(ctx context.Context, upstreamID string, from State, ch Cha
 		}
 	}
 	status := o.status
+	told := false
 	if ch.Status != "" && ch.Status != o.status && after.State != Orphaned && after.State != Refused {
 		// The order's status changed: one event, in this transaction.
 		if err := l.addEvent(ctx, tx, after, o.amount, o.currency, o.paymentLink, now); err != nil {
 			return false, err
 		}
-		status = ch.Status
+		status, told = ch.Status, true
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE orders SET status = $1, updated_at = $2,
 			opened_at = $3, sent_at = $4, began_at = $5, paid_at = $6,
@@ -447,7 +482,13 @@ func (l *Ledger) Move(ctx context.Context, upstreamID string, from State, ch Cha
 			return false, err
 		}
 	}
-	return true, tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return false, err
+	}
+	if told {
+		l.eventRecorded()
+	}
+	return true, nil
 }
 
 // scanFunc is a Scan method of its own, to read more columns than a

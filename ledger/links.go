@@ -519,10 +519,10 @@ func (l *Ledger) insertLinkAttempt(ctx context.Context, a Attempt) error {
 			return ErrLinkFull
 		}
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`, next_check_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', '', $10, $10, $11)`,
+	_, err = tx.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`, next_check_at, read_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', '', $10, $10, $11, $12)`,
 		a.UpstreamID, a.MerchantID, a.OrderID, a.Seq, a.Amount, a.Currency, a.BankID, a.Country, Creating, now.UnixMilli(),
-		now.Add(l.FirstCheck).UnixMilli())
+		now.Add(l.FirstCheck).UnixMilli(), now.Add(FirstReadBy).UnixMilli())
 	if l.uniqueViolation(err) {
 		return ErrAttemptTaken
 	}

@@ -545,6 +545,20 @@ var migrations = []string{
 	ALTER TABLE orders ADD COLUMN payment_link TEXT NOT NULL DEFAULT '';
 	CREATE INDEX orders_by_payment_link ON orders (payment_link, created_at) WHERE payment_link <> '';
 	{{LINK_SEARCH}}`,
+
+	// 18: following by stage: beside when its next read is wanted, each
+	// attempt carries the latest that read may come (its stage's bound),
+	// and reads near it are claimed first. Attempts already followed keep
+	// their schedule, their wanted read as their bound. Settled attempts
+	// are claimed by bound, thousands of them due at once. The read budget
+	// hands out reads one after another, 1/FOLLOW_RATE apart, from the
+	// next free time (in microseconds) instead of a bucket that could be
+	// spent in a burst; the bucket's tokens and at are read no more.
+	`ALTER TABLE attempts ADD COLUMN read_by BIGINT NOT NULL DEFAULT 0;
+	UPDATE attempts SET read_by = next_check_at WHERE state IN ('creating', 'open', 'unknown');
+	CREATE INDEX attempts_read_by ON attempts (read_by) WHERE state IN ('open', 'unknown');
+	CREATE INDEX attempts_bound_by_tier ON attempts (follow_tier, read_by) WHERE state IN ('open', 'unknown');
+	ALTER TABLE follow_budget ADD COLUMN next_read BIGINT NOT NULL DEFAULT 0`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

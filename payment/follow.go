@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
-	"math"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -12,15 +12,14 @@ import (
 
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
-	"github.com/paybybank/checkout/pisclient"
 )
 
 // Budget is the deployment's status reads at the provider: FOLLOW_RATE a
-// second for every instance together (docs/operate.md), kept as a token
-// bucket in the ledger. The follower takes its reads from it; reads the
-// app makes anyway (a shopper's status page, the status API, the console's
-// check) are charged to it too, so that the provider never sees more than
-// the rate in all.
+// second for every instance together (docs/operate.md), handed out by the
+// ledger one after another, 1/FOLLOW_RATE apart. The follower takes its
+// reads from it; reads the app makes anyway (a shopper's status page, the
+// status API, the console's check) are charged to it too, so that the
+// provider never sees more than the rate in all.
 type Budget struct {
 	Ledger *ledger.Ledger
 	// Rate is the reads per second of the whole deployment.
@@ -28,10 +27,6 @@ type Budget struct {
 	// spent counts reads made outside the follower since the bucket was
 	// last charged.
 	spent atomic.Int64
-	// stretch (float64 bits) is how many times their usual interval
-	// settled attempts wait between reads: more than 1 while the budget
-	// is short, so that they are read less often instead of late.
-	stretch atomic.Uint64
 }
 
 // DefaultFollowRate is FOLLOW_RATE's default.
@@ -39,9 +34,8 @@ const DefaultFollowRate = rate.Limit(20)
 
 func (b *Budget) rate() float64 { return float64(cmp.Or(b.Rate, DefaultFollowRate)) }
 
-// burst is the most reads the bucket holds: half a second's, so that the
-// deployment keeps to its rate within a few percent over any ten seconds.
-func (b *Budget) burst() float64 { return max(1, b.rate()/2) }
+// interval is the time between two reads of the deployment.
+func (b *Budget) interval() time.Duration { return time.Duration(float64(time.Second) / b.rate()) }
 
 // Spent charges one read made outside the follower. A nil Budget counts
 // nothing.
@@ -52,40 +46,29 @@ func (b *Budget) Spent() {
 }
 
 // Unpaid are the reads made outside the follower not yet charged to the
-// ledger's bucket: the follower charges them when it next takes reads.
+// ledger's budget: the follower charges them when it next takes reads.
 func (b *Budget) Unpaid() int64 { return b.spent.Load() }
 
-// Stretch is how many times their usual interval settled attempts wait
-// between reads now; 1 while the budget suffices.
-func (b *Budget) Stretch() float64 {
-	if b == nil {
-		return 1
-	}
-	if s := math.Float64frombits(b.stretch.Load()); s > 1 {
-		return s
-	}
-	return 1
-}
-
-func (b *Budget) setStretch(s float64) { b.stretch.Store(math.Float64bits(s)) }
-
-// take takes up to want reads, charging the reads spent elsewhere first.
-func (b *Budget) take(ctx context.Context, want int) (int, error) {
+// take takes up to want reads due within the next roundTime, charging the
+// reads spent elsewhere first, and returns when the first may be made and
+// how many it got; the others follow interval apart.
+func (b *Budget) take(ctx context.Context, want int) (time.Time, int, error) {
 	spent := int(b.spent.Swap(0))
-	got, err := b.Ledger.TakeReads(ctx, want, spent, b.rate(), b.burst())
+	first, got, err := b.Ledger.TakeReads(ctx, want, spent, b.rate(), roundTime)
 	if err != nil {
 		b.spent.Add(int64(spent))
 	}
-	return got, err
+	return first, got, err
 }
 
 // Follower reads every attempt that is not final from the provider until
 // it is final, since the provider calls nobody back (docs/provider.md):
 // shoppers who never come back from the bank still have their payment
-// recorded, and their merchant told. Several
-// instances follow together: each attempt is leased to one at a time, a
-// dead instance's leases run out for another to take, and all take their
-// reads from one Budget. Which attempt is read when is schedule's rule.
+// recorded, and their merchant told. Several instances follow together:
+// each attempt is leased to one at a time, a dead instance's leases run
+// out for another to take, and all take their reads from one Budget. When
+// each attempt is read is plan's rule; which due read goes first is
+// claim's.
 type Follower struct {
 	Service *Service
 	// Merchant finds an attempt's merchant (for its provider key).
@@ -99,66 +82,49 @@ type Follower struct {
 	Rate rate.Limit
 	// Lease is how long a claimed attempt is this instance's.
 	Lease time.Duration
-	// Idle is the pause when nothing is due.
+	// Idle is the pause after a round that found fewer reads due than it
+	// could make.
 	Idle time.Duration
-	// Checked, when set, is told of each attempt read and how late past
-	// its schedule the read came (for metrics).
-	Checked func(late time.Duration)
+	// Checked, when set, is told of each attempt read: how late past its
+	// wanted time the read came, and how far past its bound (0 when in
+	// time), for metrics.
+	Checked func(late, pastBound time.Duration)
 	Log     *slog.Logger
+	// Sleep waits for d or until ctx ends; a real wait when nil. Tests
+	// give one that moves their clock, with the Service's Now.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// InFlight is how many reads this instance has under way at once;
+	// DefaultFollowInFlight when 0. A real provider takes a while to
+	// answer each.
+	InFlight int
+	// window is nearBound's last weighing, made at weighed.
+	window  time.Duration
+	weighed time.Time
+	// reads are the reads under way, at most InFlight.
+	reads    sync.WaitGroup
+	inFlight chan struct{}
 }
 
-// Default pace of a Follower.
+// Pace of a Follower.
 const (
-	DefaultFollowLease = 30 * time.Second
-	DefaultFollowIdle  = time.Second
-	// followFor is how long an attempt is followed: the provider cancels
-	// a payment left in progress after 5 days.
-	followFor = 6 * 24 * time.Hour
-	// maxStretch bounds how far settled attempts' intervals stretch.
-	maxStretch = 100
-	// stretchAbove is the lateness of settled reads past which their
-	// intervals stretch; below stretchBelow, with nothing more due, they
-	// shrink back.
-	stretchAbove = 10 * time.Second
-	stretchBelow = 2 * time.Second
+	DefaultFollowLease    = 30 * time.Second
+	DefaultFollowIdle     = 100 * time.Millisecond
+	DefaultFollowInFlight = 16
+	// roundTime is the share of a second's budget one round claims: a read
+	// that falls due during a round waits at most about that long.
+	roundTime = 250 * time.Millisecond
+	// maxRound bounds the reads of one round, whatever the rate.
+	maxRound = 50
+	// minNearBound is how near its bound a read always goes before any
+	// other (see nearBound).
+	minNearBound = 10 * time.Second
 )
 
-// schedule is when attempt a, just read at now (its Status as read), is
-// read next, and in which tier:
-//
-//   - an attempt begun at the bank (any status but NOT_FOUND), or whose
-//     status is not known yet, is fresh: read every 5 s for its first 2
-//     minutes and every 30 s to half an hour; after that it is settled and
-//     read every 5 minutes to 6 hours, then every half hour;
-//   - an attempt still NOT_FOUND after its first read (the shopper never
-//     opened the bank's page) is settled, and read after as long as it has
-//     lived: at 10 s, 20 s, 40 s… and at most every half hour;
-//   - settled intervals are multiplied by stretch while the budget is
-//     short; fresh attempts are always read first;
-//   - an attempt is followed for 6 days, and then no more.
-func schedule(a ledger.Attempt, now time.Time, stretch float64) (time.Time, ledger.Tier) {
-	age := now.Sub(a.Created)
-	if age >= followFor {
-		return ledger.Never, ledger.Settled
+func (f *Follower) sleep(ctx context.Context, d time.Duration) error {
+	if f.Sleep != nil {
+		return f.Sleep(ctx, d)
 	}
-	var interval time.Duration
-	tier := ledger.Settled
-	switch {
-	case pisclient.Status(a.Status) == pisclient.StatusNotFound && a.State == ledger.Open:
-		interval = min(max(age, 10*time.Second), 30*time.Minute)
-	case age < 2*time.Minute:
-		interval, tier = 5*time.Second, ledger.Fresh
-	case age < 30*time.Minute:
-		interval, tier = 30*time.Second, ledger.Fresh
-	case age < 6*time.Hour:
-		interval = 5 * time.Minute
-	default:
-		interval = 30 * time.Minute
-	}
-	if tier == ledger.Settled {
-		interval = time.Duration(float64(interval) * max(1, stretch))
-	}
-	return now.Add(interval), tier
+	return sleep(ctx, d)
 }
 
 // Run follows until ctx ends.
@@ -170,108 +136,146 @@ func (f *Follower) Run(ctx context.Context) {
 	default:
 		f.Budget = f.Service.Budget
 	}
-	// The budget hands out reads by the half second; the limiter spreads
-	// this instance's over it.
-	pace := rate.NewLimiter(rate.Limit(f.Budget.rate()), 1)
+	f.inFlight = make(chan struct{}, cmp.Or(f.InFlight, DefaultFollowInFlight))
+	defer f.reads.Wait()
 	for ctx.Err() == nil {
-		n, err := f.round(ctx, pace)
+		n, full, err := f.round(ctx)
 		if err != nil && ctx.Err() == nil {
 			f.Log.Warn("follower: claiming attempts", "err", err)
 		}
-		if n == 0 {
+		if full {
+			continue
+		}
+		// Nothing more to begin now: the reads under way end first.
+		f.reads.Wait()
+		if n < 0 {
+			// The budget is spent: the next round's reads come in about
+			// a round's time.
+			f.sleep(ctx, roundTime)
+			continue
+		}
+		if n == 0 && f.Budget.Unpaid() > 0 {
 			// Charge the reads made elsewhere while nothing was due.
-			if _, err := f.Budget.take(ctx, 0); err != nil && ctx.Err() == nil {
+			if _, _, err := f.Budget.take(ctx, 0); err != nil && ctx.Err() == nil {
 				f.Log.Warn("follower: charging the read budget", "err", err)
 			}
-			sleep(ctx, cmp.Or(f.Idle, DefaultFollowIdle))
 		}
+		f.sleep(ctx, cmp.Or(f.Idle, DefaultFollowIdle))
 	}
 }
 
-// round claims what the budget lets it read now, fresh attempts first,
-// reads each once and returns how many it claimed.
-func (f *Follower) round(ctx context.Context, pace *rate.Limiter) (int, error) {
-	want := min(50, int(f.Budget.burst()))
-	claimed, settledAsked, err := f.claim(ctx, want)
+// round claims what the budget may let it read in the next roundTime,
+// takes that many reads' times from the budget, or as many as it can, the
+// first claimed first, releases the others for any instance to claim
+// again, and begins each read it kept at its time. Reads still under way
+// go on while the next round claims. It returns how many it claimed (-1
+// when the budget had no time left) and whether that was all it asked for.
+func (f *Follower) round(ctx context.Context) (int, bool, error) {
+	want := min(maxRound, max(2, int(f.Budget.rate()*roundTime.Seconds())))
+	claimed, err := f.claim(ctx, want)
 	if err != nil || len(claimed) == 0 {
-		return 0, err
+		return 0, false, err
 	}
-	for got := 0; got < len(claimed); {
-		n, err := f.Budget.take(ctx, len(claimed)-got)
-		if err != nil {
-			// The leases run out and the attempts are claimed again.
-			return len(claimed), err
+	first, got, err := f.Budget.take(ctx, len(claimed))
+	if got < len(claimed) {
+		// Nobody waits on a lease held for a read with no budget behind it.
+		if err := f.Service.Ledger.Release(context.WithoutCancel(ctx), f.Owner, claimed[got:]); err != nil {
+			f.Log.Warn("follower: releasing attempts", "err", err)
 		}
-		if got += n; got < len(claimed) {
-			wait := time.Duration(float64(len(claimed)-got) / f.Budget.rate() * float64(time.Second))
-			if sleep(ctx, wait) != nil {
-				return len(claimed), nil
-			}
-		}
+		claimed = claimed[:got]
 	}
-	var settled int
-	var late time.Duration
-	for _, d := range claimed {
-		if err := pace.Wait(ctx); err != nil {
-			return len(claimed), nil
-		}
-		if d.Tier == ledger.Settled {
-			settled++
-			late = max(late, f.Service.now().Sub(d.At))
-		}
-		f.check(ctx, d)
+	if err != nil || got == 0 {
+		return -1, false, err
 	}
-	f.adjust(settled, settledAsked, late)
-	return len(claimed), nil
+	for k, d := range claimed {
+		select {
+		case f.inFlight <- struct{}{}:
+		case <-ctx.Done():
+			return len(claimed), false, nil
+		}
+		at := first.Add(time.Duration(k) * f.Budget.interval())
+		if wait := at.Sub(f.Service.now()); wait > 0 && f.sleep(ctx, wait) != nil {
+			<-f.inFlight
+			break
+		}
+		f.reads.Go(func() {
+			defer func() { <-f.inFlight }()
+			f.check(ctx, d)
+		})
+	}
+	return len(claimed), len(claimed) == want, nil
 }
 
-// claim leases up to want due attempts: fresh ones first, but a fifth of
-// the round is kept for settled ones, which would otherwise never be read
-// while fresh ones fill the budget. It also returns how many settled ones
-// it asked for.
-func (f *Follower) claim(ctx context.Context, want int) ([]ledger.Due, int, error) {
+// claim leases up to want due attempts, in order: those whose bound is
+// near, the nearest first, which can still be read in time; those past
+// their bound, the longest past first, but in at most half the round, so
+// that a backlog already late never holds up the newest payments; fresh
+// attempts, the newest first; settled ones, the nearest to their bound
+// first; and, if there is room, more of those past their bound.
+func (f *Follower) claim(ctx context.Context, want int) ([]ledger.Due, error) {
 	lease := cmp.Or(f.Lease, DefaultFollowLease)
 	l := f.Service.Ledger
-	reserve := max(1, want/5)
-	fresh, err := l.ClaimDue(ctx, f.Owner, lease, ledger.Fresh, want-reserve)
+	window, err := f.nearBound(ctx)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	asked := want - len(fresh)
-	settled, err := l.ClaimDue(ctx, f.Owner, lease, ledger.Settled, asked)
+	claimed, err := l.ClaimNearBound(ctx, f.Owner, lease, window, want)
 	if err != nil {
-		return fresh, asked, err
+		return nil, err
 	}
-	claimed := append(fresh, settled...)
-	if more := want - len(claimed); more > 0 && len(fresh) == want-reserve {
-		extra, err := l.ClaimDue(ctx, f.Owner, lease, ledger.Fresh, more)
+	share := min(max(1, want/2), want-len(claimed))
+	late, err := l.ClaimPastBound(ctx, f.Owner, lease, share)
+	claimed = append(claimed, late...)
+	if err != nil {
+		return claimed, err
+	}
+	for _, tier := range []ledger.Tier{ledger.Fresh, ledger.Settled} {
+		more, err := l.ClaimDue(ctx, f.Owner, lease, tier, want-len(claimed))
+		claimed = append(claimed, more...)
 		if err != nil {
-			return claimed, asked, err
+			return claimed, err
 		}
-		claimed = append(claimed, extra...)
 	}
-	return claimed, asked, nil
+	if len(late) == share && len(claimed) < want {
+		more, err := l.ClaimPastBound(ctx, f.Owner, lease, want-len(claimed))
+		claimed = append(claimed, more...)
+		if err != nil {
+			return claimed, err
+		}
+	}
+	return claimed, nil
 }
 
-// adjust stretches settled attempts' intervals while their reads come late,
-// and lets them shrink back when the budget has room again.
-func (f *Follower) adjust(settled, asked int, late time.Duration) {
-	s := f.Budget.Stretch()
-	switch {
-	case late > stretchAbove:
-		s = min(s*1.25, maxStretch)
-	case settled < asked && late < stretchBelow:
-		s = max(1, s*0.9)
-	default:
-		return
+// nearBound is how near its bound a read goes before any other: at least
+// minNearBound, and as far ahead as the bounds ending there would take
+// more than half the budget, as when many payments were made together.
+// Reads by bound first are then begun early enough to all come in time.
+// It is weighed again once a second.
+func (f *Follower) nearBound(ctx context.Context) (time.Duration, error) {
+	now := f.Service.now()
+	if now.Sub(f.weighed) < time.Second {
+		return f.window, nil
 	}
-	f.Budget.setStretch(s)
+	counts, err := f.Service.Ledger.BoundsWithin(ctx, horizons)
+	if err != nil {
+		return minNearBound, err
+	}
+	f.window, f.weighed = minNearBound, now
+	for i, h := range horizons {
+		if float64(counts[i]) > f.Budget.rate()*h.Seconds()/2 {
+			f.window = h
+		}
+	}
+	return f.window, nil
 }
+
+// horizons are the windows nearBound weighs.
+var horizons = []time.Duration{20 * time.Second, 40 * time.Second, 80 * time.Second, 160 * time.Second, 320 * time.Second, 640 * time.Second}
 
 // check reads one attempt and schedules its next read.
 func (f *Follower) check(ctx context.Context, d ledger.Due) {
 	a := d.Attempt
-	next, tier := ledger.Never, ledger.Settled
+	next := ledger.NotFollowed
 	if m, ok := f.Merchant(a.MerchantID); ok {
 		provider := f.Service.ProviderFor(m)
 		if a.State == ledger.Unknown {
@@ -279,12 +283,13 @@ func (f *Follower) check(ctx context.Context, d ledger.Due) {
 		} else {
 			f.Service.refresh(ctx, provider, &a, false)
 		}
-		next, tier = schedule(a, f.Service.now(), f.Budget.Stretch())
+		next = plan(a, f.Service.now())
 	}
 	if f.Checked != nil {
-		f.Checked(max(0, f.Service.now().Sub(d.At)))
+		now := f.Service.now()
+		f.Checked(max(0, now.Sub(d.At)), max(0, now.Sub(d.By)))
 	}
-	if ok, err := f.Service.Ledger.Checked(context.WithoutCancel(ctx), a.UpstreamID, f.Owner, next, tier); err != nil || !ok {
+	if ok, err := f.Service.Ledger.Checked(context.WithoutCancel(ctx), a.UpstreamID, f.Owner, next); err != nil || !ok {
 		f.Log.Warn("follower: the lease on an attempt ran out before its check was recorded", "attempt", a.UpstreamID, "err", err)
 	}
 }

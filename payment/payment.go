@@ -179,14 +179,22 @@ func (s *Service) Pay(ctx context.Context, o Order, req pisclient.PaymentRequest
 	deadline := s.now().Add(s.createTimeout() + 5*time.Second)
 	creates := 0
 	wait := 10 * time.Millisecond
+	// The usual submit is an order's first: it tries the first attempt
+	// straight away. The insert fails when the order has any attempt
+	// already, and only then are they read.
+	firstTry := true
 	for {
 		if s.now().After(deadline) {
 			return Outcome{}, ErrChecking
 		}
-		_, attempts, err := s.Ledger.Order(ctx, o.Merchant.ID, o.ID)
-		if err != nil {
-			return Outcome{}, err
+		var attempts []ledger.Attempt
+		read := !firstTry
+		if read {
+			if _, attempts, err = s.Ledger.Order(ctx, o.Merchant.ID, o.ID); err != nil {
+				return Outcome{}, err
+			}
 		}
+		firstTry = false
 		live, last := liveAttempt(attempts)
 		if paid := paidAttempt(attempts); paid != nil {
 			return Outcome{Attempt: *paid}, nil
@@ -211,6 +219,12 @@ func (s *Service) Pay(ctx context.Context, o Order, req pisclient.PaymentRequest
 			err := s.Ledger.InsertAttempt(ctx, a)
 			if errors.Is(err, ledger.ErrAttemptTaken) {
 				continue // another submit won: wait for its link
+			}
+			if !read && (errors.Is(err, ledger.ErrLinkEnded) || errors.Is(err, ledger.ErrLinkFull)) {
+				// A payment link that starts nothing more may have this
+				// order's payment already, paid or under way: that
+				// answers, read as on any later submit.
+				continue
 			}
 			if err != nil {
 				return Outcome{}, err
@@ -330,7 +344,7 @@ func (s *Service) settle(ctx context.Context, provider Provider, a *ledger.Attem
 	if _, err = s.Ledger.Move(ctx, a.UpstreamID, ledger.Unknown, ch); err != nil {
 		return err
 	}
-	a.State, a.Status = ch.State, ch.Status
+	a.State, a.Status, a.Updated = ch.State, ch.Status, s.now()
 	return nil
 }
 
@@ -352,6 +366,7 @@ func (s *Service) refresh(ctx context.Context, provider Provider, a *ledger.Atte
 		if _, err := s.Ledger.Move(ctx, a.UpstreamID, a.State, ch); err != nil {
 			s.log().WarnContext(ctx, "recording a payment status", "attempt", a.UpstreamID, "err", err)
 		}
+		a.Updated = s.now()
 	}
 	a.Status = ch.Status
 	if ch.State != "" {
@@ -360,8 +375,7 @@ func (s *Service) refresh(ctx context.Context, provider Provider, a *ledger.Atte
 	if elsewhere && a.State.Live() {
 		// The read counts as the attempt's: the follower's next one waits
 		// its interval from now.
-		next, tier := schedule(*a, s.now(), s.Budget.Stretch())
-		if err := s.Ledger.ReadElsewhere(context.WithoutCancel(ctx), a.UpstreamID, next, tier); err != nil {
+		if err := s.Ledger.ReadElsewhere(context.WithoutCancel(ctx), a.UpstreamID, plan(*a, s.now())); err != nil {
 			s.log().WarnContext(ctx, "moving the follower's next read", "attempt", a.UpstreamID, "err", err)
 		}
 	}

@@ -13,7 +13,6 @@ import (
 	"hash/crc32"
 	"io"
 	"slices"
-	"sync"
 )
 
 // Page is one page, cut into parts around its holes.
@@ -148,8 +147,8 @@ var finalBlock = []byte{1, 0, 0, 0xff, 0xff}
 // Gzip writes the page with its holes filled as one gzip member.
 func (p *Page) Gzip(w io.Writer, values ...[]byte) error {
 	p.check(values)
-	buf := outputs.Get().(*[]byte)
-	defer outputs.Put(buf)
+	buf := takeOutput()
+	defer giveOutput(buf)
 	out := (*buf)[:0]
 	if n := p.GzipLen(values...); cap(out) < n {
 		out = make([]byte, 0, n)
@@ -175,8 +174,27 @@ func (p *Page) Gzip(w io.Writer, values ...[]byte) error {
 }
 
 // outputs are buffers for Gzip's answer: pages are written one after
-// another, and allocating each anew would feed the garbage collector.
-var outputs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+// another, and allocating each anew would feed the garbage collector. A
+// channel keeps them, not a sync.Pool, which every collection empties, so
+// that under load each of up to a hundred requests at once finds one.
+var outputs = make(chan *[]byte, 128)
+
+func takeOutput() *[]byte {
+	select {
+	case b := <-outputs:
+		return b
+	default:
+		b := make([]byte, 0, 16<<10)
+		return &b
+	}
+}
+
+func giveOutput(b *[]byte) {
+	select {
+	case outputs <- b:
+	default:
+	}
+}
 
 // GzipLen is the length Gzip writes.
 func (p *Page) GzipLen(values ...[]byte) int {

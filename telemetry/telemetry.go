@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -23,9 +24,12 @@ import (
 type Metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.HistogramVec
-	upstream *prometheus.HistogramVec
-	failures *prometheus.CounterVec
-	reloads  *prometheus.CounterVec
+	// observers are requests' series, by requestSeries: found by a map
+	// lookup instead of hashing the labels on every request.
+	observers sync.Map
+	upstream  *prometheus.HistogramVec
+	failures  *prometheus.CounterVec
+	reloads   *prometheus.CounterVec
 }
 
 // New returns the metrics, with Go runtime and process metrics included.
@@ -88,9 +92,27 @@ func (m *Metrics) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		if route == "" {
 			route = "unmatched"
 		}
-		m.requests.WithLabelValues(route, c.Request().Method, strconv.Itoa(code)).Observe(time.Since(start).Seconds())
+		m.requestSeries(route, c.Request().Method, code).Observe(time.Since(start).Seconds())
 		return err
 	}
+}
+
+// requestSeries is the series of the requests of a route, method and code.
+// Routes are the app's patterns and methods and codes few, so the series
+// stay few.
+func (m *Metrics) requestSeries(route, method string, code int) prometheus.Observer {
+	key := seriesKey{route, method, code}
+	if o, ok := m.observers.Load(key); ok {
+		return o.(prometheus.Observer)
+	}
+	o := m.requests.WithLabelValues(route, method, strconv.Itoa(code))
+	m.observers.Store(key, o)
+	return o
+}
+
+type seriesKey struct {
+	route, method string
+	code          int
 }
 
 // Transport measures the calls a provider client makes through next.
@@ -147,6 +169,7 @@ func (m *Metrics) WatchCache(stats func() banks.Stats) {
 // Payments are the metrics of following payments and telling merchants.
 type Payments struct {
 	followed   prometheus.Counter
+	pastBound  prometheus.Counter
 	lateness   prometheus.Histogram
 	deliveries *prometheus.CounterVec
 	latency    prometheus.Histogram
@@ -155,10 +178,9 @@ type Payments struct {
 
 // Backlog is what waits, as WatchPayments reads it at each scrape.
 type Backlog struct {
+	// FollowLag is how far past its stage's bound the most overdue
+	// payment's read is; 0 while every payment is read in time.
 	FollowLag, OldestUndelivered time.Duration
-	// Stretch is how many times their usual interval settled payments
-	// wait between reads (1 while the read budget suffices).
-	Stretch float64
 }
 
 // WatchPayments registers the follower's and the webhooks' metrics; backlog
@@ -168,6 +190,10 @@ func (m *Metrics) WatchPayments(backlog func() Backlog) *Payments {
 		followed: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "checkout_attempts_followed_total",
 			Help: "Payment statuses read from the provider by the follower.",
+		}),
+		pastBound: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "checkout_follow_reads_past_bound_total",
+			Help: "Status reads by the follower that came later than their stage's bound allows (FOLLOW_RATE is short).",
 		}),
 		lateness: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "checkout_follow_read_lateness_seconds",
@@ -188,14 +214,18 @@ func (m *Metrics) WatchPayments(backlog func() Backlog) *Payments {
 			Buckets: []float64{.01, .05, .1, .5, 1, 2.5, 5, 10, 30, 60, 300, 3600},
 		}),
 	}
-	m.registry.MustRegister(p.followed, p.lateness, p.deliveries, p.latency, p.pruned, backlogCollector{read: backlog})
+	m.registry.MustRegister(p.followed, p.pastBound, p.lateness, p.deliveries, p.latency, p.pruned, backlogCollector{read: backlog})
 	return p
 }
 
-// Followed counts one status read by the follower, late past its schedule.
-func (p *Payments) Followed(late time.Duration) {
+// Followed counts one status read by the follower, late past its schedule
+// and pastBound past its bound.
+func (p *Payments) Followed(late, pastBound time.Duration) {
 	p.followed.Inc()
 	p.lateness.Observe(late.Seconds())
+	if pastBound > 0 {
+		p.pastBound.Inc()
+	}
 }
 
 // Pruned counts rows removed from a table by retention.
@@ -219,24 +249,20 @@ type backlogCollector struct{ read func() Backlog }
 
 var (
 	followLagDesc = prometheus.NewDesc("checkout_follow_lag_seconds",
-		"How late the most overdue status check of a payment is.", nil, nil)
+		"How far past its stage's bound the most overdue status read of a payment is (0 while every payment is read in time).", nil, nil)
 	oldestUndeliveredDesc = prometheus.NewDesc("checkout_events_oldest_undelivered_seconds",
 		"Age of the oldest event not yet delivered to a merchant's webhook.", nil, nil)
-	followStretchDesc = prometheus.NewDesc("checkout_follow_stretch",
-		"How many times their usual interval settled payments wait between status reads (1 while the read budget suffices).", nil, nil)
 )
 
 func (backlogCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- followLagDesc
 	ch <- oldestUndeliveredDesc
-	ch <- followStretchDesc
 }
 
 func (c backlogCollector) Collect(ch chan<- prometheus.Metric) {
 	b := c.read()
 	ch <- prometheus.MustNewConstMetric(followLagDesc, prometheus.GaugeValue, b.FollowLag.Seconds())
 	ch <- prometheus.MustNewConstMetric(oldestUndeliveredDesc, prometheus.GaugeValue, b.OldestUndelivered.Seconds())
-	ch <- prometheus.MustNewConstMetric(followStretchDesc, prometheus.GaugeValue, max(1, b.Stretch))
 }
 
 // maxBanksPerCountry bounds the per-bank series: the busiest banks of each

@@ -159,7 +159,9 @@ type Dispatcher struct {
 	// Owner names this instance in leases.
 	Owner  string
 	Client *http.Client
-	// Poll is the pause when a merchant has nothing due.
+	// Poll is the pause when a merchant has nothing due, unless this
+	// instance records an event meanwhile: events other instances record
+	// are found by it.
 	Poll time.Duration
 	// Backoff is the pause after a failed try (tries counts them); the
 	// default grows from 10 s to 6 hours with jitter.
@@ -232,6 +234,8 @@ func (d *Dispatcher) serve(ctx context.Context, id string) {
 		if !ok || m.WebhookURL == "" {
 			return
 		}
+		// An event this instance records from now on ends the wait below.
+		recorded := d.Ledger.NewEvents()
 		// The lease covers the whole batch sent one by one.
 		events, err := d.Ledger.ClaimEvents(ctx, m.ID, d.Owner, batch*(Timeout+5*time.Second), batch)
 		if err != nil && ctx.Err() == nil {
@@ -245,6 +249,7 @@ func (d *Dispatcher) serve(ctx context.Context, id string) {
 			select {
 			case <-ctx.Done():
 			case <-t.C:
+			case <-recorded:
 			}
 			t.Stop()
 		}

@@ -48,12 +48,15 @@ func runFollow(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("load follow", flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	perSecond := fs.Float64("rate", 10, "new payments a second")
-	duration := fs.Duration("d", 3*time.Minute, "how long to make payments")
+	duration := fs.Duration("d", 3*time.Minute, "how long to make payments (with -instances: how long the run lasts)")
 	approve := fs.Float64("approve", 0.5, "share of payments approved at the bank right after the submit")
 	followRate := fs.String("follow-rate", "20", "the app's FOLLOW_RATE")
-	databaseURL := fs.String("db", "", "the app's DATABASE_URL (default: a SQLite file of this run)")
+	databaseURL := fs.String("db", "", "the app's DATABASE_URL (default: a SQLite file of this run); with -instances, a PostgreSQL server where a database may be made")
 	turn := fs.Duration("capacity", 10*time.Second, "length of each turn of the capacity comparison (0: none)")
 	conns := fs.Int("c", 8, "concurrent shoppers in the capacity comparison")
+	instances := fs.Int("instances", 1, "instances of the app; more than one share one PostgreSQL database and one provider served by this command (see runFollowShared)")
+	open := fs.Int("open", 600, "with -instances: payments made and left open")
+	opened := fs.Float64("opened", 0.5, "with -instances: share of the payments whose bank page the shopper opens")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -62,6 +65,10 @@ func runFollow(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	if *instances > 1 {
+		return runFollowShared(ctx, followOptions{dir: dir, db: *databaseURL, instances: *instances, open: *open, opened: *opened,
+			perSecond: *perSecond, duration: *duration, followRate: *followRate}, stdout)
+	}
 	if *databaseURL == "" {
 		*databaseURL = "sqlite:" + filepath.Join(dir, "ledger.db")
 	}
@@ -200,21 +207,39 @@ func runFollow(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
+// followOptions are the flags of a run of several instances.
+type followOptions struct {
+	dir, db           string
+	instances, open   int
+	opened, perSecond float64
+	duration          time.Duration
+	followRate        string
+}
+
 // atRate calls one perSecond times a second, each call on a goroutine of
 // its own and told its number, until ctx ends; then it waits for the calls
-// under way.
+// under way. The i-th call is due i/perSecond after the start: calls a busy
+// machine delayed are made as soon as it can, so the rate holds over the
+// run (a ticker would drop them).
 func atRate(ctx context.Context, perSecond float64, one func(i int)) {
 	var wg sync.WaitGroup
-	tick := time.NewTicker(time.Duration(float64(time.Second) / perSecond))
-	defer tick.Stop()
+	defer wg.Wait()
+	start := time.Now()
+	interval := time.Duration(float64(time.Second) / perSecond)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
 	for i := 0; ; i++ {
-		select {
-		case <-ctx.Done():
-			wg.Wait()
+		if wait := time.Until(start.Add(time.Duration(i) * interval)); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-ctx.Done():
+				return
+			case <-timer.C:
+			}
+		} else if ctx.Err() != nil {
 			return
-		case <-tick.C:
-			wg.Go(func() { one(i) })
 		}
+		wg.Go(func() { one(i) })
 	}
 }
 

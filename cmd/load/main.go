@@ -10,9 +10,11 @@
 //	go run ./cmd/load -url http://localhost:8080 -c 64 -d 20s -country FR
 //
 // `load follow` measures following payments instead (see runFollow); it
-// builds and starts the app itself:
+// builds and starts the app itself, and with -instances several of them on
+// one PostgreSQL database and one provider (see runFollowShared):
 //
-//	go run ./cmd/load follow -rate 10 -d 3m -approve 0.5
+//	go run ./cmd/load follow -rate 50 -d 10m -approve 0.5 -follow-rate 60
+//	go run ./cmd/load follow -instances 3 -open 600 -rate 50 -d 3m -follow-rate 60 -db postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 //
 // `load links` measures a shop's server making links through the API from
 // one token (see runLinks):

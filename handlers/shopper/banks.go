@@ -34,11 +34,11 @@ const (
 
 // bankList asks the cache for the banks list; with none at all the shopper
 // gets a page that says so and offers to try again.
-func (h *Steps) bankList(c echo.Context, retry string) (*banks.List, error) {
+func (h *Steps) bankList(c echo.Context) (*banks.List, error) {
 	list, err := h.Banks.List(c.Request().Context())
 	if err != nil {
 		return nil, &web.PageError{Status: http.StatusServiceUnavailable, Key: "error.banksUnavailable",
-			RetryURL: templ.SafeURL(retry), Err: err}
+			RetryURL: templ.SafeURL(c.Request().URL.String()), Err: err}
 	}
 	return list, nil
 }
@@ -50,7 +50,7 @@ func (h *Steps) openWithBanks(c echo.Context) (checkout, *banks.List, error) {
 	if err != nil {
 		return co, nil, err
 	}
-	list, err := h.bankList(c, c.Request().URL.String())
+	list, err := h.bankList(c)
 	return co, list, err
 }
 
@@ -111,11 +111,14 @@ func (h *Steps) showCountries(c echo.Context) error {
 		}
 		h.pages.put(list, key, kept)
 	}
+	buf := newPartBuffer()
+	defer buf.release()
 	summary, err := h.shopperPart(c, list, pageKey{route: "summary", look: lookKey(c), lang: l.Lang()}, co,
-		func(s checkoutviews.Summary, _ string) templ.Component { return checkoutviews.OrderSummary(s) })
+		func(s checkoutviews.Summary, _ string) templ.Component { return checkoutviews.OrderSummary(s) }, buf.b)
 	if err != nil {
 		return err
 	}
+	summary = buf.keep(summary)
 	// The app compresses this page: the token stands in it once per
 	// country, and compressed together those repeats cost nothing.
 	return serveKept(c, kept, false, summary, []byte(url.PathEscape(co.token)))
@@ -191,13 +194,16 @@ func (h *Steps) showBanks(c echo.Context) error {
 		}
 		h.pages.put(list, key, kept)
 	}
+	buf := newPartBuffer()
+	defer buf.release()
 	top, err := h.shopperPart(c, list, pageKey{route: "banks-head", look: look, lang: l.Lang(), country: country}, co,
 		func(s checkoutviews.Summary, token string) templ.Component {
 			return checkoutviews.BanksHead(checkoutviews.BanksTop{Summary: s, CountryName: l.Country(country), ChangeCountryURL: countryURL(token, true)})
-		})
+		}, buf.b)
 	if err != nil {
 		return err
 	}
+	top = buf.keep(top)
 	yours, err := h.yourBank(c, co, list, health, country)
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a-h/templ"
@@ -77,11 +78,34 @@ type pageKey struct {
 	linked bool
 }
 
-// keptPage is a page rendered ahead and the CSP sources of its inline style.
+// keptPage is a page rendered ahead and the CSP sources of its inline
+// style, with its Content-Security-Policy header once made.
 type keptPage struct {
 	page       *prerender.Page
 	styleSrc   string
 	renderedAt time.Time
+	policy     atomic.Pointer[keptPolicy]
+}
+
+// keptPolicy is a kept page's Content-Security-Policy header, made for the
+// deployment's form-action sources formAction.
+type keptPolicy struct {
+	formAction string
+	header     []string
+}
+
+// csp is the page's Content-Security-Policy header for c. Pages are kept
+// per look, so every request for one has the same merchant, and the same
+// policy until the deployment's form-action sources change (a payment
+// link of a new origin): it is made once, not on every request.
+func (p *keptPage) csp(c echo.Context) []string {
+	formAction := web.RequestOf(c).FormAction
+	if kp := p.policy.Load(); kp != nil && kp.formAction == formAction {
+		return kp.header
+	}
+	kp := &keptPolicy{formAction: formAction, header: []string{web.ContentSecurityPolicy(c, p.styleSrc)}}
+	p.policy.Store(kp)
+	return kp.header
 }
 
 // pageCache keeps pages rendered from one banks list.
@@ -188,11 +212,11 @@ func fragment(c echo.Context, component templ.Component) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
-// shopperPart is the shopper's own part of a page (their order, links with
-// their token), itself kept rendered per look and language with the amount,
-// order id and token filled in per request: rendering it anew each time was
-// a tenth of the bank page's cost.
-func (h *Steps) shopperPart(c echo.Context, list *banks.List, key pageKey, co checkout, part func(checkoutviews.Summary, string) templ.Component) ([]byte, error) {
+// shopperPart appends to dst the shopper's own part of a page (their
+// order, links with their token), itself kept rendered per look and
+// language with the amount, order id and token filled in per request:
+// rendering it anew each time was a tenth of the bank page's cost.
+func (h *Steps) shopperPart(c echo.Context, list *banks.List, key pageKey, co checkout, part func(checkoutviews.Summary, string) templ.Component, dst []byte) ([]byte, error) {
 	now := h.Now()
 	key.linked = co.order.Link != ""
 	kept, ok := h.pages.get(list, key, now)
@@ -205,28 +229,71 @@ func (h *Steps) shopperPart(c echo.Context, list *banks.List, key pageKey, co ch
 		}
 		h.pages.put(list, key, kept)
 	}
-	return kept.page.AppendPlain(nil, []byte(html.EscapeString(web.Localizer(c).Amount(co.order.Amount))),
+	return kept.page.AppendPlain(dst, []byte(html.EscapeString(web.Localizer(c).Amount(co.order.Amount))),
 		[]byte(html.EscapeString(co.order.ID)), []byte(url.PathEscape(co.token)), []byte(html.EscapeString(co.order.Description))), nil
+}
+
+// partBuffer is a buffer for a request's own part of a page, used until the
+// page is sent and then handed back (release) for another request: the part
+// is a couple of kilobytes, and a new one each time fed the garbage
+// collector. A channel keeps them, not a sync.Pool, which every collection
+// empties.
+type partBuffer struct{ b []byte }
+
+var partBuffers = make(chan *partBuffer, 128)
+
+func newPartBuffer() *partBuffer {
+	select {
+	case p := <-partBuffers:
+		return p
+	default:
+		return &partBuffer{b: make([]byte, 0, 4<<10)}
+	}
+}
+
+// keep holds on to b, which grew from the buffer, for the next request.
+func (p *partBuffer) keep(b []byte) []byte {
+	p.b = b[:0]
+	return b
+}
+
+func (p *partBuffer) release() {
+	select {
+	case partBuffers <- p:
+	default:
+	}
 }
 
 // serveKept answers with a kept page, its holes filled with values. With
 // compressed set it is sent gzip'd as kept (the route skips the app's own
 // compression); otherwise plain, for the app to compress.
 func serveKept(c echo.Context, p *keptPage, compressed bool, values ...[]byte) error {
+	// The same header values for every answer: shared slices, made once.
 	header := c.Response().Header()
-	header.Set("Cache-Control", "no-store")
-	header.Set("Content-Security-Policy", web.ContentSecurityPolicy(c, p.styleSrc))
-	header.Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+	header["Cache-Control"] = noStore
+	header["Content-Security-Policy"] = p.csp(c)
+	header[echo.HeaderContentType] = htmlUTF8
 	if compressed {
-		header.Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
+		if len(header[echo.HeaderVary]) == 0 {
+			header[echo.HeaderVary] = varyAcceptEncoding
+		} else {
+			header.Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
+		}
 		if strings.Contains(c.Request().Header.Get(echo.HeaderAcceptEncoding), "gzip") {
-			header.Set(echo.HeaderContentEncoding, "gzip")
-			header.Set(echo.HeaderContentLength, strconv.Itoa(p.page.GzipLen(values...)))
+			header[echo.HeaderContentEncoding] = gzipEncoding
+			header[echo.HeaderContentLength] = []string{strconv.Itoa(p.page.GzipLen(values...))}
 			c.Response().WriteHeader(http.StatusOK)
 			return p.page.Gzip(c.Response(), values...)
 		}
-		header.Set(echo.HeaderContentLength, strconv.Itoa(p.page.PlainLen(values...)))
+		header[echo.HeaderContentLength] = []string{strconv.Itoa(p.page.PlainLen(values...))}
 	}
 	c.Response().WriteHeader(http.StatusOK)
 	return p.page.Plain(c.Response(), values...)
 }
+
+var (
+	noStore            = []string{"no-store"}
+	htmlUTF8           = []string{echo.MIMETextHTMLCharsetUTF8}
+	varyAcceptEncoding = []string{echo.HeaderAcceptEncoding}
+	gzipEncoding       = []string{"gzip"}
+)

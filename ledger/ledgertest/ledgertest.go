@@ -57,6 +57,11 @@ func PostgresURL(t testing.TB) string {
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
 		t.Fatalf("%s: creating a test database: %v", EnvPostgres, err)
 	}
+	// A test's database need not outlive a crash of the server: commits
+	// that do not wait for the disk keep tests that write a lot quick.
+	if _, err := admin.ExecContext(ctx, "ALTER DATABASE "+name+" SET synchronous_commit = off"); err != nil {
+		t.Fatalf("%s: setting up a test database: %v", EnvPostgres, err)
+	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()

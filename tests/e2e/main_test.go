@@ -705,6 +705,8 @@ func TestTracesFollowACheckoutThroughTheProviderTheLedgerAndTheWebhook(t *testin
 	})
 
 	t.Run("the request's log lines carry its trace id", func(t *testing.T) {
+		// Request lines are written out within a tenth of a second.
+		logged(t, &logs, `"route":"/c/:token/pay"`)
 		found := false
 		for line := range strings.Lines(logs.String()) {
 			var entry map[string]any
@@ -730,8 +732,20 @@ func TestTracesAreOffWithoutAnEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Body.Close()
+	logged(t, &logs, `"route":"/checkout"`)
 	if strings.Contains(logs.String(), "trace_id") || strings.Contains(logs.String(), "traces on") {
 		t.Errorf("traces without OTEL_EXPORTER_OTLP_ENDPOINT:\n%s", logs.String())
+	}
+}
+
+// logged waits until the app's log holds text: lines below a warning are
+// written out in bunches, a tenth of a second apart.
+func logged(t *testing.T, logs *syncBuffer, text string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(logs.String(), text); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the log never held %s:\n%s", text, logs.String())
+		}
 	}
 }
 
