@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"log/slog"
 	"math"
@@ -122,8 +121,8 @@ type countChange struct {
 	paidTimes int64
 }
 
-func (c countChange) add(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, insertCountChange, c.args()...)
+func (c countChange) add(ctx context.Context, e execer) error {
+	_, err := e.ExecContext(ctx, insertCountChange, c.args()...)
 	return err
 }
 

@@ -161,6 +161,8 @@ type Ledger struct {
 	trigram bool
 	// stmts are statements prepared once (prepared), by their SQL.
 	stmts sync.Map
+	// preparing holds the statements being prepared in the background.
+	preparing sync.Map
 	// events is closed, and replaced, when this instance records an event.
 	eventsMu sync.Mutex
 	events   chan struct{}
@@ -264,7 +266,7 @@ func (l *Ledger) Ping(ctx context.Context) error { return l.db.PingContext(ctx) 
 // but never for another sum.
 func (l *Ledger) RecordOrder(ctx context.Context, o Order) (Order, error) {
 	now := l.now().UnixMilli()
-	_, err := l.db.ExecContext(ctx, `INSERT INTO orders (merchant_id, order_id, amount, currency, return_url, created_at, updated_at, payment_link)
+	_, err := l.on(nil).ExecContext(ctx, `INSERT INTO orders (merchant_id, order_id, amount, currency, return_url, created_at, updated_at, payment_link)
 		VALUES ($1, $2, $3, $4, $5, $6, $6, $7) ON CONFLICT (merchant_id, order_id) DO NOTHING`,
 		o.MerchantID, o.OrderID, o.Amount, o.Currency, o.ReturnURL, now, o.PaymentLink)
 	if err != nil {
@@ -286,7 +288,7 @@ func (l *Ledger) OpenOrder(ctx context.Context, o Order) (Order, error) {
 	defer tx.Rollback()
 	// A row comes back only when this call inserted the order or opened it.
 	var opened int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO orders (merchant_id, order_id, amount, currency, return_url, created_at, updated_at, opened_at, kid, payment_link)
+	err = l.on(tx).QueryRowContext(ctx, `INSERT INTO orders (merchant_id, order_id, amount, currency, return_url, created_at, updated_at, opened_at, kid, payment_link)
 		VALUES ($1, $2, $3, $4, $5, $6, $6, $6, $7, $8) ON CONFLICT (merchant_id, order_id)
 		DO UPDATE SET opened_at = excluded.opened_at, kid = excluded.kid WHERE orders.opened_at = 0 AND orders.payment_link = excluded.payment_link
 		RETURNING opened_at`,
@@ -296,7 +298,7 @@ func (l *Ledger) OpenOrder(ctx context.Context, o Order) (Order, error) {
 	case err != nil:
 		return Order{}, err
 	case opened == now:
-		if err := (countChange{merchantID: o.MerchantID, funnelHour: hourOf(time.UnixMilli(now)), opened: 1}).add(ctx, tx); err != nil {
+		if err := (countChange{merchantID: o.MerchantID, funnelHour: hourOf(time.UnixMilli(now)), opened: 1}).add(ctx, l.on(tx)); err != nil {
 			return Order{}, err
 		}
 	}
@@ -322,7 +324,7 @@ func (l *Ledger) recorded(ctx context.Context, o Order) (Order, error) {
 func (l *Ledger) order(ctx context.Context, merchantID, orderID string) (Order, error) {
 	o := Order{MerchantID: merchantID, OrderID: orderID}
 	var created, updated, paid int64
-	err := l.db.QueryRowContext(ctx, `SELECT amount, currency, return_url, status, created_at, updated_at, paid_at, bank_id, country, payment_link FROM orders
+	err := l.on(nil).QueryRowContext(ctx, `SELECT amount, currency, return_url, status, created_at, updated_at, paid_at, bank_id, country, payment_link FROM orders
 		WHERE merchant_id = $1 AND order_id = $2`, merchantID, orderID).Scan(&o.Amount, &o.Currency, &o.ReturnURL, &o.Status, &created, &updated,
 		&paid, &o.BankID, &o.Country, &o.PaymentLink)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -386,7 +388,7 @@ func (l *Ledger) InsertAttempt(ctx context.Context, a Attempt) error {
 		return l.insertLinkAttempt(ctx, a)
 	}
 	now := l.now()
-	_, err := l.db.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`, next_check_at, read_by)
+	_, err := l.on(nil).ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`, next_check_at, read_by)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', '', $10, $10, $11, $12)`,
 		a.UpstreamID, a.MerchantID, a.OrderID, a.Seq, a.Amount, a.Currency, a.BankID, a.Country, Creating, now.UnixMilli(),
 		now.Add(l.FirstCheck).UnixMilli(), now.Add(FirstReadBy).UnixMilli())
@@ -418,7 +420,7 @@ func (l *Ledger) Move(ctx context.Context, upstreamID string, from State, ch Cha
 	defer tx.Rollback()
 	// Locked: a shopper's return (ReturnedFromBank) may mark the attempt
 	// begun meanwhile, and the count must see it.
-	a, err := scanAttempt(tx.QueryRowContext(ctx, `SELECT `+attemptFields+` FROM attempts WHERE upstream_id = $1`+l.forUpdate(), upstreamID))
+	a, err := scanAttempt(l.on(tx).QueryRowContext(ctx, `SELECT `+attemptFields+` FROM attempts WHERE upstream_id = $1`+l.forUpdate(), upstreamID))
 	if errors.Is(err, sql.ErrNoRows) || err == nil && a.State != from {
 		return false, nil
 	}
@@ -430,7 +432,7 @@ func (l *Ledger) Move(ctx context.Context, upstreamID string, from State, ch Cha
 	after.State, after.Status = cmp.Or(ch.State, a.State), cmp.Or(ch.Status, a.Status)
 	// The status read is part of the condition: of two instances that read
 	// the same change, one records it.
-	res, err := tx.ExecContext(ctx, `UPDATE attempts SET
+	res, err := l.on(tx).ExecContext(ctx, `UPDATE attempts SET
 			state = CASE WHEN $1 = '' THEN state ELSE $1 END,
 			link = CASE WHEN $2 = '' THEN link ELSE $2 END,
 			status = CASE WHEN $3 = '' THEN status ELSE $3 END,
@@ -445,13 +447,13 @@ func (l *Ledger) Move(ctx context.Context, upstreamID string, from State, ch Cha
 		return false, err
 	}
 	var o orderRow
-	if err := tx.QueryRowContext(ctx, `SELECT status, amount, currency, opened_at, sent_at, began_at, paid_at, payment_link FROM orders
+	if err := l.on(tx).QueryRowContext(ctx, `SELECT status, amount, currency, opened_at, sent_at, began_at, paid_at, payment_link FROM orders
 		WHERE merchant_id = $1 AND order_id = $2`, a.MerchantID, a.OrderID).
 		Scan(&o.status, &o.amount, &o.currency, &o.opened, &o.sent, &o.began, &o.paid, &o.paymentLink); err != nil {
 		return false, err
 	}
 	if after.State != a.State || after.Status != a.Status {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO attempt_history (upstream_id, at, state, status) VALUES ($1, $2, $3, $4)`,
+		if _, err := l.on(tx).ExecContext(ctx, `INSERT INTO attempt_history (upstream_id, at, state, status) VALUES ($1, $2, $3, $4)`,
 			upstreamID, now.UnixMilli(), string(after.State), after.Status); err != nil {
 			return false, err
 		}
@@ -473,7 +475,7 @@ func (l *Ledger) Move(ctx context.Context, upstreamID string, from State, ch Cha
 		}
 		status, told = ch.Status, true
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE orders SET status = $1, updated_at = $2,
+	if _, err := l.on(tx).ExecContext(ctx, `UPDATE orders SET status = $1, updated_at = $2,
 			opened_at = $3, sent_at = $4, began_at = $5, paid_at = $6,
 			bank_id = CASE WHEN $7 THEN $8 ELSE bank_id END, country = CASE WHEN $7 THEN $9 ELSE country END
 		WHERE merchant_id = $10 AND order_id = $11`,
@@ -482,7 +484,7 @@ func (l *Ledger) Move(ctx context.Context, upstreamID string, from State, ch Cha
 		return false, err
 	}
 	if counts != (countChange{}) {
-		if err := counts.add(ctx, tx); err != nil {
+		if err := counts.add(ctx, l.on(tx)); err != nil {
 			return false, err
 		}
 	}

@@ -325,23 +325,6 @@ const (
 	linkByID = `SELECT ` + linkColumns + ` FROM payment_links WHERE id = $1`
 )
 
-// prepared is query prepared once on the database, for statements every
-// payer runs.
-func (l *Ledger) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
-	if st, ok := l.stmts.Load(query); ok {
-		return st.(*sql.Stmt), nil
-	}
-	st, err := l.db.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	if prev, loaded := l.stmts.LoadOrStore(query, st); loaded {
-		st.Close()
-		return prev.(*sql.Stmt), nil
-	}
-	return st, nil
-}
-
 // newLinkOrder numbers link id's next order and records it, counted as
 // opened (errNotNumbered when the link numbers none). fresh is false when
 // the id was taken: by this single link's own order (two first openings at

@@ -63,7 +63,7 @@ func (l *Ledger) ReturnedFromBank(ctx context.Context, merchantID, orderID strin
 		c.began = 1
 	}
 	if c.began != 0 || c.canceled != 0 {
-		if err := c.add(ctx, tx); err != nil {
+		if err := c.add(ctx, l.on(tx)); err != nil {
 			return false, err
 		}
 	}
