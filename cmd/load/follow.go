@@ -189,7 +189,10 @@ func runFollow(ctx context.Context, args []string, stdout io.Writer) error {
 	var appSide, bare sample
 	for r := range 2 {
 		appSide.add(measureEach(ctx, *conns, *turn, func(ctx context.Context, w, n int) error {
-			_, err := sh.checkout(ctx, fmt.Sprintf("C-%d-%d-%d-%d", start.Unix(), r, w, n), w)
+			// Each checkout from an address of its own, as shoppers come:
+			// one address making a hundred submits a second is what the
+			// app's limits are there to stop.
+			_, err := sh.checkout(ctx, fmt.Sprintf("C-%d-%d-%d-%d", start.Unix(), r, w, n), (w<<20|n)&0xffffff)
 			return err
 		}))
 		bare.add(measureEach(ctx, *conns, *turn, func(ctx context.Context, w, n int) error {
@@ -204,6 +207,14 @@ func runFollow(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "  app:   %s  (link, bank page, details, submit: 4 requests and a create call)\n", per(appSide))
 	fmt.Fprintf(stdout, "  bare:  %s  (the same ledger writes, from this process)\n", per(bare))
 	fmt.Fprintf(stdout, "  ratio: %.0f%% of the bare writes' rate\n", 100*appSide.throughput()/bare.throughput())
+	for _, s := range []struct {
+		side string
+		sample
+	}{{"app", appSide}, {"bare", bare}} {
+		if s.firstFailure != nil {
+			fmt.Fprintf(stdout, "  %s: the first failure: %v\n", s.side, s.firstFailure)
+		}
+	}
 	return nil
 }
 

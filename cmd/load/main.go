@@ -36,6 +36,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -171,12 +172,17 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 type sample struct {
 	latencies []time.Duration
 	failures  int
-	elapsed   time.Duration
+	// firstFailure is why the first failure failed, said with the figures.
+	firstFailure error
+	elapsed      time.Duration
 }
 
 func (s *sample) add(o sample) {
 	s.latencies = append(s.latencies, o.latencies...)
 	s.failures += o.failures
+	if s.firstFailure == nil {
+		s.firstFailure = o.firstFailure
+	}
 	s.elapsed += o.elapsed
 }
 
@@ -220,6 +226,7 @@ func measureEach(ctx context.Context, conns int, d time.Duration, one func(ctx c
 		wg.Go(func() {
 			var mine []time.Duration
 			bad := 0
+			var why error
 			for n := 0; ctx.Err() == nil; n++ {
 				t0 := time.Now()
 				err := one(ctx, w, n)
@@ -230,11 +237,13 @@ func measureEach(ctx context.Context, conns int, d time.Duration, one func(ctx c
 					mine = append(mine, time.Since(t0))
 				} else {
 					bad++
+					why = cmp.Or(why, err)
 				}
 			}
 			mu.Lock()
 			out.latencies = append(out.latencies, mine...)
 			out.failures += bad
+			out.firstFailure = cmp.Or(out.firstFailure, why)
 			mu.Unlock()
 		})
 	}
