@@ -48,8 +48,9 @@ const (
 func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler) {
 	e.HTTPErrorHandler = h.steps.HandleError
 	e.IPExtractor = ipExtractor(h.TrustedProxies)
-	// The bank page comes compressed ahead (shopper/pagecache.go).
-	everyRequest := []echo.MiddlewareFunc{middleware.GzipWithConfig(middleware.GzipConfig{Skipper: func(c echo.Context) bool { return c.Path() == RouteBanks }})}
+	// The bank page and the details page's first showing come compressed
+	// ahead (shopper/pagecache.go).
+	everyRequest := []echo.MiddlewareFunc{middleware.GzipWithConfig(middleware.GzipConfig{Skipper: shopper.ServedAhead})}
 	h.audiences = map[string]web.Audience{}
 	people := router{e: e, h: h, audience: web.People}
 	programs := router{e: e, h: h, audience: web.Programs}

@@ -17,6 +17,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/paybybank/checkout/handlers/shopper/details"
 	"github.com/paybybank/checkout/handlers/web"
 
 	"github.com/paybybank/checkout/banks"
@@ -262,6 +263,30 @@ func (p *partBuffer) release() {
 	case partBuffers <- p:
 	default:
 	}
+}
+
+// ServedAhead reports whether a request's page comes compressed ahead, so
+// that the app's own compression skips it: the bank page, and the details
+// page's first showing when its address holds the country, the bank and
+// at most a language (any other parameter is kept by its language switch,
+// so that page is rendered anew).
+func ServedAhead(c echo.Context) bool {
+	switch c.Path() {
+	case RouteBanks:
+		return true
+	case RoutePay:
+		if c.Request().Method != http.MethodGet {
+			return false
+		}
+		q := c.QueryParams()
+		for name, values := range q {
+			if len(values) != 1 || name != details.FieldCountry && name != details.FieldBank && name != paramLang {
+				return false
+			}
+		}
+		return q.Has(details.FieldCountry) && q.Has(details.FieldBank)
+	}
+	return false
 }
 
 // serveKept answers with a kept page, its holes filled with values. With

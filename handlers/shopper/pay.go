@@ -3,6 +3,7 @@ package shopper
 import (
 	"errors"
 	"fmt"
+	"html"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -24,14 +25,46 @@ import (
 )
 
 // showPay shows the details form the bank's extraFields ask for, or a
-// one-click summary when they ask for nothing.
+// one-click summary when they ask for nothing. Its first showing is the
+// same for every shopper of a look, language and bank but for their order
+// and token: it is kept rendered and compressed like the bank page, and a
+// request fills in its own parts.
 func (h *Steps) showPay(c echo.Context) error {
 	co, bank, list, err := h.payStep(c, c.QueryParam(details.FieldCountry), c.QueryParam(details.FieldBank))
 	if err != nil {
 		return answered(err)
 	}
-	f := details.New(h.loc(c), bank, list.Countries(), co.merchant.IPVerification, nil)
-	return h.renderPay(c, http.StatusOK, co, bank, f, "")
+	l := h.loc(c)
+	if !ServedAhead(c) {
+		return h.renderPay(c, http.StatusOK, co, bank, details.New(l, bank, list.Countries(), co.merchant.IPVerification, nil), "")
+	}
+	degraded := h.Health.Snapshot().Degraded(bank.CountryCode, bank.ID)
+	key := pageKey{route: RoutePay, look: lookKey(c), lang: l.Lang(), country: bank.CountryCode, query: bank.ID,
+		degraded: strconv.FormatBool(degraded), stale: list.Stale, linked: co.order.Link != ""}
+	now := h.Now()
+	kept, ok := h.pages.get(list, key, now)
+	if !ok {
+		marked := co
+		marked.token, marked.order.ID, marked.order.Description = tokenMarker, orderMarker, descriptionMarker
+		page := h.payPage(c, marked, bank, details.New(l, bank, list.Countries(), co.merchant.IPVerification, nil), "")
+		page.Summary.Amount, page.Degraded = amountMarker, degraded
+		page.Switch = payLanguageSwitch(c, bank, tokenMarker)
+		if kept, err = keep(c, checkoutviews.Pay(page), now, true, amountMarker, orderMarker, tokenMarker, descriptionMarker); err != nil {
+			return err
+		}
+		h.pages.put(list, key, kept)
+	}
+	return serveKept(c, kept, true, []byte(html.EscapeString(l.Amount(co.order.Amount))), []byte(html.EscapeString(co.order.ID)),
+		[]byte(url.PathEscape(co.token)), []byte(html.EscapeString(co.order.Description)))
+}
+
+// payLanguageSwitch is the language switch of the details page of bank for
+// the checkout token: back to this page in each language.
+func payLanguageSwitch(c echo.Context, bank pisclient.Institution, token string) views.LanguageSwitch {
+	s := languageSwitch(c)
+	s.Action = payAction(token)
+	s.Keep = []views.Hidden{{Name: details.FieldCountry, Value: bank.CountryCode}, {Name: details.FieldBank, Value: bank.ID}}
+	return s
 }
 
 // errAnswered means a step has answered already: it sent the shopper on.
