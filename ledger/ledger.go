@@ -265,6 +265,11 @@ func (l *Ledger) Ping(ctx context.Context) error { return l.db.PingContext(ctx) 
 // gives ErrOrderChanged, with the recorded order: a link may be made again,
 // but never for another sum.
 func (l *Ledger) RecordOrder(ctx context.Context, o Order) (Order, error) {
+	// At a submit the order is nearly always recorded already, when its
+	// link was opened: one read answers.
+	if got, err := l.recordedOn(ctx, l.on(nil), o); !errors.Is(err, ErrNotFound) {
+		return got, err
+	}
 	now := l.now().UnixMilli()
 	_, err := l.on(nil).ExecContext(ctx, `INSERT INTO orders (merchant_id, order_id, amount, currency, return_url, created_at, updated_at, payment_link)
 		VALUES ($1, $2, $3, $4, $5, $6, $6, $7) ON CONFLICT (merchant_id, order_id) DO NOTHING`,
@@ -302,16 +307,26 @@ func (l *Ledger) OpenOrder(ctx context.Context, o Order) (Order, error) {
 			return Order{}, err
 		}
 	}
+	// Read in the transaction: the connection is not given up between.
+	got, rerr := l.recordedOn(ctx, l.on(tx), o)
+	if rerr != nil && !errors.Is(rerr, ErrOrderChanged) {
+		return Order{}, rerr
+	}
 	if err := tx.Commit(); err != nil {
 		return Order{}, err
 	}
-	return l.recorded(ctx, o)
+	return got, rerr
 }
 
 // recorded returns the order recorded under o's id, or ErrOrderChanged with
 // it when its amount, currency or payment link differ from o's.
 func (l *Ledger) recorded(ctx context.Context, o Order) (Order, error) {
-	got, err := l.order(ctx, o.MerchantID, o.OrderID)
+	return l.recordedOn(ctx, l.on(nil), o)
+}
+
+// recordedOn is recorded, read on e; ErrNotFound when there is none.
+func (l *Ledger) recordedOn(ctx context.Context, e execer, o Order) (Order, error) {
+	got, err := orderOn(ctx, e, o.MerchantID, o.OrderID)
 	if err != nil {
 		return Order{}, err
 	}
@@ -322,9 +337,13 @@ func (l *Ledger) recorded(ctx context.Context, o Order) (Order, error) {
 }
 
 func (l *Ledger) order(ctx context.Context, merchantID, orderID string) (Order, error) {
+	return orderOn(ctx, l.on(nil), merchantID, orderID)
+}
+
+func orderOn(ctx context.Context, e execer, merchantID, orderID string) (Order, error) {
 	o := Order{MerchantID: merchantID, OrderID: orderID}
 	var created, updated, paid int64
-	err := l.on(nil).QueryRowContext(ctx, `SELECT amount, currency, return_url, status, created_at, updated_at, paid_at, bank_id, country, payment_link FROM orders
+	err := e.QueryRowContext(ctx, `SELECT amount, currency, return_url, status, created_at, updated_at, paid_at, bank_id, country, payment_link FROM orders
 		WHERE merchant_id = $1 AND order_id = $2`, merchantID, orderID).Scan(&o.Amount, &o.Currency, &o.ReturnURL, &o.Status, &created, &updated,
 		&paid, &o.BankID, &o.Country, &o.PaymentLink)
 	if errors.Is(err, sql.ErrNoRows) {
