@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
 )
 
 // prepared is query prepared once on the database, for statements every
@@ -43,7 +44,14 @@ func (e execer) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 		// the statement is prepared beside it, for the next time, and
 		// runs unprepared this once.
 		if _, started := e.l.preparing.LoadOrStore(query, true); !started {
-			go e.l.prepared(context.WithoutCancel(ctx), query)
+			go func() {
+				ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+				defer cancel()
+				if _, err := e.l.prepared(ctx, query); err != nil {
+					// An outage, say: the next use tries again.
+					e.l.preparing.Delete(query)
+				}
+			}()
 		}
 		return nil, errNotPrepared
 	}

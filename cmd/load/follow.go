@@ -187,12 +187,13 @@ func runFollow(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	defer l.Close()
 	var appSide, bare sample
+	// Each checkout comes from an address of its own, as shoppers come:
+	// one address making a hundred submits a second is what the app's
+	// limits are there to stop.
+	var address atomic.Int64
 	for r := range 2 {
 		appSide.add(measureEach(ctx, *conns, *turn, func(ctx context.Context, w, n int) error {
-			// Each checkout from an address of its own, as shoppers come:
-			// one address making a hundred submits a second is what the
-			// app's limits are there to stop.
-			_, err := sh.checkout(ctx, fmt.Sprintf("C-%d-%d-%d-%d", start.Unix(), r, w, n), (w<<20|n)&0xffffff)
+			_, err := sh.checkout(ctx, fmt.Sprintf("C-%d-%d-%d-%d", start.Unix(), r, w, n), int(address.Add(1))&0xffffff)
 			return err
 		}))
 		bare.add(measureEach(ctx, *conns, *turn, func(ctx context.Context, w, n int) error {
