@@ -523,17 +523,7 @@ func (s *SettingsTx) RemoveMembership(ctx context.Context, email, merchantID str
 
 // Audit writes a line of the audit log, in the change's transaction.
 func (s *SettingsTx) Audit(ctx context.Context, e AuditEntry) error {
-	args := ""
-	if len(e.Args) > 0 {
-		raw, err := json.Marshal(e.Args)
-		if err != nil {
-			return err
-		}
-		args = string(raw)
-	}
-	_, err := s.tx.ExecContext(ctx, `INSERT INTO audit_log (at, actor, merchant_id, action, fields, request_id, event, args) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		s.at.UnixMilli(), e.Actor, e.MerchantID, e.Action, e.Fields, e.RequestID, e.Event, args)
-	return err
+	return insertAudit(ctx, s.tx, s.at, e)
 }
 
 // ResealMerchant writes a merchant's document again with its secrets

@@ -510,15 +510,8 @@ func (c *Console) signInWithPasskey(ec echo.Context) error {
 			return refuseJSON(ec, http.StatusConflict, t(ec, "console.passkeys.expired"), "")
 		}
 		next, _ = values["next"].(string)
-		if token, _ := values["invite"].(string); token != "" {
-			inv, err := c.joinTeam(ec, token, "", true)
-			if err != nil {
-				return err
-			}
-			act, next = inv.MerchantID, RouteOverview
-			if u, known = c.Merchants.ConsoleUser(u.Email); !known {
-				return errors.New("console: an accepted invitation's person is not in the settings")
-			}
+		if u, act, next, err = c.acceptPendingInvitation(ec, u, values, next); err != nil {
+			return err
 		}
 	}
 	if err := c.startSessionBy(ec, u, act, row.Ref); err != nil {

@@ -157,16 +157,9 @@ func (c *Console) checkCodeStep(ec echo.Context) error {
 		return err
 	}
 	next, _ := values["next"].(string)
-	act := ""
-	if token, _ := values["invite"].(string); token != "" {
-		inv, err := c.joinTeam(ec, token, "", true)
-		if err != nil {
-			return err
-		}
-		act, next = inv.MerchantID, RouteOverview
-		if u, ok = c.Merchants.ConsoleUser(u.Email); !ok {
-			return errors.New("console: an accepted invitation's person is not in the settings")
-		}
+	u, act, next, err := c.acceptPendingInvitation(ec, u, values, next)
+	if err != nil {
+		return err
 	}
 	if err := c.startSession(ec, u, act); err != nil {
 		return err
@@ -438,4 +431,24 @@ func (c *Console) requireTwoStep(ec echo.Context) error {
 		done = "notRequired"
 	}
 	return ec.Redirect(http.StatusSeeOther, pageFor(RouteTeam, m, options, url.Values{"done": {done}}))
+}
+
+// acceptPendingInvitation accepts the invitation a sign-in's first step
+// carried (values["invite"]), now that its second step is done: the person
+// then acts for the team they joined and starts on its overview. Without
+// one, u, no team and next come back as they were.
+func (c *Console) acceptPendingInvitation(ec echo.Context, u *merchant.ConsoleUser, values map[any]any, next string) (*merchant.ConsoleUser, string, string, error) {
+	token, _ := values["invite"].(string)
+	if token == "" {
+		return u, "", next, nil
+	}
+	inv, err := c.joinTeam(ec, token, "", true)
+	if err != nil {
+		return nil, "", "", err
+	}
+	joined, ok := c.Merchants.ConsoleUser(u.Email)
+	if !ok {
+		return nil, "", "", errors.New("console: an accepted invitation's person is not in the settings")
+	}
+	return joined, inv.MerchantID, RouteOverview, nil
 }
