@@ -164,7 +164,7 @@ func (c *Console) linksPage(ec echo.Context, m *merchant.Merchant, options []con
 		st := p.State(now)
 		row := linkviews.Row{URL: templ.SafeURL(RouteLinks + "/" + p.ID + linkQuery(m, options, nil)), Reference: p.Reference,
 			Description: p.Description, Amount: amount(l, p.Amount, p.Currency), State: st, StateWord: linkStateWord(ec, st),
-			Kind: t(ec, "console.links.kind."+p.Kind), Payments: l.Number(int64(p.Payments)), Created: when(l, p.Created), Expires: when(l, p.Expires)}
+			Kind: t(ec, "console.links.kind."+p.Kind), Payments: l.Number(int64(p.Payments)), Created: whenBare(l, p.Created), Expires: when(l, p.Expires)}
 		page.Rows = append(page.Rows, row)
 	}
 	return render(ec, status, linkviews.ListPage(page))
@@ -352,7 +352,7 @@ func (c *Console) linkPage(ec echo.Context, p ledger.PaymentLink, m *merchant.Me
 		{Label: t(ec, "console.links.description"), Value: p.Description},
 		{Label: t(ec, "console.links.kind"), Value: t(ec, "console.links.kind."+p.Kind)},
 		{Label: t(ec, "console.links.lang"), Value: lang},
-		{Label: t(ec, "console.col.created"), Value: when(l, p.Created) + " · " + p.CreatedBy},
+		{Label: t(ec, "console.col.created"), Value: whenBare(l, p.Created) + " · " + p.CreatedBy},
 		{Label: t(ec, "console.link.expires"), Value: when(l, p.Expires)},
 	}
 	if p.Kind == ledger.LinkReusable && p.MaxPayments > 0 {
@@ -383,7 +383,7 @@ func (c *Console) linkPage(ec echo.Context, p ledger.PaymentLink, m *merchant.Me
 	}
 	for _, o := range orders {
 		page.Orders = append(page.Orders, linkviews.Order{ID: o.OrderID, URL: c.orderURL(m.ID, o.OrderID, options != nil),
-			Amount: amount(l, o.Amount, o.Currency), Status: statusOf(l, o.Status), Paid: yesNo(l, !o.Paid.IsZero()), Created: when(l, o.Created)})
+			Amount: amount(l, o.Amount, o.Currency), Status: statusOf(l, o.Status), Paid: yesNo(l, !o.Paid.IsZero()), Created: whenBare(l, o.Created)})
 	}
 	return page, nil
 }
@@ -515,8 +515,8 @@ func (c *Console) exportLinks(ec echo.Context) error {
 		}
 		for _, p := range list {
 			row := []string{p.ID, c.Links.URL(p.ID), p.Reference, p.Description, p.Amount, p.Currency, p.Kind, p.State(now),
-				strconv.Itoa(p.MaxPayments), strconv.Itoa(p.Payments), p.PaidAmount(), when(english, p.Created), p.CreatedBy,
-				when(english, p.Expires), when(english, p.Cancelled)}
+				strconv.Itoa(p.MaxPayments), strconv.Itoa(p.Payments), p.PaidAmount(), whenBare(english, p.Created), p.CreatedBy,
+				whenBare(english, p.Expires), whenBare(english, p.Cancelled)}
 			if options != nil {
 				row = append([]string{p.MerchantID}, row...)
 			}

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/mail"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -217,6 +218,15 @@ func TestTheLinksCSVIsGuardedLikeThePayments(t *testing.T) {
 	}
 	if rows[0][2] != "reference" || rows[1][2] != "'@SUM" || rows[1][3] != `'=HYPERLINK("http://evil.example")` || rows[1][7] != "open" {
 		t.Errorf("CSV row %q", rows[1])
+	}
+	// Times are plain UTC times a spreadsheet reads, as in the payments'
+	// CSV: the header says the zone, no cell does.
+	at := slices.Index(rows[0], "created_at")
+	if at < 0 {
+		t.Fatalf("no created_at column in %q", rows[0])
+	}
+	if _, err := time.Parse("2006-01-02 15:04:05", rows[1][at]); err != nil {
+		t.Errorf("created_at %q is not a plain UTC time: %v", rows[1][at], err)
 	}
 }
 
