@@ -339,12 +339,10 @@ func (l *Ledger) Orders(ctx context.Context, merchantID, status string, since ti
 	return list, rows.Err()
 }
 
-// Backlog is what waits, for metrics: attempts due for a check, how far
-// past the latest its read may come the most overdue one is (0 while none
-// is), and the age of the oldest event not yet delivered to the given
-// merchants.
+// Backlog is what waits, for metrics: how far past the latest its read may
+// come the most overdue attempt is (0 while none is), and the age of the
+// oldest event not yet delivered to the given merchants.
 type Backlog struct {
-	DueAttempts       int
 	FollowLag         time.Duration
 	OldestUndelivered time.Duration
 }
@@ -354,10 +352,6 @@ func (l *Ledger) Backlog(ctx context.Context, merchants []string) (Backlog, erro
 	now := l.now().UnixMilli()
 	var b Backlog
 	var overdue, oldestEvent sql.NullInt64
-	if err := l.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM attempts
-		WHERE state IN ('open', 'unknown') AND next_check_at <= $1`, now).Scan(&b.DueAttempts); err != nil {
-		return b, err
-	}
 	if err := l.db.QueryRowContext(ctx, `SELECT MIN(read_by) FROM attempts
 		WHERE state IN ('open', 'unknown') AND read_by < $1`, now).Scan(&overdue); err != nil {
 		return b, err

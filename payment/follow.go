@@ -188,15 +188,24 @@ func (f *Follower) round(ctx context.Context) (int, bool, error) {
 		return -1, false, err
 	}
 	for k, d := range claimed {
+		stopped := false
 		select {
 		case f.inFlight <- struct{}{}:
+			at := first.Add(time.Duration(k) * f.Budget.interval())
+			if wait := at.Sub(f.Service.now()); wait > 0 && f.sleep(ctx, wait) != nil {
+				<-f.inFlight
+				stopped = true
+			}
 		case <-ctx.Done():
-			return len(claimed), false, nil
+			stopped = true
 		}
-		at := first.Add(time.Duration(k) * f.Budget.interval())
-		if wait := at.Sub(f.Service.now()); wait > 0 && f.sleep(ctx, wait) != nil {
-			<-f.inFlight
-			break
+		if stopped {
+			// Stopping (a deploy, say): the reads not begun are handed
+			// back now, not left leased to an instance that is going.
+			if err := f.Service.Ledger.Release(context.WithoutCancel(ctx), f.Owner, claimed[k:]); err != nil {
+				f.Log.Warn("follower: releasing attempts", "err", err)
+			}
+			return k, false, nil
 		}
 		f.reads.Go(func() {
 			defer func() { <-f.inFlight }()
