@@ -54,6 +54,10 @@ var (
 	// ErrPasskeyTaken means a passkey of that credential id is kept
 	// already, the person's or another's.
 	ErrPasskeyTaken = errors.New("ledger: a passkey of that credential id is kept already")
+	// ErrPasskeyUser means a passkey made for another WebAuthn user handle
+	// than the person's others: two added at once from two browsers, of
+	// which the second would never sign in.
+	ErrPasskeyUser = errors.New("ledger: the passkey was made for another user handle than the person's others")
 	// ErrNoPasskey means no passkey has the id or ref (for that person).
 	ErrNoPasskey = errors.New("ledger: no such passkey")
 )
@@ -128,6 +132,9 @@ func (s *SettingsTx) AddPasskey(ctx context.Context, p Passkey, device string) e
 	}
 	if len(list) >= MaxPasskeys {
 		return ErrTooManyPasskeys
+	}
+	if len(list) > 0 && list[0].UserHandle != p.UserHandle {
+		return ErrPasskeyUser
 	}
 	for _, k := range list {
 		if strings.EqualFold(k.Name, p.Name) {

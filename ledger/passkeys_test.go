@@ -27,6 +27,27 @@ func addPasskey(l *ledger.Ledger, email, id, name string) error {
 	return err
 }
 
+// Two passkeys added at once from two browsers are made each for a user
+// handle of its own; the one kept second could never sign in (the
+// person's passkeys answer for the first one's handle), so it is refused.
+func TestAPersonsPasskeysShareOneUserHandle(t *testing.T) {
+	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
+		l := ledgertest.Open(t, databaseURL)
+		addPerson(t, l, "ben@shop.example")
+		if err := addPasskey(l, "ben@shop.example", "cred-ben-1", "Laptop"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.ChangeSettings(ctx, func(tx *ledger.SettingsTx) error {
+			return tx.AddPasskey(ctx, ledger.Passkey{ID: "cred-ben-2", Email: "ben@shop.example", UserHandle: "another", Name: "Phone", Credential: "{}"}, "Safari/iOS")
+		}); !errors.Is(err, ledger.ErrPasskeyUser) {
+			t.Errorf("a passkey made for another user handle than the person's first: %v", err)
+		}
+		if err := addPasskey(l, "ben@shop.example", "cred-ben-3", "Phone"); err != nil {
+			t.Errorf("a second passkey for the same user handle: %v", err)
+		}
+	})
+}
+
 func TestAPersonHasAtMostTenPasskeysEachNamedOnce(t *testing.T) {
 	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
 		l := ledgertest.Open(t, databaseURL)

@@ -30,6 +30,10 @@ var (
 	// ErrPasskeyTaken means the credential is kept already, the person's
 	// or another's.
 	ErrPasskeyTaken = errors.New("the passkey is kept already")
+	// ErrPasskeyUser means the passkey was made in a ceremony begun before
+	// the person's first passkey was kept (two at once): it would never
+	// sign in, so it is not kept; adding it again works.
+	ErrPasskeyUser = errors.New("the passkey was made for another user handle than the person's others")
 	// ErrNoPasskey means the person has no passkey of that ref.
 	ErrNoPasskey = errors.New("the person has no such passkey")
 )
@@ -65,6 +69,8 @@ func (s *Store) AddPasskey(ctx context.Context, p ledger.Passkey, device string)
 			return ErrPasskeyNameTaken
 		case errors.Is(err, ledger.ErrPasskeyTaken):
 			return ErrPasskeyTaken
+		case errors.Is(err, ledger.ErrPasskeyUser):
+			return ErrPasskeyUser
 		case err != nil:
 			return err
 		}

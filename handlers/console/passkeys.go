@@ -726,6 +726,9 @@ func (c *Console) addPasskey(ec echo.Context) error {
 		// an error page that tells whose it is.
 		c.log(ec).Warn("console: a new passkey refused", "reason", "its credential id is kept already", "email", maskEmail(s.user.Email))
 		return refuseJSON(ec, http.StatusConflict, t(ec, "console.passkeys.failed"), "")
+	case errors.Is(err, settings.ErrPasskeyUser):
+		c.log(ec).Warn("console: a new passkey refused", "reason", "made for another user handle than the person's others", "email", maskEmail(s.user.Email))
+		return refuseJSON(ec, http.StatusConflict, t(ec, "console.passkeys.failed"), "")
 	case err != nil:
 		return err
 	}
