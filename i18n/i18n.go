@@ -55,8 +55,17 @@ func base(s string) string {
 // Negotiate picks the language of the shopper's browser (Accept-Language),
 // or English.
 func Negotiate(acceptLanguage string) string {
+	if len(acceptLanguage) > maxKeptQuestion {
+		// Browsers send a few dozen bytes: a long value is answered, never
+		// kept, so that nobody fills the memo with megabytes of headers.
+		return negotiate(acceptLanguage)
+	}
 	return negotiated.get(acceptLanguage, negotiate)
 }
+
+// maxKeptQuestion is the longest Accept-Language value whose answer is
+// kept.
+const maxKeptQuestion = 256
 
 func negotiate(acceptLanguage string) string {
 	tags, _, _ := language.ParseAcceptLanguage(acceptLanguage)

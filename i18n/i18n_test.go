@@ -227,3 +227,20 @@ func cldrForms(lang string) (whole, all map[string]bool) {
 	}
 	return whole, all
 }
+
+// A browser's Accept-Language is answered from a memo; a value far longer
+// than any browser sends is answered as well, but not kept, so that
+// nobody can fill the process's memory with megabytes of headers.
+func TestALongAcceptLanguageIsAnsweredNotKept(t *testing.T) {
+	long := "de-DE,de;q=0.9" + strings.Repeat(",fr;q=0.1", 100)
+	kept := negotiated.size.Load()
+	if got := Negotiate(long); got != "de" {
+		t.Errorf("a long Accept-Language preferring German: %q", got)
+	}
+	if _, ok := negotiated.answers.Load(long); ok || negotiated.size.Load() != kept {
+		t.Errorf("a %d-byte Accept-Language was kept in the memo", len(long))
+	}
+	if got := Negotiate("pl-PL,pl;q=0.9"); got != "pl" {
+		t.Errorf("a browser's Accept-Language: %q", got)
+	}
+}
