@@ -215,12 +215,14 @@ func (f *Follower) round(ctx context.Context) (int, bool, error) {
 	return len(claimed), len(claimed) == want, nil
 }
 
-// claim leases up to want due attempts, in order: those whose bound is
-// near, the nearest first, which can still be read in time; those past
-// their bound, the longest past first, but in at most half the round, so
-// that a backlog already late never holds up the newest payments; fresh
-// attempts, the newest first; settled ones, the nearest to their bound
-// first; and, if there is room, more of those past their bound.
+// claim leases up to want due attempts, in order: a quarter of the round
+// (one read at least) for those past their bound, the longest past first,
+// so that no stream of reads near their bound, however long, leaves them
+// unread for good; those whose bound is near, the nearest first, which can
+// still be read in time; more of those past their bound, up to half the
+// round, so that a backlog already late never holds up the newest
+// payments; fresh attempts, the newest first; settled ones, the nearest to
+// their bound first; and, if there is room, more of those past their bound.
 func (f *Follower) claim(ctx context.Context, want int) ([]ledger.Due, error) {
 	lease := cmp.Or(f.Lease, DefaultFollowLease)
 	l := f.Service.Ledger
@@ -228,15 +230,28 @@ func (f *Follower) claim(ctx context.Context, want int) ([]ledger.Due, error) {
 	if err != nil {
 		return nil, err
 	}
-	claimed, err := l.ClaimNearBound(ctx, f.Owner, lease, window, want)
-	if err != nil {
-		return nil, err
+	claimed := make([]ledger.Due, 0, want)
+	// pastBound claims up to limit of those past their bound and tells
+	// whether it had them all: more may be left.
+	pastBound := func(limit int) (bool, error) {
+		more, err := l.ClaimPastBound(ctx, f.Owner, lease, limit)
+		claimed = append(claimed, more...)
+		return len(more) == limit, err
 	}
-	share := min(max(1, want/2), want-len(claimed))
-	late, err := l.ClaimPastBound(ctx, f.Owner, lease, share)
-	claimed = append(claimed, late...)
+	floor := max(1, want/4)
+	backlog, err := pastBound(floor)
 	if err != nil {
 		return claimed, err
+	}
+	near, err := l.ClaimNearBound(ctx, f.Owner, lease, window, want-len(claimed))
+	claimed = append(claimed, near...)
+	if err != nil {
+		return claimed, err
+	}
+	if share := min(max(1, want/2)-floor, want-len(claimed)); backlog && share > 0 {
+		if backlog, err = pastBound(share); err != nil {
+			return claimed, err
+		}
 	}
 	for _, tier := range []ledger.Tier{ledger.Fresh, ledger.Settled} {
 		more, err := l.ClaimDue(ctx, f.Owner, lease, tier, want-len(claimed))
@@ -245,14 +260,10 @@ func (f *Follower) claim(ctx context.Context, want int) ([]ledger.Due, error) {
 			return claimed, err
 		}
 	}
-	if len(late) == share && len(claimed) < want {
-		more, err := l.ClaimPastBound(ctx, f.Owner, lease, want-len(claimed))
-		claimed = append(claimed, more...)
-		if err != nil {
-			return claimed, err
-		}
+	if backlog && len(claimed) < want {
+		_, err = pastBound(want - len(claimed))
 	}
-	return claimed, nil
+	return claimed, err
 }
 
 // nearBound is how near its bound a read goes before any other: at least

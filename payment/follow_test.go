@@ -461,6 +461,60 @@ func TestNothingStarvesUnderABacklog(t *testing.T) {
 	})
 }
 
+// An overload: 600 payments at the bank at once want a read every 30 s,
+// 20 a second, on a budget of 8, so that reads near their bound alone
+// would fill every round. The 300 payments already past their bound when
+// it began (their follower was down) are still all read, the longest
+// overdue first, out of the quarter of each round kept for them, not left
+// behind for as long as the overload lasts.
+func TestPastBoundReadsUnderAnOverload(t *testing.T) {
+	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
+		l := ledgertest.Open(t, databaseURL)
+		clock, ctx := newSimClock(start.Add(-2*time.Hour), 2*time.Hour+3*time.Minute, 1)
+		l.UseClock(clock.Now)
+		p := newScriptedProvider(clock)
+		for i := range 300 {
+			p.pay(t, l, fmt.Sprintf("OLD-%03d", i), script{{0, pisclient.StatusInProgress}}, false)
+		}
+		clock.set(start)
+		for i := range 600 {
+			p.pay(t, l, fmt.Sprintf("BUSY-%03d", i), script{{0, pisclient.StatusInProgress}}, false)
+		}
+		f := simFollower(l, p, "instance-1", &payment.Budget{Ledger: l, Rate: 8}, clock)
+		play(clock, ctx, f.Run)
+
+		reads := p.allReads()
+		var busy int
+		for i := range 600 {
+			busy += len(reads[fmt.Sprintf("up-BUSY-%03d", i)])
+		}
+		// The overload lasted the whole run: the busy payments' reads
+		// alone would have taken all of the budget.
+		if need := 600 * int((3*time.Minute)/(30*time.Second)); busy >= need {
+			t.Fatalf("the busy payments had %d reads, all their bounds asked (%d): no overload to test", busy, need)
+		}
+		var lastOld, prev time.Time
+		for i := range 300 {
+			id := fmt.Sprintf("up-OLD-%03d", i)
+			if len(reads[id]) == 0 {
+				t.Errorf("%s never read in 3 minutes of overload: starved", id)
+				continue
+			}
+			first := reads[id][0].at
+			if first.Before(prev) {
+				t.Errorf("%s, made later, first read at %v, before one made earlier (%v): want the longest overdue first", id, first.Sub(start), prev.Sub(start))
+			}
+			prev, lastOld = first, later(lastOld, first)
+		}
+		// A quarter of the round, one of every two reads at 8 a second
+		// (a round of 2): 4 a second, 75 s for 300.
+		t.Logf("300 overdue read by %v beside %d reads of the busy payments", lastOld.Sub(start), busy)
+		if lastOld.Sub(start) > 90*time.Second {
+			t.Errorf("the overdue payments took %v to read, want the pace of the share kept for them (75 s)", lastOld.Sub(start))
+		}
+	})
+}
+
 func later(a, b time.Time) time.Time {
 	if b.After(a) {
 		return b
