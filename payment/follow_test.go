@@ -474,6 +474,7 @@ func TestPastBoundReadsUnderAnOverload(t *testing.T) {
 		l.UseClock(clock.Now)
 		p := newScriptedProvider(clock)
 		for i := range 300 {
+			clock.set(start.Add(-2*time.Hour + time.Duration(i)*time.Second))
 			p.pay(t, l, fmt.Sprintf("OLD-%03d", i), script{{0, pisclient.StatusInProgress}}, false)
 		}
 		clock.set(start)
