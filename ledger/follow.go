@@ -104,7 +104,8 @@ func (l *Ledger) claim(ctx context.Context, owner string, lease time.Duration, l
 		return nil, nil
 	}
 	now := l.now().UnixMilli()
-	rows, err := l.db.QueryContext(ctx, `UPDATE attempts SET lease_owner = $1, lease_until = $2
+	// Prepared: an idle follower claims several times a second.
+	rows, err := l.on(nil).QueryContext(ctx, `UPDATE attempts SET lease_owner = $1, lease_until = $2
 		WHERE upstream_id IN (SELECT upstream_id FROM attempts
 			WHERE state IN ('open', 'unknown') AND `+where+` AND lease_until < $4
 			ORDER BY `+order+` LIMIT $5`+l.skipLocked()+`)
@@ -138,7 +139,7 @@ func (l *Ledger) claim(ctx context.Context, owner string, lease time.Duration, l
 // reports false when the lease was lost (it ran out and another instance
 // took the attempt).
 func (l *Ledger) Checked(ctx context.Context, upstreamID, owner string, next Next) (bool, error) {
-	res, err := l.db.ExecContext(ctx, `UPDATE attempts SET next_check_at = $1, read_by = $2, follow_tier = $3, lease_owner = '', lease_until = 0
+	res, err := l.on(nil).ExecContext(ctx, `UPDATE attempts SET next_check_at = $1, read_by = $2, follow_tier = $3, lease_owner = '', lease_until = 0
 		WHERE upstream_id = $4 AND lease_owner = $5`, next.At.UnixMilli(), next.By.UnixMilli(), int(next.Tier), upstreamID, owner)
 	if err != nil {
 		return false, err

@@ -83,3 +83,16 @@ func (e execer) QueryRowContext(ctx context.Context, query string, args ...any) 
 	}
 	return st.QueryRowContext(ctx, args...)
 }
+
+// QueryContext is the rows query gives; a statement not prepared runs
+// unprepared.
+func (e execer) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := e.stmt(ctx, query)
+	switch {
+	case errors.Is(err, errNotPrepared):
+		return e.tx.QueryContext(ctx, query, args...)
+	case err != nil:
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
