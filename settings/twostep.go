@@ -97,7 +97,8 @@ func SetupFor(email, secret string) (TwoStepSetup, error) {
 // matchStep is the time step code belongs to, around now (a step either
 // side, for clocks apart), or false.
 func matchStep(secret, code string, now time.Time) (int64, bool) {
-	code = strings.TrimSpace(code)
+	// Spaces aside: authenticator apps show the code in two halves.
+	code = strings.Join(strings.Fields(code), "")
 	// No secret (one that did not open) matches no code: the code of an
 	// empty key is one anyone can compute.
 	if len(code) != 6 || secret == "" {
@@ -176,17 +177,33 @@ func (s *Store) CheckCode(ctx context.Context, u *merchant.ConsoleUser, code str
 		}
 		return false, nil
 	}
-	if n := normalRecovery(code); len(n) == 16 {
-		used, err := s.Ledger.UseRecoveryCode(ctx, u.Email, HashToken(n), now.UnixMilli())
-		if err != nil {
-			return false, err
-		}
-		if used {
-			return true, nil
-		}
+	if err := s.CheckRecoveryCode(ctx, u, code, now); err != nil {
+		return false, err
 	}
-	return false, ErrWrongCode
+	return true, nil
 }
+
+// CheckRecoveryCode takes an unused recovery code of the person, good
+// once, and nothing else: the way in of someone whose second step is a
+// passkey when they have lost every one.
+func (s *Store) CheckRecoveryCode(ctx context.Context, u *merchant.ConsoleUser, code string, now time.Time) error {
+	if !IsRecoveryCode(code) {
+		return ErrWrongCode
+	}
+	used, err := s.Ledger.UseRecoveryCode(ctx, u.Email, HashToken(normalRecovery(code)), now.UnixMilli())
+	switch {
+	case err != nil:
+		return err
+	case !used:
+		return ErrWrongCode
+	}
+	return nil
+}
+
+// IsRecoveryCode reports whether code, as typed, has the form of a
+// recovery code (16 letters and digits, dashes and spaces aside), not
+// whether it is one.
+func IsRecoveryCode(code string) bool { return len(normalRecovery(code)) == 16 }
 
 // EndTwoStep turns a person's two-step sign-in off, when code (a code of
 // now, or a recovery code) is right.

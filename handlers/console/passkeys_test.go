@@ -903,9 +903,14 @@ func TestOperatorsMayRequirePasskeysOfOperators(t *testing.T) {
 	if step.Find(`[data-testid="passkey-second-step"]`).Length() != 1 || !strings.Contains(step.Find(`label[for="code"]`).Text(), "recovery code") {
 		t.Errorf("an operator's second step: %q", step.Find("main").Text())
 	}
-	refused := page(t, b.post("/console/login/code", url.Values{"csrf": {csrfOf(step)}, "code": {codeAt(t, setup.Secret, now.Add(30*time.Second))}}), http.StatusUnprocessableEntity)
-	if !strings.Contains(refused.Find(`[data-testid="code-error"]`).Text(), "use your passkey") {
-		t.Errorf("a code of the app where passkeys are required: %q", refused.Find("main").Text())
+	appCode := codeAt(t, setup.Secret, now.Add(30*time.Second))
+	// Typed whole, in two halves as the app shows it, or with spaces
+	// around: a code of the app is never the way past a passkey.
+	for _, typed := range []string{appCode, appCode[:3] + " " + appCode[3:], " " + appCode + " "} {
+		refused := page(t, b.post("/console/login/code", url.Values{"csrf": {csrfOf(step)}, "code": {typed}}), http.StatusUnprocessableEntity)
+		if !strings.Contains(refused.Find(`[data-testid="code-error"]`).Text(), "use your passkey") {
+			t.Errorf("a code of the app where passkeys are required, %q: %q", typed, refused.Find("main").Text())
+		}
 	}
 	res = b.post("/console/login/code", url.Values{"csrf": {csrfOf(step)}, "code": {codes[0]}})
 	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/console/account") {

@@ -120,8 +120,9 @@ func (c *Console) checkCodeStep(ec echo.Context) error {
 	if subtle.ConstantTimeCompare([]byte(ec.FormValue("csrf")), []byte(want)) != 1 {
 		return &consoleError{status: http.StatusForbidden, key: "console.error.forbidden", err: errCSRF}
 	}
-	code := strings.TrimSpace(ec.FormValue("code"))
-	if !u.TwoStep || c.passkeysOnly(u) && len(code) == 6 {
+	code := ec.FormValue("code")
+	passkeyOnly := c.passkeysOnly(u)
+	if !u.TwoStep || passkeyOnly && !settings.IsRecoveryCode(code) {
 		// A passkey is the way in: a code of the app is not taken (nor
 		// counted), a recovery code still is.
 		return c.codeStep(ec, http.StatusUnprocessableEntity, u, values, t(ec, "console.code.passkeyOnly"))
@@ -134,7 +135,12 @@ func (c *Console) checkCodeStep(ec echo.Context) error {
 		c.log(ec).Warn("console code refused: too many tries", "email", maskEmail(u.Email))
 		return c.codesPaused(ec, u)
 	}
-	recovery, err := c.Settings.CheckCode(ctx, u, ec.FormValue("code"), c.Now())
+	recovery, err := true, error(nil)
+	if passkeyOnly {
+		err = c.Settings.CheckRecoveryCode(ctx, u, code, c.Now())
+	} else {
+		recovery, err = c.Settings.CheckCode(ctx, u, code, c.Now())
+	}
 	switch {
 	case errors.Is(err, settings.ErrWrongCode), errors.Is(err, settings.ErrCodeUsed):
 		c.log(ec).Warn("console code refused", "email", maskEmail(u.Email), "reason", err.Error())

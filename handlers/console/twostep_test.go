@@ -101,10 +101,12 @@ func TestTwoStepSignInTakesEachCodeOnce(t *testing.T) {
 	if doc := page(t, send(codeAt(t, secret, now)), http.StatusUnauthorized); !strings.Contains(doc.Find(`[data-testid="code-error"]`).Text(), "used already") {
 		t.Errorf("a replayed code: %q", doc.Find("main").Text())
 	}
+	// The next code, typed as authenticator apps show it: in two halves.
 	now = e.at(step.Add(30 * time.Second))
-	res := send(codeAt(t, secret, now))
+	next := codeAt(t, secret, now)
+	res := send(next[:3] + " " + next[3:])
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/console" {
-		t.Fatalf("the next code: %d to %q", res.StatusCode, res.Header.Get("Location"))
+		t.Fatalf("the next code, %q: %d to %q", next[:3]+" "+next[3:], res.StatusCode, res.Header.Get("Location"))
 	}
 	page(t, b.get("/console"), http.StatusOK)
 
