@@ -163,30 +163,37 @@ type Ledger struct {
 	stmts sync.Map
 	// preparing holds the statements being prepared in the background.
 	preparing sync.Map
-	// events is closed, and replaced, when this instance records an event.
+	// events holds, by merchant, a channel closed (and forgotten) when
+	// this instance records an event of that merchant.
 	eventsMu sync.Mutex
-	events   chan struct{}
+	events   map[string]chan struct{}
 }
 
-// NewEvents is closed when this instance next records an event, so that
-// its webhook senders need not wait for their next poll; events recorded
+// NewEvents is closed when this instance next records an event of
+// merchant merchantID, so that its webhook sender need not wait for its
+// next poll; another merchant's events leave it be, and events recorded
 // by other instances are found by polling.
-func (l *Ledger) NewEvents() <-chan struct{} {
+func (l *Ledger) NewEvents(merchantID string) <-chan struct{} {
 	l.eventsMu.Lock()
 	defer l.eventsMu.Unlock()
-	if l.events == nil {
-		l.events = make(chan struct{})
+	ch, ok := l.events[merchantID]
+	if !ok {
+		if l.events == nil {
+			l.events = map[string]chan struct{}{}
+		}
+		ch = make(chan struct{})
+		l.events[merchantID] = ch
 	}
-	return l.events
+	return ch
 }
 
-// eventRecorded wakes whoever waits on NewEvents.
-func (l *Ledger) eventRecorded() {
+// eventRecorded wakes whoever waits on NewEvents of merchantID.
+func (l *Ledger) eventRecorded(merchantID string) {
 	l.eventsMu.Lock()
 	defer l.eventsMu.Unlock()
-	if l.events != nil {
-		close(l.events)
-		l.events = nil
+	if ch, ok := l.events[merchantID]; ok {
+		close(ch)
+		delete(l.events, merchantID)
 	}
 }
 
@@ -511,7 +518,7 @@ func (l *Ledger) Move(ctx context.Context, upstreamID string, from State, ch Cha
 		return false, err
 	}
 	if told {
-		l.eventRecorded()
+		l.eventRecorded(a.MerchantID)
 	}
 	return true, nil
 }

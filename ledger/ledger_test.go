@@ -174,3 +174,56 @@ func TestAHandoffOpensUntilItsTime(t *testing.T) {
 		}
 	})
 }
+
+// A merchant's webhook sender waits on its own merchant's events: an
+// event of another merchant does not wake it (each wakes one sender, not
+// every merchant's), one of its own does, and so does any later one.
+func TestNewEventsWakeTheirMerchantsSenderOnly(t *testing.T) {
+	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
+		l := ledgertest.Open(t, databaseURL)
+		pay := func(merchantID, id string) {
+			t.Helper()
+			o := order(id, "49.90")
+			o.MerchantID = merchantID
+			a := attempt(id, 1)
+			a.MerchantID = merchantID
+			if _, err := l.RecordOrder(ctx, o); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.InsertAttempt(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			if moved, err := l.Move(ctx, a.UpstreamID, ledger.Creating, ledger.Change{State: ledger.Final, Status: "COMPLETED"}); !moved || err != nil {
+				t.Fatalf("paying %s: %v %v", id, moved, err)
+			}
+		}
+		woken := func(ch <-chan struct{}) bool {
+			select {
+			case <-ch:
+				return true
+			default:
+				return false
+			}
+		}
+		shop1, shop2 := l.NewEvents("shop1"), l.NewEvents("shop2")
+		pay("shop2", "B-1")
+		if woken(shop1) {
+			t.Error("shop2's payment woke shop1's sender")
+		}
+		if !woken(shop2) {
+			t.Fatal("shop2's payment did not wake shop2's sender")
+		}
+		pay("shop1", "A-1")
+		if !woken(shop1) {
+			t.Error("shop1's payment did not wake shop1's sender")
+		}
+		again := l.NewEvents("shop2")
+		if woken(again) {
+			t.Error("a sender waiting anew is woken by an event it has already had")
+		}
+		pay("shop2", "B-2")
+		if !woken(again) {
+			t.Error("shop2's next payment did not wake its sender")
+		}
+	})
+}

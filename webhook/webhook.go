@@ -234,8 +234,9 @@ func (d *Dispatcher) serve(ctx context.Context, id string) {
 		if !ok || m.WebhookURL == "" {
 			return
 		}
-		// An event this instance records from now on ends the wait below.
-		recorded := d.Ledger.NewEvents()
+		// An event of the merchant this instance records from now on
+		// ends the wait below.
+		recorded := d.Ledger.NewEvents(m.ID)
 		// The lease covers the whole batch sent one by one.
 		events, err := d.Ledger.ClaimEvents(ctx, m.ID, d.Owner, batch*(Timeout+5*time.Second), batch)
 		if err != nil && ctx.Err() == nil {
