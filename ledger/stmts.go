@@ -89,7 +89,7 @@ func (e execer) QueryRowContext(ctx context.Context, query string, args ...any) 
 func (e execer) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	st, err := e.stmt(ctx, query)
 	switch {
-	case errors.Is(err, errNotPrepared):
+	case errors.Is(err, errNotPrepared) && e.tx != nil:
 		return e.tx.QueryContext(ctx, query, args...)
 	case err != nil:
 		return nil, err

@@ -100,6 +100,9 @@ type Follower struct {
 	// window is nearBound's last weighing, made at weighed.
 	window  time.Duration
 	weighed time.Time
+	// lateShare is what claim owes, in parts of a read, to the attempts
+	// past their bound.
+	lateShare float64
 	// reads are the reads under way, at most InFlight.
 	reads    sync.WaitGroup
 	inFlight chan struct{}
@@ -174,6 +177,10 @@ func (f *Follower) round(ctx context.Context) (int, bool, error) {
 	want := min(maxRound, max(2, int(f.Budget.rate()*roundTime.Seconds())))
 	claimed, err := f.claim(ctx, want)
 	if err != nil || len(claimed) == 0 {
+		// Those claimed before the error are handed back, not left leased.
+		if rerr := f.Service.Ledger.Release(context.WithoutCancel(ctx), f.Owner, claimed); rerr != nil {
+			f.Log.Warn("follower: releasing attempts", "err", rerr)
+		}
 		return 0, false, err
 	}
 	first, got, err := f.Budget.take(ctx, len(claimed))
@@ -216,7 +223,7 @@ func (f *Follower) round(ctx context.Context) (int, bool, error) {
 }
 
 // claim leases up to want due attempts, in order: a quarter of the round
-// (one read at least) for those past their bound, the longest past first,
+// for those past their bound, the longest past first,
 // so that no stream of reads near their bound, however long, leaves them
 // unread for good; those whose bound is near, the nearest first, which can
 // still be read in time; more of those past their bound, up to half the
@@ -238,7 +245,11 @@ func (f *Follower) claim(ctx context.Context, want int) ([]ledger.Due, error) {
 		claimed = append(claimed, more...)
 		return len(more) == limit, err
 	}
-	floor := max(1, want/4)
+	// A quarter of the round: at low rates, when a round is of two or
+	// three reads, a read every other round or so, the share carried on.
+	f.lateShare += float64(want) / 4
+	floor := int(f.lateShare)
+	f.lateShare -= float64(floor)
 	backlog, err := pastBound(floor)
 	if err != nil {
 		return claimed, err

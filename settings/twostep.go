@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
@@ -158,9 +159,15 @@ func (s *Store) ConfirmTwoStep(ctx context.Context, email, code string, now time
 	return codes, s.Load(ctx)
 }
 
-// normalRecovery reads a recovery code as typed: case and dashes aside.
+// normalRecovery reads a recovery code as typed or pasted: case, spaces of
+// any kind and dashes of any kind aside.
 func normalRecovery(code string) string {
-	return strings.ToLower(strings.NewReplacer("-", "", " ", "").Replace(strings.TrimSpace(code)))
+	return strings.ToLower(strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || unicode.Is(unicode.Pd, r) {
+			return -1
+		}
+		return r
+	}, code))
 }
 
 // CheckCode takes a person's code at sign-in: a time-based code, good once,
@@ -201,9 +208,12 @@ func (s *Store) CheckRecoveryCode(ctx context.Context, u *merchant.ConsoleUser, 
 }
 
 // IsRecoveryCode reports whether code, as typed, has the form of a
-// recovery code (16 letters and digits, dashes and spaces aside), not
-// whether it is one.
-func IsRecoveryCode(code string) bool { return len(normalRecovery(code)) == 16 }
+// recovery code (16 of base32's letters and digits, dashes and spaces
+// aside), not whether it is one.
+func IsRecoveryCode(code string) bool {
+	n := normalRecovery(code)
+	return len(n) == 16 && strings.Trim(n, "abcdefghijklmnopqrstuvwxyz234567") == ""
+}
 
 // EndTwoStep turns a person's two-step sign-in off, when code (a code of
 // now, or a recovery code) is right.

@@ -110,9 +110,11 @@ func TestTwoStepSignInTakesEachCodeOnce(t *testing.T) {
 	}
 	page(t, b.get("/console"), http.StatusOK)
 
-	// A recovery code signs in once.
+	// A recovery code signs in once, pasted in capitals with the dashes a
+	// word processor makes and a tab after it.
 	b2, csrf2 := e.passwordStep(t)
-	res = b2.post("/console/login/code", url.Values{"csrf": {csrf2}, "code": {strings.ToUpper(codes[3])}})
+	pasted := strings.ToUpper(strings.ReplaceAll(codes[3], "-", "\u2013")) + "\t"
+	res = b2.post("/console/login/code", url.Values{"csrf": {csrf2}, "code": {pasted}})
 	if res.StatusCode != http.StatusSeeOther || !strings.Contains(res.Header.Get("Location"), "done=recovery") {
 		t.Fatalf("a recovery code: %d to %q", res.StatusCode, res.Header.Get("Location"))
 	}
