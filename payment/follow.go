@@ -223,13 +223,13 @@ func (f *Follower) round(ctx context.Context) (int, bool, error) {
 }
 
 // claim leases up to want due attempts, in order: a quarter of the round
-// for those past their bound, the longest past first,
-// so that no stream of reads near their bound, however long, leaves them
-// unread for good; those whose bound is near, the nearest first, which can
-// still be read in time; more of those past their bound, up to half the
-// round, so that a backlog already late never holds up the newest
-// payments; fresh attempts, the newest first; settled ones, the nearest to
-// their bound first; and, if there is room, more of those past their bound.
+// for those past their bound, the longest past first, so that no stream
+// of reads near their bound, however long, leaves them unread for good;
+// those whose bound is near, the nearest first, which can still be read in
+// time; more of those past their bound, up to half the round, so that a
+// backlog already late never holds up the newest payments; fresh
+// attempts, the newest first; settled ones, the nearest to their bound
+// first; and, if there is room, more of those past their bound.
 func (f *Follower) claim(ctx context.Context, want int) ([]ledger.Due, error) {
 	lease := cmp.Or(f.Lease, DefaultFollowLease)
 	l := f.Service.Ledger
