@@ -199,7 +199,19 @@ func (f *Follower) round(ctx context.Context) (int, bool, error) {
 		select {
 		case f.inFlight <- struct{}{}:
 			at := first.Add(time.Duration(k) * f.Budget.interval())
-			if wait := at.Sub(f.Service.now()); wait > 0 && f.sleep(ctx, wait) != nil {
+			wait := at.Sub(f.Service.now())
+			if wait < -roundTime {
+				// The provider was slow (the reads under way held every
+				// place, or took the time): the reads whose times went by
+				// are handed back, not made all at once on top of the
+				// next ones.
+				<-f.inFlight
+				if err := f.Service.Ledger.Release(context.WithoutCancel(ctx), f.Owner, claimed[k:]); err != nil {
+					f.Log.Warn("follower: releasing attempts", "err", err)
+				}
+				return k, false, nil
+			}
+			if wait > 0 && f.sleep(ctx, wait) != nil {
 				<-f.inFlight
 				stopped = true
 			}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -514,6 +515,71 @@ func TestPastBoundReadsUnderAnOverload(t *testing.T) {
 		t.Logf("300 overdue read by %v beside %d reads of the busy payments", lastOld.Sub(start), busy)
 		if took := lastOld.Sub(start); took < 140*time.Second || took > 165*time.Second {
 			t.Errorf("the overdue payments took %v to read, want the pace of the quarter kept for them (150 s)", took)
+		}
+	})
+}
+
+// stallingProvider is a scripted provider that, every every-th read,
+// takes stall to answer: the simulation's clock moves on while the read
+// is under way.
+type stallingProvider struct {
+	*scriptedProvider
+	every int
+	stall time.Duration
+	reads atomic.Int64
+}
+
+func (p *stallingProvider) PaymentStatus(ctx context.Context, id string) (*pisclient.PaymentStatus, error) {
+	st, err := p.scriptedProvider.PaymentStatus(ctx, id)
+	if p.reads.Add(1)%int64(p.every) == 0 {
+		p.clock.set(p.clock.Now().Add(p.stall))
+	}
+	return st, err
+}
+
+// A provider that now and then (every 205th read, in the middle of a
+// round of 10) takes two seconds to answer one read: the reads whose times
+// went by meanwhile are not made all at once when it answers, on top of
+// the next ones. The provider never sees more than the budget's reads in
+// any second (before, 45 to 50 of 40).
+func TestASlowProviderGetsNoBurstOfReads(t *testing.T) {
+	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
+		const perSecond = 40
+		l := ledgertest.Open(t, databaseURL)
+		clock, ctx := newSimClock(start, time.Minute, 1)
+		l.UseClock(clock.Now)
+		p := &stallingProvider{scriptedProvider: newScriptedProvider(clock), every: 205, stall: 2 * time.Second}
+		// 400 shoppers at the bank want 80 reads a second: every round
+		// is full.
+		for i := range 400 {
+			p.pay(t, l, fmt.Sprintf("BANK-%03d", i), script{{0, pisclient.StatusInProgress}}, false)
+		}
+		f := simFollower(l, p, "instance-1", &payment.Budget{Ledger: l, Rate: perSecond}, clock)
+		play(clock, ctx, f.Run)
+
+		var at []time.Time
+		for _, reads := range p.allReads() {
+			for _, r := range reads {
+				at = append(at, r.at)
+			}
+		}
+		slices.SortFunc(at, time.Time.Compare)
+		// Each stall leaves the budget's pace for the reads between: half
+		// of that at least, or the follower has stopped.
+		cycle := time.Duration(p.every)*time.Second/perSecond + p.stall
+		if want := int(time.Minute/cycle) * p.every / 2; len(at) < want {
+			t.Fatalf("%d reads in a minute, want %d at least: the follower stopped", len(at), want)
+		}
+		busiest := 0
+		for i, j := 0, 0; i < len(at); i++ {
+			for at[i].Sub(at[j]) >= time.Second {
+				j++
+			}
+			busiest = max(busiest, i-j+1)
+		}
+		t.Logf("%d reads in a minute, 2 s stalls every %d reads; the busiest second held %d", len(at), p.every, busiest)
+		if busiest > perSecond {
+			t.Errorf("the provider saw %d reads in one second after a stall, want at most the budget's %d", busiest, perSecond)
 		}
 	})
 }
