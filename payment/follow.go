@@ -178,52 +178,25 @@ func (f *Follower) round(ctx context.Context) (int, bool, error) {
 	claimed, err := f.claim(ctx, want)
 	if err != nil || len(claimed) == 0 {
 		// Those claimed before the error are handed back, not left leased.
-		if rerr := f.Service.Ledger.Release(context.WithoutCancel(ctx), f.Owner, claimed); rerr != nil {
-			f.Log.Warn("follower: releasing attempts", "err", rerr)
-		}
+		f.release(ctx, claimed)
 		return 0, false, err
 	}
 	first, got, err := f.Budget.take(ctx, len(claimed))
 	if got < len(claimed) {
 		// Nobody waits on a lease held for a read with no budget behind it.
-		if err := f.Service.Ledger.Release(context.WithoutCancel(ctx), f.Owner, claimed[got:]); err != nil {
-			f.Log.Warn("follower: releasing attempts", "err", err)
-		}
+		f.release(ctx, claimed[got:])
 		claimed = claimed[:got]
 	}
 	if err != nil || got == 0 {
 		return -1, false, err
 	}
 	for k, d := range claimed {
-		stopped := false
-		select {
-		case f.inFlight <- struct{}{}:
-			at := first.Add(time.Duration(k) * f.Budget.interval())
-			wait := at.Sub(f.Service.now())
-			if wait < -roundTime {
-				// The provider was slow (the reads under way held every
-				// place, or took the time): the reads whose times went by
-				// are handed back, not made all at once on top of the
-				// next ones.
-				<-f.inFlight
-				if err := f.Service.Ledger.Release(context.WithoutCancel(ctx), f.Owner, claimed[k:]); err != nil {
-					f.Log.Warn("follower: releasing attempts", "err", err)
-				}
-				return k, false, nil
-			}
-			if wait > 0 && f.sleep(ctx, wait) != nil {
-				<-f.inFlight
-				stopped = true
-			}
-		case <-ctx.Done():
-			stopped = true
-		}
-		if stopped {
-			// Stopping (a deploy, say): the reads not begun are handed
-			// back now, not left leased to an instance that is going.
-			if err := f.Service.Ledger.Release(context.WithoutCancel(ctx), f.Owner, claimed[k:]); err != nil {
-				f.Log.Warn("follower: releasing attempts", "err", err)
-			}
+		if !f.begin(ctx, first.Add(time.Duration(k)*f.Budget.interval())) {
+			// Stopping (a deploy, say), or the provider was slow: the
+			// reads not begun are handed back now, not left leased to an
+			// instance that is going, nor made all at once on top of the
+			// next ones.
+			f.release(ctx, claimed[k:])
 			return k, false, nil
 		}
 		f.reads.Go(func() {
@@ -232,6 +205,32 @@ func (f *Follower) round(ctx context.Context) (int, bool, error) {
 		})
 	}
 	return len(claimed), len(claimed) == want, nil
+}
+
+// begin takes a place for a read among those under way and waits for the
+// read's time, at. It reports false, the place given back, when ctx ends,
+// or when at went by more than roundTime ago: the provider was slow (the
+// reads under way held every place, or took the time), and a read made
+// now would come back-to-back with the next ones.
+func (f *Follower) begin(ctx context.Context, at time.Time) bool {
+	select {
+	case f.inFlight <- struct{}{}:
+	case <-ctx.Done():
+		return false
+	}
+	wait := at.Sub(f.Service.now())
+	if wait < -roundTime || wait > 0 && f.sleep(ctx, wait) != nil {
+		<-f.inFlight
+		return false
+	}
+	return true
+}
+
+// release hands back claimed attempts for any instance to claim again.
+func (f *Follower) release(ctx context.Context, list []ledger.Due) {
+	if err := f.Service.Ledger.Release(context.WithoutCancel(ctx), f.Owner, list); err != nil {
+		f.Log.Warn("follower: releasing attempts", "err", err)
+	}
 }
 
 // claim leases up to want due attempts, in order: a quarter of the round
