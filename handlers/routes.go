@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/paybybank/checkout/handlers/api"
 	"github.com/paybybank/checkout/handlers/brand"
@@ -49,8 +48,8 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 	e.HTTPErrorHandler = h.steps.HandleError
 	e.IPExtractor = ipExtractor(h.TrustedProxies)
 	// The bank page and the details page's first showing come compressed
-	// ahead (shopper/pagecache.go).
-	everyRequest := []echo.MiddlewareFunc{middleware.GzipWithConfig(middleware.GzipConfig{Skipper: shopper.ServedAhead})}
+	// ahead (shopper/pagecache.go); compress skips them.
+	everyRequest := []echo.MiddlewareFunc{compress()}
 	h.audiences = map[string]web.Audience{}
 	people := router{e: e, h: h, audience: web.People}
 	programs := router{e: e, h: h, audience: web.Programs}
