@@ -191,14 +191,20 @@ func runFollow(ctx context.Context, args []string, stdout io.Writer) error {
 	// one address making a hundred submits a second is what the app's
 	// limits are there to stop.
 	var address atomic.Int64
+	self := process{"this command", os.Getpid()}
+	appCPU, bareCPU := newCPUMeter(process{"app", app.cmd.Process.Pid}, self), newCPUMeter(self)
 	for r := range 2 {
-		appSide.add(measureEach(ctx, *conns, *turn, func(ctx context.Context, w, n int) error {
-			_, err := sh.checkout(ctx, fmt.Sprintf("C-%d-%d-%d-%d", start.Unix(), r, w, n), int(address.Add(1))&0xffffff)
-			return err
-		}))
-		bare.add(measureEach(ctx, *conns, *turn, func(ctx context.Context, w, n int) error {
-			return bareCheckout(ctx, l, fmt.Sprintf("B-%d-%d-%d-%d", start.Unix(), r, w, n))
-		}))
+		appCPU.turn(func() {
+			appSide.add(measureEach(ctx, *conns, *turn, func(ctx context.Context, w, n int) error {
+				_, err := sh.checkout(ctx, fmt.Sprintf("C-%d-%d-%d-%d", start.Unix(), r, w, n), int(address.Add(1))&0xffffff)
+				return err
+			}))
+		})
+		bareCPU.turn(func() {
+			bare.add(measureEach(ctx, *conns, *turn, func(ctx context.Context, w, n int) error {
+				return bareCheckout(ctx, l, fmt.Sprintf("B-%d-%d-%d-%d", start.Unix(), r, w, n))
+			}))
+		})
 	}
 	fmt.Fprintf(stdout, "whole checkouts at %d shoppers, %s each side in 2 turns\n", *conns, 2**turn)
 	per := func(s sample) string {
@@ -208,6 +214,9 @@ func runFollow(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "  app:   %s  (link, bank page, details, submit: 4 requests and a create call)\n", per(appSide))
 	fmt.Fprintf(stdout, "  bare:  %s  (the same ledger writes, from this process)\n", per(bare))
 	fmt.Fprintf(stdout, "  ratio: %.0f%% of the bare writes' rate\n", 100*appSide.throughput()/bare.throughput())
+	if a, b := appCPU.per(len(appSide.latencies), time.Millisecond), bareCPU.per(len(bare.latencies), time.Millisecond); a != "" && b != "" {
+		fmt.Fprintf(stdout, "  processor time per checkout: %s; bare: %s (and the database's own, on PostgreSQL)\n", a, b)
+	}
 	for _, s := range []struct {
 		side string
 		sample

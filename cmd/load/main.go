@@ -101,6 +101,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	duration := fs.Duration("d", 20*time.Second, "how long to run, both sides together")
 	country := fs.String("country", "FR", "the bank list to load")
 	warm := fs.Bool("warm", false, "first load every country's bank list in every language, as a busy instance would have them cached")
+	pid := fs.Int("pid", 0, "the app's process id: its processor time per request is printed beside the static server's (Linux)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -138,10 +139,15 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	defer static.Close()
 
 	var app, limit sample
+	self := process{"this command", os.Getpid()}
+	appCPU, staticCPU := newCPUMeter(self), newCPUMeter(process{"static", static.cmd.Process.Pid}, self)
+	if *pid > 0 {
+		appCPU = newCPUMeter(process{"app", *pid}, self)
+	}
 	turn := *duration / (2 * rounds)
 	for range rounds {
-		app.add(measure(ctx, client, page, *conns, turn))
-		limit.add(measure(ctx, client, static.url+"/page", *conns, turn))
+		appCPU.turn(func() { app.add(measure(ctx, client, page, *conns, turn)) })
+		staticCPU.turn(func() { limit.add(measure(ctx, client, static.url+"/page", *conns, turn)) })
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -155,6 +161,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "  static: %s  (the same bytes, gzip'd, from memory, in a process of its own)\n", limit)
 	fmt.Fprintf(stdout, "  ratio:  throughput %.0f%% of static, p99 %.1fx static\n",
 		100*app.throughput()/limit.throughput(), float64(app.pct(0.99))/float64(limit.pct(0.99)))
+	if a, s := appCPU.per(len(app.latencies), time.Microsecond), staticCPU.per(len(limit.latencies), time.Microsecond); a != "" && s != "" {
+		fmt.Fprintf(stdout, "  processor time per request: %s; against the static server: %s\n", a, s)
+	}
 	fmt.Fprintf(stdout, "  provider institutions calls during the run (first page included): %d\n", after-before)
 
 	weights, err := pageWeight(client, page)
@@ -342,7 +351,7 @@ func runStatic(file string) error {
 
 // fetch returns the page's uncompressed bytes.
 func fetch(client *http.Client, u string) ([]byte, error) {
-	_, text, err := fetchGzip(client, u)
+	_, text, err := fetchSent(client, u)
 	return []byte(text), err
 }
 
@@ -365,7 +374,7 @@ func warmUp(client *http.Client, target string) (int, error) {
 			res.Body.Close()
 			if loc := res.Header.Get("Location"); loc != "" {
 				u, _ := url.Parse(target)
-				if _, _, err := fetchGzip(client, u.Scheme+"://"+u.Host+loc); err != nil {
+				if _, _, err := fetchSent(client, u.Scheme+"://"+u.Host+loc); err != nil {
 					return n, err
 				}
 			}
@@ -377,7 +386,7 @@ func warmUp(client *http.Client, target string) (int, error) {
 
 // countriesOf reads the country page's choices.
 func countriesOf(client *http.Client, target string) ([]string, error) {
-	_, text, err := fetchGzip(client, target+"?choose=1")
+	_, text, err := fetchSent(client, target+"?choose=1")
 	if err != nil {
 		return nil, err
 	}
@@ -461,7 +470,7 @@ func metric(client *http.Client, base, prefix string) (string, error) {
 // pageWeight sums the compressed bytes of a page and of the CSS and scripts
 // it loads (logos aside).
 func pageWeight(client *http.Client, page string) (string, error) {
-	html, body, err := fetchGzip(client, page)
+	html, body, err := fetchSent(client, page)
 	if err != nil {
 		return "", err
 	}
@@ -477,7 +486,7 @@ func pageWeight(client *http.Client, page string) (string, error) {
 			if !strings.HasPrefix(ref, "/static/") {
 				continue
 			}
-			n, _, err := fetchGzip(client, u.Scheme+"://"+u.Host+ref)
+			n, _, err := fetchSent(client, u.Scheme+"://"+u.Host+ref)
 			if err != nil {
 				return "", err
 			}
@@ -494,8 +503,10 @@ func pageWeight(client *http.Client, page string) (string, error) {
 
 func kib(n int) float64 { return float64(n) / 1024 }
 
-// fetchGzip returns the compressed size of u and its uncompressed text.
-func fetchGzip(client *http.Client, u string) (int, string, error) {
+// fetchSent returns the size u is sent in to a browser that takes gzip,
+// and its text: gzip'd, or plain when it is too short to gain by it (the
+// app compresses from a kilobyte on).
+func fetchSent(client *http.Client, u string) (int, string, error) {
 	req, _ := http.NewRequest(http.MethodGet, u, nil)
 	req.Header.Set("Accept-Encoding", "gzip")
 	res, err := client.Do(req)
@@ -507,8 +518,15 @@ func fetchGzip(client *http.Client, u string) (int, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	if res.Header.Get("Content-Encoding") != "gzip" {
+	if res.StatusCode != http.StatusOK {
+		return 0, "", fmt.Errorf("load: %s: HTTP %d", u, res.StatusCode)
+	}
+	switch {
+	case res.Header.Get("Content-Encoding") == "gzip":
+	case len(raw) >= 1024:
 		return 0, "", errors.New("load: " + u + " is not served compressed")
+	default:
+		return len(raw), string(raw), nil
 	}
 	zr, err := gzip.NewReader(strings.NewReader(string(raw)))
 	if err != nil {
