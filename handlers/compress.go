@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/klauspost/compress/gzhttp"
 	"github.com/labstack/echo/v4"
@@ -20,7 +21,7 @@ import (
 // An error is answered inside, so that its page is compressed as any
 // other; the routes' error handler then has nothing left to do.
 func compress() echo.MiddlewareFunc {
-	wrap, err := gzhttp.NewWrapper(gzhttp.EnableZstd(false))
+	wrap, err := gzhttp.NewWrapper(gzhttp.EnableZstd(false), gzhttp.ContentTypeFilter(compressible))
 	if err != nil {
 		// Only options out of range fail, and these are the defaults.
 		panic(err)
@@ -45,4 +46,15 @@ func compress() echo.MiddlewareFunc {
 			return nil
 		}
 	}
+}
+
+// compressible reports whether an answer of content type ct gains by gzip:
+// not a picture, which its format compresses already (a logo, the ICO's
+// PNGs), unless it is SVG text; not what gzhttp knows to be compressed.
+func compressible(ct string) bool {
+	ct = strings.ToLower(strings.TrimSpace(ct))
+	if strings.HasPrefix(ct, "image/") && !strings.HasPrefix(ct, "image/svg") {
+		return false
+	}
+	return gzhttp.DefaultContentTypeFilter(ct)
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paybybank/checkout/prerender"
 	"github.com/paybybank/checkout/views"
 )
 
@@ -83,7 +84,7 @@ func Handler() http.Handler {
 		if !slices.Contains(h.Values("Vary"), "Accept-Encoding") {
 			h.Add("Vary", "Accept-Encoding")
 		}
-		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+		if !prerender.AcceptsGzip(r.Header.Get("Accept-Encoding")) {
 			files.ServeHTTP(w, r)
 			return
 		}

@@ -27,6 +27,9 @@ func TestFilesAreSentGzippedAhead(t *testing.T) {
 			return rec
 		}
 		zipped, plain := get("gzip, br"), get("identity")
+		if refused := get("br, gzip;q=0"); refused.Header().Get("Content-Encoding") != "" || refused.Body.String() != string(want) {
+			t.Errorf("%s: gzip;q=0 got encoding %q", name, refused.Header().Get("Content-Encoding"))
+		}
 		if zipped.Header().Get("Content-Encoding") != "gzip" || plain.Header().Get("Content-Encoding") != "" {
 			t.Errorf("%s: encodings %q and %q", name, zipped.Header().Get("Content-Encoding"), plain.Header().Get("Content-Encoding"))
 		}

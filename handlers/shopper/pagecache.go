@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -304,7 +303,7 @@ func serveKept(c echo.Context, p *keptPage, compressed bool, values ...[]byte) e
 		} else {
 			header.Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
 		}
-		if strings.Contains(c.Request().Header.Get(echo.HeaderAcceptEncoding), "gzip") {
+		if prerender.AcceptsGzip(c.Request().Header.Get(echo.HeaderAcceptEncoding)) {
 			header[echo.HeaderContentEncoding] = gzipEncoding
 			header[echo.HeaderContentLength] = []string{strconv.Itoa(p.page.GzipLen(values...))}
 			c.Response().WriteHeader(http.StatusOK)
