@@ -505,7 +505,7 @@ func kib(n int) float64 { return float64(n) / 1024 }
 
 // fetchSent returns the size u is sent in to a browser that takes gzip,
 // and its text: gzip'd, or plain when it is too short to gain by it (the
-// app compresses from a kilobyte on).
+// app compresses answers made per request from a kilobyte on).
 func fetchSent(client *http.Client, u string) (int, string, error) {
 	req, _ := http.NewRequest(http.MethodGet, u, nil)
 	req.Header.Set("Accept-Encoding", "gzip")
