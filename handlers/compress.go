@@ -21,9 +21,11 @@ import (
 // An error is answered inside, so that its page is compressed as any
 // other; the routes' error handler then has nothing left to do.
 func compress() echo.MiddlewareFunc {
+	// zstd is left off: every compressed answer is gzip, as the pages
+	// kept compressed and the static files are.
 	wrap, err := gzhttp.NewWrapper(gzhttp.EnableZstd(false), gzhttp.ContentTypeFilter(compressible))
 	if err != nil {
-		// Only options out of range fail, and these are the defaults.
+		// Only a level or size out of range fails, and none is set.
 		panic(err)
 	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
@@ -34,8 +36,8 @@ func compress() echo.MiddlewareFunc {
 			res := c.Response()
 			plain := res.Writer
 			// Put back even on a panic: the compressing writer goes back
-			// to its pool when wrap returns, and the panic's 500 is
-			// written after.
+			// to its pool when wrap returns, and Echo's Recover (app.New,
+			// outside this) writes the panic's 500 to the plain one.
 			defer func() { res.Writer = plain }()
 			wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				res.Writer = w

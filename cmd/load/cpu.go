@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -38,12 +39,38 @@ func statCPUTime(stat []byte) (time.Duration, bool) {
 	return time.Duration(user+kernel) * (time.Second / 100), true
 }
 
-// process is one process a cpuMeter reads, by the name its figure is
-// printed with.
+// process is one process a cpuMeter reads (or several, as the database's
+// server processes), by the name its figure is printed with: cpu is its
+// processor time so far.
 type process struct {
 	name string
-	pid  int
+	cpu  func() (time.Duration, bool)
 }
+
+// pid is the process of id pid.
+func pid(name string, id int) process {
+	return process{name, func() (time.Duration, bool) { return cpuTime(id) }}
+}
+
+// postgresServer is every process of the PostgreSQL server on this
+// machine: one per connection, and its writers; other databases' work
+// counts too. A connection opened during a turn counts from its start, and
+// one closed takes its time with it; the pools keep theirs open.
+var postgresServer = process{"PostgreSQL", func() (time.Duration, bool) {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var total time.Duration
+	found := false
+	for _, name := range stats {
+		stat, err := os.ReadFile(name)
+		if err != nil || !bytes.Contains(stat, []byte(" (postgres) ")) {
+			continue
+		}
+		if t, ok := statCPUTime(stat); ok {
+			total, found = total+t, true
+		}
+	}
+	return total, found
+}}
 
 // cpuMeter adds up the processor time of some processes over the turns of
 // one side of a comparison: what each spent per request served is the
@@ -51,38 +78,42 @@ type process struct {
 type cpuMeter struct {
 	processes []process
 	spent     []time.Duration
-	ok        bool
+	// unread marks the processes whose time could not be read at some turn
+	// (no /proc, a database on another machine): they are left out.
+	unread []bool
 }
 
 func newCPUMeter(processes ...process) *cpuMeter {
-	return &cpuMeter{processes: processes, spent: make([]time.Duration, len(processes)), ok: len(processes) > 0}
+	return &cpuMeter{processes: processes, spent: make([]time.Duration, len(processes)), unread: make([]bool, len(processes))}
 }
 
 // turn runs one turn, adding what each process spent during it.
 func (m *cpuMeter) turn(run func()) {
 	before := make([]time.Duration, len(m.processes))
 	for i, p := range m.processes {
-		t, ok := cpuTime(p.pid)
-		before[i], m.ok = t, m.ok && ok
+		t, ok := p.cpu()
+		before[i], m.unread[i] = t, m.unread[i] || !ok
 	}
 	run()
 	for i, p := range m.processes {
-		t, ok := cpuTime(p.pid)
+		t, ok := p.cpu()
 		m.spent[i] += t - before[i]
-		m.ok = m.ok && ok
+		m.unread[i] = m.unread[i] || !ok
 	}
 }
 
-// per says each process's processor time for each one of served, in unit;
-// empty when some could not be read.
+// per says each process's processor time for each of served requests or
+// checkouts (those that failed too), in unit; empty when none could be read.
 func (m *cpuMeter) per(served int, unit time.Duration) string {
-	if !m.ok || served == 0 {
+	if served == 0 {
 		return ""
 	}
 	symbol := map[time.Duration]string{time.Microsecond: "µs", time.Millisecond: "ms"}[unit]
 	var parts []string
 	for i, p := range m.processes {
-		parts = append(parts, fmt.Sprintf("%s %.2f %s", p.name, float64(m.spent[i])/float64(served)/float64(unit), symbol))
+		if !m.unread[i] {
+			parts = append(parts, fmt.Sprintf("%s %.2f %s", p.name, float64(m.spent[i])/float64(served)/float64(unit), symbol))
+		}
 	}
 	return strings.Join(parts, ", ")
 }

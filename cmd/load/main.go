@@ -101,7 +101,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	duration := fs.Duration("d", 20*time.Second, "how long to run, both sides together")
 	country := fs.String("country", "FR", "the bank list to load")
 	warm := fs.Bool("warm", false, "first load every country's bank list in every language, as a busy instance would have them cached")
-	pid := fs.Int("pid", 0, "the app's process id: its processor time per request is printed beside the static server's (Linux)")
+	appPID := fs.Int("pid", 0, "the app's process id: its processor time per request is printed beside the static server's (Linux)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -139,10 +139,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	defer static.Close()
 
 	var app, limit sample
-	self := process{"this command", os.Getpid()}
-	appCPU, staticCPU := newCPUMeter(self), newCPUMeter(process{"static", static.cmd.Process.Pid}, self)
-	if *pid > 0 {
-		appCPU = newCPUMeter(process{"app", *pid}, self)
+	self := pid("this command", os.Getpid())
+	appCPU, staticCPU := newCPUMeter(self), newCPUMeter(pid("static", static.cmd.Process.Pid), self)
+	if *appPID > 0 {
+		appCPU = newCPUMeter(pid("app", *appPID), self)
 	}
 	turn := *duration / (2 * rounds)
 	for range rounds {
@@ -161,7 +161,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "  static: %s  (the same bytes, gzip'd, from memory, in a process of its own)\n", limit)
 	fmt.Fprintf(stdout, "  ratio:  throughput %.0f%% of static, p99 %.1fx static\n",
 		100*app.throughput()/limit.throughput(), float64(app.pct(0.99))/float64(limit.pct(0.99)))
-	if a, s := appCPU.per(len(app.latencies), time.Microsecond), staticCPU.per(len(limit.latencies), time.Microsecond); a != "" && s != "" {
+	if a, s := appCPU.per(app.made(), time.Microsecond), staticCPU.per(limit.made(), time.Microsecond); a != "" && s != "" {
 		fmt.Fprintf(stdout, "  processor time per request: %s; against the static server: %s\n", a, s)
 	}
 	fmt.Fprintf(stdout, "  provider institutions calls during the run (first page included): %d\n", after-before)
@@ -194,6 +194,9 @@ func (s *sample) add(o sample) {
 	}
 	s.elapsed += o.elapsed
 }
+
+// made is how many were made: those that failed too.
+func (s *sample) made() int { return len(s.latencies) + s.failures }
 
 func (s *sample) throughput() float64 { return float64(len(s.latencies)) / s.elapsed.Seconds() }
 
