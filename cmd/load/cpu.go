@@ -39,37 +39,42 @@ func statCPUTime(stat []byte) (time.Duration, bool) {
 	return time.Duration(user+kernel) * (time.Second / 100), true
 }
 
-// process is one process a cpuMeter reads (or several, as the database's
-// server processes), by the name its figure is printed with: cpu is its
-// processor time so far.
+// process is one process a cpuMeter reads, or several (the database's
+// server processes), by the name its figure is printed with: times is the
+// processor time each has used so far, by process id; empty when none
+// could be read.
 type process struct {
-	name string
-	cpu  func() (time.Duration, bool)
+	name  string
+	times func() map[int]time.Duration
 }
 
 // pid is the process of id pid.
 func pid(name string, id int) process {
-	return process{name, func() (time.Duration, bool) { return cpuTime(id) }}
+	return process{name, func() map[int]time.Duration {
+		if t, ok := cpuTime(id); ok {
+			return map[int]time.Duration{id: t}
+		}
+		return nil
+	}}
 }
 
 // postgresServer is every process of the PostgreSQL server on this
-// machine: one per connection, and its writers; other databases' work
-// counts too. A connection opened during a turn counts from its start, and
-// one closed takes its time with it; the pools keep theirs open.
-var postgresServer = process{"PostgreSQL", func() (time.Duration, bool) {
+// machine: one per connection, its writers, its vacuum workers; other
+// databases' work counts too.
+var postgresServer = process{"PostgreSQL", func() map[int]time.Duration {
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	var total time.Duration
-	found := false
+	times := map[int]time.Duration{}
 	for _, name := range stats {
 		stat, err := os.ReadFile(name)
 		if err != nil || !bytes.Contains(stat, []byte(" (postgres) ")) {
 			continue
 		}
+		id, _ := strconv.Atoi(filepath.Base(filepath.Dir(name)))
 		if t, ok := statCPUTime(stat); ok {
-			total, found = total+t, true
+			times[id] = t
 		}
 	}
-	return total, found
+	return times
 }}
 
 // cpuMeter adds up the processor time of some processes over the turns of
@@ -79,7 +84,8 @@ type cpuMeter struct {
 	processes []process
 	spent     []time.Duration
 	// unread marks the processes whose time could not be read at some turn
-	// (no /proc, a database on another machine): they are left out.
+	// (no /proc, no -pid, a database on another machine): they are left
+	// out.
 	unread []bool
 }
 
@@ -87,18 +93,24 @@ func newCPUMeter(processes ...process) *cpuMeter {
 	return &cpuMeter{processes: processes, spent: make([]time.Duration, len(processes)), unread: make([]bool, len(processes))}
 }
 
-// turn runs one turn, adding what each process spent during it.
+// turn runs one turn, adding what each process spent during it: a process
+// started during the turn counts from its start; one that ended during it
+// is left out, its last time unknown (a vacuum worker, say), so that no
+// figure goes below what was spent.
 func (m *cpuMeter) turn(run func()) {
-	before := make([]time.Duration, len(m.processes))
+	before := make([]map[int]time.Duration, len(m.processes))
 	for i, p := range m.processes {
-		t, ok := p.cpu()
-		before[i], m.unread[i] = t, m.unread[i] || !ok
+		before[i] = p.times()
 	}
 	run()
 	for i, p := range m.processes {
-		t, ok := p.cpu()
-		m.spent[i] += t - before[i]
-		m.unread[i] = m.unread[i] || !ok
+		after := p.times()
+		if len(before[i]) == 0 || len(after) == 0 {
+			m.unread[i] = true
+		}
+		for id, t := range after {
+			m.spent[i] += t - before[i][id]
+		}
 	}
 }
 
@@ -108,7 +120,7 @@ func (m *cpuMeter) per(served int, unit time.Duration) string {
 	if served == 0 {
 		return ""
 	}
-	symbol := map[time.Duration]string{time.Microsecond: "µs", time.Millisecond: "ms"}[unit]
+	symbol := map[time.Duration]string{time.Microsecond: "µs", time.Millisecond: "ms", time.Second: "s"}[unit]
 	var parts []string
 	for i, p := range m.processes {
 		if !m.unread[i] {

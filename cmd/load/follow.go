@@ -192,10 +192,12 @@ func runFollow(ctx context.Context, args []string, stdout io.Writer) error {
 	// limits are there to stop.
 	var address atomic.Int64
 	self := pid("this command", os.Getpid())
-	appCPU, bareCPU := newCPUMeter(pid("app", app.cmd.Process.Pid), self), newCPUMeter(self)
+	var database []process
 	if strings.HasPrefix(*databaseURL, "postgres") {
-		appCPU, bareCPU = newCPUMeter(pid("app", app.cmd.Process.Pid), self, postgresServer), newCPUMeter(self, postgresServer)
+		database = []process{postgresServer}
 	}
+	appCPU := newCPUMeter(append([]process{pid("app", app.cmd.Process.Pid), self}, database...)...)
+	bareCPU := newCPUMeter(append([]process{self}, database...)...)
 	for r := range 2 {
 		appCPU.turn(func() {
 			appSide.add(measureEach(ctx, *conns, *turn, func(ctx context.Context, w, n int) error {

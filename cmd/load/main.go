@@ -139,11 +139,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	defer static.Close()
 
 	var app, limit sample
+	// Without -pid the app's figure is left out: there is no process 0
+	// to read (cpuMeter.turn).
 	self := pid("this command", os.Getpid())
-	appCPU, staticCPU := newCPUMeter(self), newCPUMeter(pid("static", static.cmd.Process.Pid), self)
-	if *appPID > 0 {
-		appCPU = newCPUMeter(pid("app", *appPID), self)
-	}
+	appCPU, staticCPU := newCPUMeter(pid("app", *appPID), self), newCPUMeter(pid("static", static.cmd.Process.Pid), self)
 	turn := *duration / (2 * rounds)
 	for range rounds {
 		appCPU.turn(func() { app.add(measure(ctx, client, page, *conns, turn)) })
