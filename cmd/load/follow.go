@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -294,6 +295,11 @@ func (s *shoppers) do(ctx context.Context, method, u string, form url.Values, wh
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	req.Header.Set("X-Forwarded-For", fmt.Sprintf("10.%d.%d.%d", who>>16&255, who>>8&255, who&255))
+	// A browser takes gzip, as here, and unpacks what it shows. This
+	// command reads every byte sent but unpacks only the page it looks
+	// into: unpacking pages it throws away was a third of its processor
+	// time, taken from the app on the same two cores.
+	req.Header.Set("Accept-Encoding", "gzip")
 	res, err := s.client.Do(req)
 	if err != nil {
 		return nil, err
@@ -303,7 +309,14 @@ func (s *shoppers) do(ctx context.Context, method, u string, form url.Values, wh
 		io.Copy(io.Discard, res.Body)
 		return res, nil
 	}
-	page, _ := io.ReadAll(res.Body)
+	var page []byte
+	if res.Header.Get("Content-Encoding") == "gzip" {
+		if zr, err := gzip.NewReader(res.Body); err == nil {
+			page, _ = io.ReadAll(zr)
+		}
+	} else {
+		page, _ = io.ReadAll(res.Body)
+	}
 	if res.StatusCode == http.StatusServiceUnavailable && res.Header.Get("Retry-After") != "" && bytes.Contains(page, []byte(`data-testid="way-back"`)) {
 		s.wayBack.Add(1)
 	} else {
