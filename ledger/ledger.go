@@ -30,9 +30,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/stdlib" // also the "pgx" database/sql driver
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	"modernc.org/sqlite"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
 )
@@ -229,12 +228,15 @@ func Connect(ctx context.Context, databaseURL string) (*Ledger, error) {
 		if perr != nil || u.Host == "" && u.Query().Get("host") == "" {
 			return nil, errors.New("not a URL like postgres://user@host:5432/dbname")
 		}
-		u.User = nil
-		l.Where, l.dialect = u.Redacted(), postgres
-		cfg, perr := pgx.ParseConfig(databaseURL)
-		if perr != nil {
-			return nil, perr
-		}
+		// Where is said in logs and errors: no password, in the address
+		// or among its parameters.
+		shown := *u
+		shown.User = nil
+		said := shown.Query()
+		said.Del("password")
+		said.Del("sslpassword")
+		shown.RawQuery = said.Encode()
+		l.Where, l.dialect = shown.Redacted(), postgres
 		// Every statement is planned for the tables as they are when it
 		// runs. A connection keeps its prepared statements, and PostgreSQL
 		// may keep a plan made once for all: made while orders held a few
@@ -242,11 +244,15 @@ func Connect(ctx context.Context, databaseURL string) (*Ledger, error) {
 		// index to find one by its key, long after the table had grown,
 		// and whole checkouts ran at a third of the rate of the same writes
 		// made bare. Planning each time costs the server less than that.
-		// A URL that sets plan_cache_mode keeps its own.
-		if _, set := cfg.RuntimeParams["plan_cache_mode"]; !set {
-			cfg.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+		// A URL that sets plan_cache_mode, as a parameter or in options,
+		// keeps its own; the driver passes the parameter on at connecting.
+		if q := u.Query(); !q.Has("plan_cache_mode") && !strings.Contains(q.Get("options"), "plan_cache_mode") {
+			q.Set("plan_cache_mode", "force_custom_plan")
+			u.RawQuery = q.Encode()
 		}
-		l.db = stdlib.OpenDB(*cfg)
+		if l.db, err = sql.Open("pgx", u.String()); err != nil {
+			return nil, err
+		}
 		// Every connection is kept between requests: a PostgreSQL
 		// connection is a server process, and opening one costs more than
 		// most of the statements it then runs. With fewer idle than open,

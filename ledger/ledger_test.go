@@ -3,6 +3,7 @@ package ledger_test
 import (
 	"context"
 	"errors"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -147,6 +148,31 @@ func TestABadDatabaseURLIsRefused(t *testing.T) {
 		if _, err := ledger.Connect(ctx, u); err == nil {
 			t.Errorf("%q: connected", u)
 		}
+	}
+}
+
+// TestTheDatabaseIsNamedWithoutItsPasswords checks the name logs and
+// errors give the database: neither the address's password nor one among
+// its parameters.
+func TestTheDatabaseIsNamedWithoutItsPasswords(t *testing.T) {
+	databaseURL := ledgertest.PostgresURL(t)
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test server trusts every connection: the passwords go unused.
+	u.User = url.UserPassword(u.User.Username(), "in-the-address")
+	q := u.Query()
+	q.Set("password", "among-the-parameters")
+	u.RawQuery = q.Encode()
+	l := ledgertest.Open(t, u.String())
+	for _, secret := range []string{"in-the-address", "among-the-parameters"} {
+		if strings.Contains(l.Where, secret) {
+			t.Errorf("the database is named %q, with its password %q", l.Where, secret)
+		}
+	}
+	if !strings.Contains(l.Where, u.Host) || !strings.Contains(l.Where, u.Path) {
+		t.Errorf("the database is named %q, want its host %s and name %s", l.Where, u.Host, u.Path)
 	}
 }
 

@@ -314,6 +314,9 @@ func (s *shoppers) do(ctx context.Context, method, u string, form url.Values, wh
 		if zr, err := gzip.NewReader(res.Body); err == nil {
 			page, _ = io.ReadAll(zr)
 		}
+		// What could not be unpacked is read out, for the connection to
+		// serve the next request.
+		io.Copy(io.Discard, res.Body)
 	} else {
 		page, _ = io.ReadAll(res.Body)
 	}
