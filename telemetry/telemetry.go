@@ -74,7 +74,8 @@ func (m *Metrics) Reloaded(applied bool) {
 
 // Handler serves /metrics.
 func (m *Metrics) Handler() http.Handler {
-	// The app compresses every answer already (echo's Gzip).
+	// The app compresses every answer with a body already
+	// (handlers/compress.go).
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{DisableCompression: true})
 }
 
