@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -309,16 +308,11 @@ func (s *shoppers) do(ctx context.Context, method, u string, form url.Values, wh
 		io.Copy(io.Discard, res.Body)
 		return res, nil
 	}
-	var page []byte
+	// Read whole, for the connection to serve the next request even when
+	// the page does not unpack.
+	page, _ := io.ReadAll(res.Body)
 	if res.Header.Get("Content-Encoding") == "gzip" {
-		if zr, err := gzip.NewReader(res.Body); err == nil {
-			page, _ = io.ReadAll(zr)
-		}
-		// What could not be unpacked is read out, for the connection to
-		// serve the next request.
-		io.Copy(io.Discard, res.Body)
-	} else {
-		page, _ = io.ReadAll(res.Body)
+		page, _ = gunzip(page)
 	}
 	if res.StatusCode == http.StatusServiceUnavailable && res.Header.Get("Retry-After") != "" && bytes.Contains(page, []byte(`data-testid="way-back"`)) {
 		s.wayBack.Add(1)

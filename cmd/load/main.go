@@ -530,10 +530,15 @@ func fetchSent(client *http.Client, u string) (int, string, error) {
 	default:
 		return len(raw), string(raw), nil
 	}
-	zr, err := gzip.NewReader(strings.NewReader(string(raw)))
-	if err != nil {
-		return 0, "", err
-	}
-	text, err := io.ReadAll(zr)
+	text, err := gunzip(raw)
 	return len(raw), string(text), err
+}
+
+// gunzip is the bytes a gzip'd answer's body unpacks to.
+func gunzip(raw []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
 }
