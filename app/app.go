@@ -170,6 +170,8 @@ type App struct {
 	webhooks *webhook.Dispatcher
 	// workers follow payments and send webhooks in the background.
 	workers []func(context.Context)
+	// opens counts payment links' payers, added in the background.
+	opens *links.Opens
 }
 
 // newWorkers are the background work of an instance: the follower, which
@@ -210,7 +212,8 @@ func newWorkers(a *App, cfg Config, log *slog.Logger) []func(context.Context) {
 		}}
 	prune := func(ctx context.Context) { a.ledger.KeepPruned(ctx, retention, log) }
 	keepRequests := func(ctx context.Context) { a.requests.Run(ctx, log) }
-	return []func(context.Context){follower.Run, dispatcher.Run, keepCounts, a.health.Run, prune, a.settings.Watch, keepRequests}
+	a.opens = &links.Opens{Ledger: a.ledger, Log: log}
+	return []func(context.Context){follower.Run, dispatcher.Run, keepCounts, a.health.Run, prune, a.settings.Watch, keepRequests, a.opens.Run}
 }
 
 // New builds every part of the app from the configuration. The caller
@@ -317,7 +320,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 
 	// One outage for every audience: logged once, whoever meets it first.
 	outage := &web.Outage{Ledger: a.ledger, Where: a.ledger.Where, Log: log}
-	paymentLinks := &links.Store{Ledger: a.ledger, Keys: settingsKeys, BaseURL: cfg.BaseURL}
+	bounds := cfg.MailBounds
+	bounds.Ledger = a.ledger
+	paymentLinks := &links.Store{Ledger: a.ledger, Keys: settingsKeys, BaseURL: cfg.BaseURL, Bounds: &bounds, Opens: a.opens}
 	if cfg.Mailer != nil {
 		paymentLinks.Mail = cfg.Mailer
 	}
@@ -329,6 +334,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 			Sealer:         sealer,
 			Banks:          a.banks,
 			Orders:         a.orders,
+			Links:          paymentLinks,
 			Health:         a.health,
 			LogoClient:     logoClient(cfg, a.sandbox),
 			Sessions:       store,
@@ -341,7 +347,6 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		Metrics:        a.metrics,
 		APIRate:        cfg.APIRate,
 		APIRequests:    a.requests,
-		Links:          paymentLinks,
 	})
 	con, err := console.New(console.Config{
 		BaseURL: cfg.BaseURL, Ledger: a.ledger, Merchants: a.merchants, Settings: a.settings, Orders: a.orders, Webhooks: a.webhooks,

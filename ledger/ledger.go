@@ -93,6 +93,10 @@ type Order struct {
 	// empty for an order from a signed link or the API. An order keeps
 	// it: a signed link for the same order id is another order's.
 	PaymentLink string
+	// Payer is the digest of the payer key a reusable payment link's
+	// order was made for; empty for every other order, which any checkout
+	// of it may begin to pay.
+	Payer string
 }
 
 // Attempt is one payment at the provider for an order.
@@ -124,6 +128,10 @@ type Attempt struct {
 	// status past NOT_FOUND, or their return through the return URL);
 	// zero before.
 	Began time.Time
+	// Payer is the digest of the payer key of the checkout that made the
+	// attempt (order.PayerDigest): its bank page is that checkout's alone.
+	// Empty for attempts made before payers were told apart.
+	Payer string
 }
 
 var (
@@ -410,14 +418,14 @@ func (l *Ledger) Order(ctx context.Context, merchantID, orderID string) (Order, 
 // attemptFields those it is read from (scanAttempt).
 const (
 	attemptColumns = `upstream_id, merchant_id, order_id, seq, amount, currency, bank_id, country, state, link, status, created_at, updated_at`
-	attemptFields  = attemptColumns + `, began_at`
+	attemptFields  = attemptColumns + `, began_at, payer`
 )
 
 func scanAttempt(row interface{ Scan(...any) error }) (Attempt, error) {
 	var a Attempt
 	var created, updated, began int64
 	err := row.Scan(&a.UpstreamID, &a.MerchantID, &a.OrderID, &a.Seq, &a.Amount, &a.Currency, &a.BankID, &a.Country,
-		&a.State, &a.Link, &a.Status, &created, &updated, &began)
+		&a.State, &a.Link, &a.Status, &created, &updated, &began, &a.Payer)
 	a.Created, a.Updated = time.UnixMilli(created), time.UnixMilli(updated)
 	if began != 0 {
 		a.Began = time.UnixMilli(began)
@@ -434,10 +442,10 @@ func (l *Ledger) InsertAttempt(ctx context.Context, a Attempt) error {
 		return l.insertLinkAttempt(ctx, a)
 	}
 	now := l.now()
-	_, err := l.on(nil).ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`, next_check_at, read_by)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', '', $10, $10, $11, $12)`,
+	_, err := l.on(nil).ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`, next_check_at, read_by, payer)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', '', $10, $10, $11, $12, $13)`,
 		a.UpstreamID, a.MerchantID, a.OrderID, a.Seq, a.Amount, a.Currency, a.BankID, a.Country, Creating, now.UnixMilli(),
-		now.Add(l.FirstCheck).UnixMilli(), now.Add(FirstReadBy).UnixMilli())
+		now.Add(l.FirstCheck).UnixMilli(), now.Add(FirstReadBy).UnixMilli(), a.Payer)
 	if l.uniqueViolation(err) {
 		return ErrAttemptTaken
 	}

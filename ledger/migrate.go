@@ -559,6 +559,20 @@ var migrations = []string{
 	CREATE INDEX attempts_read_by ON attempts (read_by) WHERE state IN ('open', 'unknown');
 	CREATE INDEX attempts_bound_by_tier ON attempts (follow_tier, read_by) WHERE state IN ('open', 'unknown');
 	ALTER TABLE follow_budget ADD COLUMN next_read BIGINT NOT NULL DEFAULT 0`,
+
+	// 19: a payment belongs to the browser that began it. Each checkout
+	// carries a random payer key in its sealed token; an attempt keeps its
+	// digest (payer), so that a submit from another checkout of the same
+	// order is never handed that attempt's bank page. A reusable link's
+	// order keeps its payer's digest too: the same browser submitting again
+	// finds its own order, and opening a link writes nothing. opened counts
+	// a link's payers, each browser once, added in the background; the
+	// links' orders opened so far are its start.
+	`ALTER TABLE attempts ADD COLUMN payer TEXT NOT NULL DEFAULT '';
+	ALTER TABLE orders ADD COLUMN payer TEXT NOT NULL DEFAULT '';
+	CREATE INDEX orders_link_payer ON orders (payment_link, payer) WHERE payer <> '';
+	ALTER TABLE payment_links ADD COLUMN opened INTEGER NOT NULL DEFAULT 0;
+	UPDATE payment_links SET opened = (SELECT COUNT(*) FROM orders o WHERE o.payment_link = payment_links.id AND o.opened_at > 0)`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

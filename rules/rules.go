@@ -112,6 +112,17 @@ func ParseAmount(s string) (decimal.Decimal, *FieldError) {
 	return d, nil
 }
 
+// Hidden reports a character a person cannot see or that changes how the
+// text around it is shown: a control character, or a Unicode format
+// character (right-to-left overrides and other bidirectional controls,
+// zero-width spaces and joiners, the soft hyphen). Text a payer reads, or
+// a reference two people compare, takes none: a payer could be shown
+// spoofed text, and two references that look alike could differ.
+func Hidden(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
+
+// HasHidden reports whether s holds a Hidden character.
+func HasHidden(s string) bool { return strings.ContainsFunc(s, Hidden) }
+
 // CheckOrderID applies the merchant_order_id rule: 1 to 256 characters of
 // printable UTF-8 (it becomes a path segment of the provider's status URL).
 func CheckOrderID(id string) *FieldError {
@@ -119,8 +130,8 @@ func CheckOrderID(id string) *FieldError {
 	switch {
 	case id == "":
 		return &FieldError{field, ReasonRequired, "order id is required"}
-	case !utf8.ValidString(id) || strings.ContainsFunc(id, unicode.IsControl):
-		return &FieldError{field, ReasonInvalid, "order id holds a control character or invalid UTF-8"}
+	case !utf8.ValidString(id) || HasHidden(id):
+		return &FieldError{field, ReasonInvalid, "order id holds a control or invisible formatting character, or invalid UTF-8"}
 	case utf8.RuneCountInString(id) > MaxOrderIDLength:
 		return &FieldError{field, ReasonTooLong, fmt.Sprintf("order id is longer than %d characters", MaxOrderIDLength)}
 	}
@@ -276,12 +287,12 @@ func checkEnum(field, s string, allowed []string) *FieldError {
 // bound is generous and only stops abuse.
 const MaxTextLength = 140
 
-// CheckText accepts free text: valid UTF-8 without control characters, at
-// most MaxTextLength characters.
+// CheckText accepts free text: valid UTF-8 without control or invisible
+// formatting characters (Hidden), at most MaxTextLength characters.
 func CheckText(field, s string) *FieldError {
 	switch {
-	case !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl):
-		return &FieldError{field, ReasonInvalid, "holds a control character"}
+	case !utf8.ValidString(s) || HasHidden(s):
+		return &FieldError{field, ReasonInvalid, "holds a control or invisible formatting character"}
 	case utf8.RuneCountInString(s) > MaxTextLength:
 		return &FieldError{field, ReasonTooLong, fmt.Sprintf("is longer than %d characters", MaxTextLength)}
 	}

@@ -134,6 +134,10 @@ const (
 	// EventPaymentLinkEmailed: the link's reference, the language of the
 	// e-mail (never the address).
 	EventPaymentLinkEmailed = "paymentLinkEmailed"
+	// EventMailRefused: what the e-mail was for (a link's reference), and
+	// the bound it reached (ledger.Reason: links.MailBoundReason); never
+	// the address.
+	EventMailRefused = "mailRefused"
 )
 
 // Events are every event the settings write, for the tests that hold the
@@ -153,7 +157,7 @@ var Events = []string{
 	EventPasswordChanged, EventLanguageChosen, EventTwoStepOn, EventTwoStepOff, EventTwoStepReset,
 	EventTwoStepResetPasskeys, EventOperatorPasswordPasskeys, EventPasskeyAdded, EventPasskeyRemoved,
 	EventPasskeyNewDevice, EventPasskeySuspended, EventOperatorsPasskeys, EventOperatorsPasskeysNot,
-	EventPaymentLinkMade, EventReusableLinkMade, EventPaymentLinkCancelled, EventPaymentLinkEmailed,
+	EventPaymentLinkMade, EventReusableLinkMade, EventPaymentLinkCancelled, EventPaymentLinkEmailed, EventMailRefused,
 }
 
 // Actors that are not people, said from the catalog's "audit.actor.<name>";

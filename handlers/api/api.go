@@ -36,6 +36,11 @@ import (
 var errUnauthorized = &web.APIError{Status: http.StatusUnauthorized, Code: "unauthorized",
 	Message: "send the merchant's api_token as 'Authorization: Bearer <token>'"}
 
+// errTwoAuthorizations answers a request that carries more than one
+// Authorization header.
+var errTwoAuthorizations = &web.APIError{Status: http.StatusBadRequest, Code: "bad_request",
+	Message: "send one Authorization header: this request has several"}
+
 // errDisabled answers a disabled merchant's token: its payments under way
 // are still followed and told by webhook, but nothing new is taken.
 var errDisabled = &web.APIError{Status: http.StatusForbidden, Code: "merchant_disabled",
@@ -108,6 +113,11 @@ func (h *API) merchant(c echo.Context) (*merchant.Merchant, error) {
 	var m *merchant.Merchant
 	var tokenID string
 	known := false
+	if len(c.Request().Header.Values(echo.HeaderAuthorization)) > 1 {
+		// Which one would be judged is a guess a proxy and the app may
+		// make differently: neither.
+		return nil, errTwoAuthorizations
+	}
 	if token, ok := bearer(c.Request().Header.Get(echo.HeaderAuthorization)); ok {
 		m, tokenID, known = h.Merchants.APIToken(token, h.Now())
 	}

@@ -36,10 +36,10 @@ func TestArrowsPointDown(t *testing.T) {
 		"payment":                {"rules", "pisclient", "ledger", "merchant", "password"},
 		"webhook":                {"rules", "pisclient", "ledger", "merchant", "password"},
 		"settings":               {"rules", "pisclient", "ledger", "merchant", "password", "keyring"},
-		"mailer":                 {"rules"},
+		"mailer":                 {"rules", "pisclient", "ledger"},
 		// Payment links: made, cancelled and sent, over the ledger, with
 		// the settings' sealing keys and the payer's language.
-		"links": {"rules", "pisclient", "ledger", "merchant", "password", "keyring", "settings", "i18n"},
+		"links": {"rules", "pisclient", "ledger", "merchant", "password", "keyring", "settings", "i18n", "mailer"},
 		// The audiences' shared kit and the logos every page shows sit
 		// below every audience, and import none of them.
 		"handlers/web":   {"i18n", "password", "rules", "merchant", "theme", "views"},

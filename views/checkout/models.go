@@ -221,6 +221,8 @@ type LinkPage struct {
 	// the payment is under way; 0 when it is final.
 	Refresh    int
 	RefreshURL string
+	// RetryURL, when set, is a way to look again now.
+	RetryURL templ.SafeURL
 }
 
 // Receipt is a payment link's payment as the payer keeps it.
