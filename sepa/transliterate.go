@@ -34,6 +34,9 @@ import (
 //
 // Runs of white space become one space, and the ends are trimmed.
 func Transliterate(s string) string {
+	if clean(s) {
+		return s
+	}
 	runes := []rune(norm.NFC.String(s))
 	cyrillic := cyrillicVariant(s)
 	var b strings.Builder
@@ -72,6 +75,17 @@ func Transliterate(s string) string {
 		b.WriteString(out)
 	}
 	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// clean reports whether s is already in the SEPA set with single spaces
+// between words, as most names and references are.
+func clean(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 128 || !sepaASCII[s[i]] || s[i] == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' ') {
+			return false
+		}
+	}
+	return true
 }
 
 // transliterateRune gives r's replacement in the SEPA set: "" for a
