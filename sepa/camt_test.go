@@ -110,7 +110,9 @@ func TestReadStatementsOfEachVersion(t *testing.T) {
 	to := from.Add(24*time.Hour - time.Second)
 	for _, v := range []string{"02", "04", "08"} {
 		t.Run("camt.053.001."+v, func(t *testing.T) {
-			stmts := read(t, "statement.xml", sepatest.Statement(v, shopIBAN, from, to, bookings()))
+			doc := sepatest.Statement(v, shopIBAN, from, to, bookings())
+			t.Run("schema", func(t *testing.T) { sepatest.ValidateXSD(t, sepatest.Schema("camt.053.001."+v), doc) })
+			stmts := read(t, "statement.xml", doc)
 			if len(stmts) != 1 {
 				t.Fatalf("%d statements, want 1", len(stmts))
 			}
@@ -123,7 +125,9 @@ func TestReadStatementsOfEachVersion(t *testing.T) {
 			}
 		})
 		t.Run("camt.054.001."+v, func(t *testing.T) {
-			stmts := read(t, "notification.xml", sepatest.Notification(v, shopIBAN, bookings()))
+			doc := sepatest.Notification(v, shopIBAN, bookings())
+			t.Run("schema", func(t *testing.T) { sepatest.ValidateXSD(t, sepatest.Schema("camt.054.001."+v), doc) })
+			stmts := read(t, "notification.xml", doc)
 			if len(stmts) != 1 {
 				t.Fatalf("%d notifications, want 1", len(stmts))
 			}
