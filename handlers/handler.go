@@ -76,7 +76,8 @@ func New(cfg Config) *Handler {
 		Config: cfg,
 		steps:  steps,
 		api: api.New(api.Config{BaseURL: cfg.BaseURL, Merchants: cfg.Merchants, Orders: cfg.Orders,
-			Health: cfg.Health, Banks: cfg.Banks, APIRate: cfg.APIRate, Now: cfg.Now, Requests: cfg.APIRequests, Links: cfg.Links}),
+			Health: cfg.Health, Banks: cfg.Banks, APIRate: cfg.APIRate, Now: cfg.Now, Requests: cfg.APIRequests, Links: cfg.Links,
+			Refunds: cfg.Refunds}),
 	}
 }
 

@@ -97,7 +97,13 @@ type Order struct {
 	// order was made for; empty for every other order, which any checkout
 	// of it may begin to pay.
 	Payer string
+	// RefundedCents is the sum of the order's refunds that are not
+	// cancelled or returned.
+	RefundedCents int64
 }
+
+// Refunded is what was refunded of the order, with two decimals.
+func (o Order) Refunded() string { return amountOf(o.RefundedCents) }
 
 // Attempt is one payment at the provider for an order.
 type Attempt struct {
@@ -378,9 +384,10 @@ func (l *Ledger) order(ctx context.Context, merchantID, orderID string) (Order, 
 func orderOn(ctx context.Context, e execer, merchantID, orderID string) (Order, error) {
 	o := Order{MerchantID: merchantID, OrderID: orderID}
 	var created, updated, paid int64
-	err := e.QueryRowContext(ctx, `SELECT amount, currency, return_url, status, created_at, updated_at, paid_at, bank_id, country, payment_link FROM orders
+	err := e.QueryRowContext(ctx, `SELECT amount, currency, return_url, status, created_at, updated_at, paid_at, bank_id, country, payment_link,
+			refunded_cents FROM orders
 		WHERE merchant_id = $1 AND order_id = $2`, merchantID, orderID).Scan(&o.Amount, &o.Currency, &o.ReturnURL, &o.Status, &created, &updated,
-		&paid, &o.BankID, &o.Country, &o.PaymentLink)
+		&paid, &o.BankID, &o.Country, &o.PaymentLink, &o.RefundedCents)
 	if errors.Is(err, sql.ErrNoRows) {
 		return o, ErrNotFound
 	}

@@ -601,18 +601,24 @@ func (l *Ledger) insertLinkAttempt(ctx context.Context, a Attempt) error {
 
 // linkPaid counts an order of link paid in full (inside Move's
 // transaction): a single-use link is paid, a reusable one at its bound
-// too, and the payer's e-mail, needed no more, is dropped.
+// too. The payer's e-mail stays (ForgetEndedEmails drops it
+// KeepPaidEmails after the link's expiry): a refund's page may be sent
+// to it.
 func linkPaid(ctx context.Context, tx *sql.Tx, link, amount string) error {
 	d, err := decimal.NewFromString(amount)
 	if err != nil {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE payment_links SET payments = payments + 1, paid_cents = paid_cents + $2,
-			state = CASE WHEN state = 'open' AND (kind = 'single' OR max_payments > 0 AND payments + 1 >= max_payments) THEN 'paid' ELSE state END,
-			email_sealed = CASE WHEN state = 'open' AND (kind = 'single' OR max_payments > 0 AND payments + 1 >= max_payments) THEN '' ELSE email_sealed END
+			state = CASE WHEN state = 'open' AND (kind = 'single' OR max_payments > 0 AND payments + 1 >= max_payments) THEN 'paid' ELSE state END
 		WHERE id = $1`, link, d.Shift(2).IntPart())
 	return err
 }
+
+// KeepPaidEmails is how long past its expiry a paid link keeps its
+// payer's e-mail: the time a shop has to refund a consumer who sends the
+// goods back, with time for the goods to travel.
+const KeepPaidEmails = 60 * 24 * time.Hour
 
 // CancelLink cancels an open link, with its audit line: no payment starts
 // from it any more on any instance, while a payment already at the bank is
@@ -678,11 +684,14 @@ func (l *Ledger) LinkEmailed(ctx context.Context, merchantID, id, sealed string,
 }
 
 // ForgetEndedEmails drops the payers' e-mail addresses of links past their
-// expiry, at most batch of them; paid and cancelled links drop theirs as
-// they end. It returns how many it dropped.
+// expiry, and of paid links KeepPaidEmails past it, at most batch of
+// them; cancelled links drop theirs as they end. It returns how many it
+// dropped.
 func (l *Ledger) ForgetEndedEmails(ctx context.Context, batch int) (int64, error) {
+	now := l.now()
 	res, err := l.db.ExecContext(ctx, `UPDATE payment_links SET email_sealed = '' WHERE id IN (
-		SELECT id FROM payment_links WHERE email_sealed <> '' AND expires_at <= $1 LIMIT $2)`, l.now().UnixMilli(), batch)
+		SELECT id FROM payment_links WHERE email_sealed <> '' AND (state <> 'paid' AND expires_at <= $1 OR expires_at <= $3) LIMIT $2)`,
+		now.UnixMilli(), batch, now.Add(-KeepPaidEmails).UnixMilli())
 	if err != nil {
 		return 0, err
 	}

@@ -573,6 +573,77 @@ var migrations = []string{
 	CREATE INDEX orders_link_payer ON orders (payment_link, payer) WHERE payer <> '';
 	ALTER TABLE payment_links ADD COLUMN opened INTEGER NOT NULL DEFAULT 0;
 	UPDATE payment_links SET opened = (SELECT COUNT(*) FROM orders o WHERE o.payment_link = payment_links.id AND o.opened_at > 0)`,
+
+	// 20: refunds. The provider cannot refund, so a refund is a SEPA credit
+	// transfer from the merchant's own account back to the payer's: made
+	// here, paid by the merchant's bank from a transfer file or a QR code,
+	// seen leaving in a statement. amount_cents is the refund's sum;
+	// orders.refunded_cents the sum of an order's refunds that are not
+	// cancelled or returned, kept under the order's row lock so that it
+	// never passes what was paid, on any instance. The payer's account is
+	// sealed (name, IBAN, BIC; AES-256-GCM under SETTINGS_KEYS, bound to the
+	// refund) beside its masked IBAN, and both are erased erase_after. page_id
+	// is the payer's page, /r/{page_id}. A refund is in at most one transfer
+	// file, whose bytes are kept to be downloaded again as they were.
+	// refund_history is each refund's timeline. A payer's e-mail of a signed
+	// link is kept sealed on its order (email_sealed) for a refund's page,
+	// and erased with the order's other personal data.
+	`CREATE TABLE refunds (
+		id              TEXT PRIMARY KEY,
+		merchant_id     TEXT NOT NULL,
+		order_id        TEXT NOT NULL,
+		amount_cents    BIGINT NOT NULL CHECK (amount_cents > 0),
+		currency        TEXT NOT NULL,
+		reason          TEXT NOT NULL,
+		state           TEXT NOT NULL CHECK (state IN ('awaiting_account', 'awaiting_approval', 'ready', 'sent', 'booked', 'returned', 'cancelled')),
+		needs_approval  INTEGER NOT NULL DEFAULT 0 CHECK (needs_approval IN (0, 1)),
+		approved_by     TEXT NOT NULL DEFAULT '',
+		approved_at     BIGINT NOT NULL DEFAULT 0,
+		account_sealed  TEXT NOT NULL DEFAULT '',
+		account_masked  TEXT NOT NULL DEFAULT '',
+		account_by      TEXT NOT NULL DEFAULT '',
+		account_at      BIGINT NOT NULL DEFAULT 0,
+		page_id         TEXT NOT NULL UNIQUE,
+		lang            TEXT NOT NULL DEFAULT '',
+		created_by      TEXT NOT NULL,
+		created_at      BIGINT NOT NULL,
+		updated_at      BIGINT NOT NULL,
+		sent_at         BIGINT NOT NULL DEFAULT 0,
+		booked_at       BIGINT NOT NULL DEFAULT 0,
+		booked_on       TEXT NOT NULL DEFAULT '',
+		returned_at     BIGINT NOT NULL DEFAULT 0,
+		return_reason   TEXT NOT NULL DEFAULT '',
+		cancelled_at    BIGINT NOT NULL DEFAULT 0,
+		transfer_id     TEXT NOT NULL DEFAULT '',
+		idempotency_key TEXT NOT NULL DEFAULT '',
+		erase_after     BIGINT NOT NULL DEFAULT 0,
+		search          TEXT NOT NULL
+	);
+	CREATE UNIQUE INDEX refunds_idempotency ON refunds (merchant_id, idempotency_key) WHERE idempotency_key <> '';
+	CREATE INDEX refunds_by_order ON refunds (merchant_id, order_id);
+	CREATE INDEX refunds_newest ON refunds (merchant_id, created_at, id);
+	CREATE INDEX refunds_by_state ON refunds (merchant_id, state, created_at, id);
+	CREATE INDEX refunds_to_erase ON refunds (erase_after) WHERE erase_after > 0;
+	CREATE TABLE refund_history (
+		refund_id TEXT NOT NULL REFERENCES refunds (id),
+		at        BIGINT NOT NULL,
+		state     TEXT NOT NULL,
+		step      TEXT NOT NULL,
+		actor     TEXT NOT NULL
+	);
+	CREATE INDEX refund_history_of ON refund_history (refund_id, at);
+	CREATE TABLE transfers (
+		id          TEXT PRIMARY KEY,
+		merchant_id TEXT NOT NULL,
+		created_by  TEXT NOT NULL,
+		created_at  BIGINT NOT NULL,
+		refunds     INTEGER NOT NULL,
+		total_cents BIGINT NOT NULL,
+		file        TEXT NOT NULL
+	);
+	CREATE INDEX transfers_newest ON transfers (merchant_id, created_at, id);
+	ALTER TABLE orders ADD COLUMN refunded_cents BIGINT NOT NULL DEFAULT 0 CHECK (refunded_cents >= 0);
+	ALTER TABLE orders ADD COLUMN email_sealed TEXT NOT NULL DEFAULT ''`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

@@ -356,11 +356,15 @@ func madeLine(by settings.Actor, p ledger.PaymentLink) ledger.AuditEntry {
 func emailBinding(id string) string { return "payment link e-mail " + id }
 
 // Email opens a link's kept address; "" when none is kept.
-func (s *Store) Email(p ledger.PaymentLink) string {
-	if p.EmailSealed == "" || s.Keys == nil {
+func (s *Store) Email(p ledger.PaymentLink) string { return EmailOf(s.Keys, p) }
+
+// EmailOf opens a link's kept address with keys; "" when none is kept: a
+// single-use link's payer is the person a refund's page is sent to.
+func EmailOf(keys *settings.Keys, p ledger.PaymentLink) string {
+	if p.EmailSealed == "" || keys == nil {
 		return ""
 	}
-	email, err := s.Keys.Open(p.EmailSealed, emailBinding(p.ID))
+	email, err := keys.Open(p.EmailSealed, emailBinding(p.ID))
 	if err != nil {
 		return ""
 	}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/shopspring/decimal"
 	"golang.org/x/text/encoding/ianaindex"
+
+	"github.com/paybybank/checkout/rules"
 )
 
 // Statement is one account's statement (camt.053 Stmt) or debit and credit
@@ -493,7 +495,7 @@ func (p *camtParser) statementField(rel, text string) error {
 	case "Id":
 		p.stmt.ID = text
 	case "Acct/Id/IBAN":
-		p.stmt.Account = NormalizeIBAN(text)
+		p.stmt.Account = rules.NormalizeIBAN(text)
 	case "Acct/Ccy":
 		p.stmt.Currency = text
 	case "FrToDt/FrDtTm":
@@ -621,11 +623,11 @@ func (p *camtParser) detailField(rel, text string) {
 	case "RltdPties/Dbtr/Nm", "RltdPties/Dbtr/Pty/Nm":
 		p.parties[0].name = text
 	case "RltdPties/DbtrAcct/Id/IBAN":
-		p.parties[0].iban = NormalizeIBAN(text)
+		p.parties[0].iban = rules.NormalizeIBAN(text)
 	case "RltdPties/Cdtr/Nm", "RltdPties/Cdtr/Pty/Nm":
 		p.parties[1].name = text
 	case "RltdPties/CdtrAcct/Id/IBAN":
-		p.parties[1].iban = NormalizeIBAN(text)
+		p.parties[1].iban = rules.NormalizeIBAN(text)
 	case "RtrInf/Rsn/Cd":
 		d.ReturnReason = text
 	case "RtrInf/Rsn/Prtry":

@@ -118,7 +118,7 @@ func TestEPCPayloadRefusesWhatTheStandardForbids(t *testing.T) {
 		{"over the maximum", good, "1000000000.00", "more than 999999999.99"},
 		{"a fraction of a cent", good, "1.001", "more than two decimals"},
 		{"no BIC outside the EEA", sepa.Account{Name: "Ann", IBAN: "CH9300762011623852957"}, "1", "needs the bank's BIC"},
-		{"IBAN outside SEPA", sepa.Account{Name: "Ann", IBAN: "BR1800360305000010009795493C1"}, "1", "outside SEPA"},
+		{"IBAN outside SEPA", sepa.Account{Name: "Ann", IBAN: "BR1800360305000010009795493C1"}, "1", "IBAN country is not in SEPA"},
 		{"mistyped IBAN", sepa.Account{Name: "Ann", IBAN: "DE89370400440532013001"}, "1", "check digits"},
 		{"no name", sepa.Account{IBAN: "DE89370400440532013000"}, "1", "no name"},
 	} {

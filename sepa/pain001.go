@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/paybybank/checkout/rules"
 )
 
 // Account is a party of a transfer.
@@ -100,7 +102,7 @@ func CreditTransfer(f File) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	needAddress := IBANNeedsBIC(debtor.IBAN)
+	needAddress := rules.IBANNeedsBIC(debtor.IBAN)
 	type transfer struct {
 		id, amount, remittance string
 		creditor               Account
@@ -125,7 +127,7 @@ func CreditTransfer(f File) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		needAddress = needAddress || IBANNeedsBIC(creditor.IBAN)
+		needAddress = needAddress || rules.IBANNeedsBIC(creditor.IBAN)
 		sum = sum.Add(t.Amount)
 		transfers[i] = transfer{id, t.Amount.StringFixed(2), cut(Transliterate(t.Remittance), maxRemittanceLen), creditor}
 	}
@@ -251,7 +253,7 @@ func checkAmount(a decimal.Decimal) error {
 func checkAccount(what string, a Account, beneficiary bool) (Account, error) {
 	out := Account{
 		Name: cut(Transliterate(a.Name), maxNameLen),
-		IBAN: NormalizeIBAN(a.IBAN),
+		IBAN: rules.NormalizeIBAN(a.IBAN),
 		BIC:  compact(a.BIC),
 		Address: Address{
 			Street:   cut(Transliterate(a.Address.Street), 70),
@@ -270,14 +272,14 @@ func checkAccount(what string, a Account, beneficiary bool) (Account, error) {
 	if (out.Address != Address{}) && (out.Address.Town == "" || out.Address.Country == "") {
 		return out, fmt.Errorf("sepa: %s: an address needs its town and country", what)
 	}
-	if err := CheckIBAN(out.IBAN); err != nil {
-		return out, fmt.Errorf("sepa: %s: %w", what, err)
+	if fe := rules.CheckIBAN("iban", out.IBAN); fe != nil {
+		return out, fmt.Errorf("sepa: %s: IBAN %q: %s", what, out.IBAN, fe.Message)
 	}
 	if out.BIC != "" {
-		if err := CheckBIC(out.BIC); err != nil {
-			return out, fmt.Errorf("sepa: %s: %w", what, err)
+		if fe := rules.CheckBIC("bic", out.BIC); fe != nil {
+			return out, fmt.Errorf("sepa: %s: BIC %q: %s", what, out.BIC, fe.Message)
 		}
-	} else if beneficiary && IBANNeedsBIC(out.IBAN) {
+	} else if beneficiary && rules.IBANNeedsBIC(out.IBAN) {
 		return out, fmt.Errorf("sepa: %s: a transfer to %s needs the bank's BIC", what, out.IBAN[:2])
 	}
 	return out, nil

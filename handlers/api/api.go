@@ -30,6 +30,7 @@ import (
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/refunds"
 	"github.com/paybybank/checkout/rules"
 )
 
@@ -78,6 +79,8 @@ type Config struct {
 	Requests *ledger.RequestLog
 	// Links makes and cancels payment links.
 	Links *links.Store
+	// Refunds makes and moves refunds.
+	Refunds *refunds.Service
 }
 
 // DefaultRate is each API token's budget (API_RATE): enough for a shop's
@@ -342,6 +345,7 @@ func newPaymentJSON(v payment.View) paymentJSON {
 		MerchantOrderID: v.Order.OrderID, Amount: v.Order.Amount, Currency: v.Order.Currency,
 		Status: string(v.Status), Paid: v.Paid, Final: v.Final(),
 		CreatedAt: v.Order.Created.UTC(), UpdatedAt: v.Order.Updated.UTC(), PaymentLink: v.Order.PaymentLink,
+		RefundedAmount: v.Order.Refunded(),
 	}, Attempts: []attemptJSON{}}
 	if !v.Known {
 		out.Status = statusUnknown
@@ -441,6 +445,9 @@ type orderJSON struct {
 	// PaymentLink is the id of the payment link the order was made for;
 	// absent for an order of a signed link or of this API.
 	PaymentLink string `json:"payment_link,omitempty"`
+	// RefundedAmount is the sum of the order's refunds that are not
+	// cancelled or returned.
+	RefundedAmount string `json:"refunded_amount"`
 }
 
 // ListPayments lists the calling merchant's orders, newest change first, for
@@ -466,7 +473,8 @@ func (h *API) ListPayments(c echo.Context) error {
 	for _, o := range orders {
 		st := pisclient.Status(o.Status)
 		out.Payments = append(out.Payments, orderJSON{MerchantOrderID: o.OrderID, Amount: o.Amount, Currency: o.Currency,
-			Status: o.Status, Paid: st.Paid(), Final: st.Final(), CreatedAt: o.Created.UTC(), UpdatedAt: o.Updated.UTC(), PaymentLink: o.PaymentLink})
+			Status: o.Status, Paid: st.Paid(), Final: st.Final(), CreatedAt: o.Created.UTC(), UpdatedAt: o.Updated.UTC(), PaymentLink: o.PaymentLink,
+			RefundedAmount: o.Refunded()})
 	}
 	if len(orders) == limit {
 		last := orders[len(orders)-1]

@@ -27,6 +27,7 @@ import (
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/payment"
+	"github.com/paybybank/checkout/refunds"
 	"github.com/paybybank/checkout/views"
 	"github.com/paybybank/checkout/webhook"
 )
@@ -50,6 +51,9 @@ type Config struct {
 	// Links makes a payment link's orders as its payers submit, and counts
 	// their openings; the API makes and cancels the links through it.
 	Links *links.Store
+	// Refunds takes a payer's account on their refund's page; the API
+	// makes and moves refunds through it. Nil serves no refund.
+	Refunds *refunds.Service
 	// Health tells which banks are failing right now; nil knows none.
 	Health *bankhealth.Keeper
 	// Sessions keeps the conveniences cookie (the language chosen, the last

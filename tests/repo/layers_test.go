@@ -37,6 +37,12 @@ func TestArrowsPointDown(t *testing.T) {
 		"webhook":                {"rules", "pisclient", "ledger", "merchant", "password"},
 		"settings":               {"rules", "pisclient", "ledger", "merchant", "password", "keyring"},
 		"mailer":                 {"rules", "pisclient", "ledger"},
+		// SEPA files: the transfer file, the EPC QR code, statements.
+		"sepa": {"rules"},
+		// Refunds: their rules over the ledger, paid by SEPA files, the
+		// payer asked by e-mail in their language (a payment link's
+		// address where the order came from one).
+		"refunds": {"rules", "pisclient", "ledger", "merchant", "password", "keyring", "settings", "i18n", "mailer", "sepa", "links"},
 		// Payment links: made, cancelled and sent, over the ledger, with
 		// the settings' sealing keys and the payer's language.
 		"links": {"rules", "pisclient", "ledger", "merchant", "password", "keyring", "settings", "i18n", "mailer"},
