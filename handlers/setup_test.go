@@ -31,6 +31,7 @@ import (
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/pisclient/sandbox"
+	"github.com/paybybank/checkout/refunds"
 	"github.com/paybybank/checkout/settings"
 	"github.com/paybybank/checkout/static"
 )
@@ -60,6 +61,8 @@ type app struct {
 	// payers, added when a test flushes it.
 	links *links.Store
 	opens *links.Opens
+	// refunds makes and moves refunds, as the API does.
+	refunds *refunds.Service
 }
 
 // settleNow makes approved sandbox payments complete at once.
@@ -213,11 +216,13 @@ func setup(t testing.TB, opts options) *app {
 	a.opens = &links.Opens{Ledger: a.ledger}
 	a.links = &links.Store{Ledger: a.ledger, Keys: testSettingsKeys, BaseURL: srv.URL, Mail: opts.mail,
 		Bounds: &mailer.Bounds{Ledger: a.ledger}, Opens: a.opens}
+	a.refunds = &refunds.Service{Ledger: a.ledger, Keys: testSettingsKeys, BaseURL: srv.URL, Mail: opts.mail,
+		Bounds: &mailer.Bounds{Ledger: a.ledger}}
 	h := handlers.New(handlers.Config{
 		Config: shopper.Config{
 			BaseURL: srv.URL, Merchants: dir, Sealer: sealer, Banks: a.cache,
 			Orders: a.orders, Health: a.health, Sessions: store,
-			Links:  a.links,
+			Links: a.links, Refunds: a.refunds,
 			Assets: static.Assets(), Log: log, Sandbox: opts.sandbox, Now: opts.now,
 			// The provider of the tests is on loopback.
 			LogoClient: &http.Client{Timeout: 5 * time.Second},

@@ -222,9 +222,9 @@ func Check(d Draft, now time.Time) (ledger.PaymentLink, error) {
 			refuse(merchant.Refuse("email", "%q is not a plain e-mail address", email).Says("email", email))
 		}
 	}
-	if d.Lang == "" {
-		p.Lang = "en"
-	} else if lang, ok := i18n.Base(d.Lang); !ok || lang != d.Lang {
+	// No language is the payer's browser's: their pages follow it, and an
+	// e-mail, which cannot know it, is in English.
+	if lang, ok := i18n.Base(d.Lang); d.Lang != "" && (!ok || lang != d.Lang) {
 		refuse(merchant.Refuse("lang", "%q is not one of the payers' 26 languages", d.Lang).Says("language", d.Lang))
 	}
 	switch d.Kind {
@@ -439,5 +439,5 @@ func (s *Store) send(ctx context.Context, by settings.Actor, m *merchant.Merchan
 		sealed = s.Keys.Seal(to, emailBinding(p.ID))
 	}
 	return s.Ledger.LinkEmailed(ctx, m.ID, p.ID, sealed, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: m.ID,
-		Event: settings.EventPaymentLinkEmailed, Args: []ledger.AuditArg{ledger.Text(p.Reference), ledger.Language(p.Lang)}})
+		Event: settings.EventPaymentLinkEmailed, Args: []ledger.AuditArg{ledger.Text(p.Reference), ledger.Language(letter.Lang)}})
 }

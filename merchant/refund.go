@@ -24,17 +24,12 @@ func (m *Merchant) ApprovalOver() (decimal.Decimal, bool) {
 }
 
 // MaskIBAN shows an IBAN as a person may see it once it is given: its
-// country and check digits, its last four characters, stars between, in
-// groups of four (DE89 **** **** **** 3000).
+// country and check digits, then its last four characters, the rest
+// starred and never as long as it is (DE89 **** **** **** 3000).
 func MaskIBAN(iban string) string {
 	iban = strings.ToUpper(strings.Join(strings.Fields(iban), ""))
-	if len(iban) < 8 {
-		return strings.Repeat("*", len(iban))
+	if len(iban) < 12 {
+		return "****"
 	}
-	masked := iban[:4] + strings.Repeat("*", len(iban)-8) + iban[len(iban)-4:]
-	var groups []string
-	for len(masked) > 4 {
-		groups, masked = append(groups, masked[:4]), masked[4:]
-	}
-	return strings.Join(append(groups, masked), " ")
+	return iban[:4] + " **** **** **** " + iban[len(iban)-4:]
 }

@@ -48,6 +48,11 @@ func (h *Steps) enter(c echo.Context) error {
 		}
 		return err
 	}
+	// The shop's link gave the payer's address: kept sealed with the
+	// order, where a refund's page may be sent to (refunds.KeepOrderEmails).
+	if err := h.Refunds.KeepOrderEmail(c.Request().Context(), m.ID, o.ID, o.Email); err != nil {
+		h.log(c).Warn("keeping the order's e-mail for a refund", "merchant", m.ID, "err", err)
+	}
 	// The same browser coming in again through the shop's link finds its
 	// own payment under way; anyone else's checkout is another payer's.
 	o.Payer, _ = h.payerFor(c, orderPayer(m.ID, o.ID))

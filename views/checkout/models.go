@@ -237,3 +237,27 @@ type Receipt struct {
 	Date        string
 	Bank        string
 }
+
+// RefundPage is a refund's page for its payer: who gives back how much,
+// for which order and why, then the form for their account or where the
+// refund stands.
+type RefundPage struct {
+	views.Page
+	Shop    string
+	Amount  string
+	OrderID string
+	Reason  string
+	// State is the refund's state's English name.
+	State   string
+	Heading string
+	Message string
+	// Note, when set, is said above all (an account given already).
+	Note string
+	// Masked is the account given, masked.
+	Masked string
+	// Form is set while the refund waits for the payer's account.
+	Form   bool
+	Action templ.SafeURL
+	Fields []views.Field
+	Errors []views.FieldError
+}
