@@ -31,7 +31,7 @@ import (
 // instances on a database of their own, made on the server -db names and
 // dropped at the end.
 //
-//	go run ./cmd/load settings -db postgres://postgres@127.0.0.1:5432/test?sslmode=disable -changes 50 -d 20s
+//	go run ./devtools/load settings -db postgres://postgres@127.0.0.1:5432/test?sslmode=disable -changes 50 -d 20s
 func runSettings(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("load settings", flag.ContinueOnError)
 	fs.SetOutput(stdout)

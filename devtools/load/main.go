@@ -7,30 +7,30 @@
 // calls the run caused, the page's compressed weight and the app's resident
 // memory.
 //
-//	go run ./cmd/load -url http://localhost:8080 -c 64 -d 20s -country FR
+//	go run ./devtools/load -url http://localhost:8080 -c 64 -d 20s -country FR
 //
 // `load follow` measures following payments instead (see runFollow); it
 // builds and starts the app itself, and with -instances several of them on
 // one PostgreSQL database and one provider (see runFollowShared):
 //
-//	go run ./cmd/load follow -rate 50 -d 10m -approve 0.5 -follow-rate 60
-//	go run ./cmd/load follow -instances 3 -open 600 -rate 50 -d 3m -follow-rate 60 -db postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+//	go run ./devtools/load follow -rate 50 -d 10m -approve 0.5 -follow-rate 60
+//	go run ./devtools/load follow -instances 3 -open 600 -rate 50 -d 3m -follow-rate 60 -db postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 //
 // `load links` measures a shop's server making links through the API from
 // one token (see runLinks):
 //
-//	go run ./cmd/load links -rate 25 -d 20s
+//	go run ./devtools/load links -rate 25 -d 20s
 //
 // `load paylinks` measures opening a payment link against opening a
 // signed link (see runPayLinks):
 //
-//	go run ./cmd/load paylinks -c 16 -d 40s
+//	go run ./devtools/load paylinks -c 16 -d 40s
 //
 // `load settings` measures changes of merchants' settings reaching three
 // instances on one PostgreSQL, and the bank page while they land (see
 // runSettings):
 //
-//	go run ./cmd/load settings -db postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+//	go run ./devtools/load settings -db postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 package main
 
 import (

@@ -23,7 +23,7 @@ import (
 // starts the app, makes the two payment links through the API, and prints
 // each side's throughput and p99 and their ratios.
 //
-//	go run ./cmd/load paylinks -c 16 -d 40s
+//	go run ./devtools/load paylinks -c 16 -d 40s
 func runPayLinks(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("load paylinks", flag.ContinueOnError)
 	fs.SetOutput(stdout)
