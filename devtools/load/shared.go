@@ -33,7 +33,7 @@ import (
 // one FOLLOW_RATE. It prints the provider's reads a second (over the run,
 // and in its busiest second and ten seconds) and, for every payment, each
 // wait between two of its reads against its stage's bound.
-func runFollowShared(ctx context.Context, o followOptions, stdout io.Writer) error {
+func runFollowShared(ctx context.Context, dir string, o followOptions, stdout io.Writer) error {
 	if !strings.HasPrefix(o.db, "postgres://") && !strings.HasPrefix(o.db, "postgresql://") {
 		return errors.New("-instances: several instances need -db postgres://… (a server where a database may be made)")
 	}
@@ -57,7 +57,7 @@ func runFollowShared(ctx context.Context, o followOptions, stdout io.Writer) err
 		}
 		addrs, origins = append(addrs, addr), append(origins, "http://"+addr)
 	}
-	file := filepath.Join(o.dir, "merchants.json")
+	file := filepath.Join(dir, "merchants.json")
 	if err := writeMerchants(file, "", origins, nil); err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func runFollowShared(ctx context.Context, o followOptions, stdout io.Writer) err
 		}
 	}()
 	for i, addr := range addrs {
-		own := filepath.Join(o.dir, fmt.Sprintf("instance-%d", i+1))
+		own := filepath.Join(dir, fmt.Sprintf("instance-%d", i+1))
 		a, err := startApp(ctx, own, "", map[string]string{"ADDR": addr, "MERCHANTS_FILE": file, "DATABASE_URL": databaseURL,
 			"FOLLOW_RATE": o.followRate, "PIS_BASE_URL": provider.url, "PIS_API_KEY": sandbox.DefaultAPIKey, "SESSION_KEYS": sessionKey})
 		if err != nil {
