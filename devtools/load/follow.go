@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -584,6 +585,54 @@ func startApp(ctx context.Context, dir, hookURL string, env map[string]string) (
 			return nil, errors.New("the app did not become ready in 30 s")
 		}
 	}
+}
+
+// startInstances starts n instances of the app on free loopback ports,
+// each in a folder of its own under dir, with one merchants file naming
+// every instance among the demo shop's return origins, operators beside it
+// (none when nil), and env added. On an error it stops those it started.
+func startInstances(ctx context.Context, dir string, n int, operators []any, env map[string]string) ([]*appProcess, error) {
+	var addrs, origins []string
+	for range n {
+		addr, err := freeAddr()
+		if err != nil {
+			return nil, err
+		}
+		addrs, origins = append(addrs, addr), append(origins, "http://"+addr)
+	}
+	file := filepath.Join(dir, "merchants.json")
+	if err := writeMerchants(file, "", origins, operators); err != nil {
+		return nil, err
+	}
+	var apps []*appProcess
+	for i, addr := range addrs {
+		own := filepath.Join(dir, fmt.Sprintf("instance-%d", i+1))
+		if err := os.Mkdir(own, 0o700); err != nil {
+			stopAll(apps)
+			return nil, err
+		}
+		a, err := startApp(ctx, own, "", with(env, map[string]string{"ADDR": addr, "MERCHANTS_FILE": file}))
+		if err != nil {
+			stopAll(apps)
+			return nil, err
+		}
+		apps = append(apps, a)
+	}
+	return apps, nil
+}
+
+// stopAll stops every one of apps.
+func stopAll(apps []*appProcess) {
+	for _, a := range apps {
+		a.stop()
+	}
+}
+
+// with is env with more set beside it.
+func with(env, more map[string]string) map[string]string {
+	out := maps.Clone(env)
+	maps.Copy(out, more)
+	return out
 }
 
 // freeAddr is a loopback address no one listens on.

@@ -12,7 +12,6 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -63,39 +62,14 @@ func runSettings(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var addrs, origins []string
-	for range 3 {
-		addr, err := freeAddr()
-		if err != nil {
-			return err
-		}
-		addrs, origins = append(addrs, addr), append(origins, "http://"+addr)
-	}
 	const operator = "load@psp.example"
-	file := filepath.Join(dir, "merchants.json")
-	if err := writeMerchants(file, "", origins, []any{map[string]string{"email": operator, "password_hash": hash}}); err != nil {
+	// Every instance seals under one key, as a deployment's would.
+	apps, err := startInstances(ctx, dir, 3, []any{map[string]string{"email": operator, "password_hash": hash}},
+		map[string]string{"DATABASE_URL": databaseURL, "SETTINGS_KEYS": rand.Text() + rand.Text()})
+	if err != nil {
 		return err
 	}
-	// Every instance seals under one key, as a deployment's would.
-	settingsKey := rand.Text() + rand.Text()
-	var apps []*appProcess
-	defer func() {
-		for _, a := range apps {
-			a.stop()
-		}
-	}()
-	for i, addr := range addrs {
-		own := filepath.Join(dir, fmt.Sprintf("instance-%d", i+1))
-		if err := os.Mkdir(own, 0o700); err != nil {
-			return err
-		}
-		a, err := startApp(ctx, own, "", map[string]string{"ADDR": addr, "MERCHANTS_FILE": file, "DATABASE_URL": databaseURL,
-			"SETTINGS_KEYS": settingsKey})
-		if err != nil {
-			return err
-		}
-		apps = append(apps, a)
-	}
+	defer stopAll(apps)
 	people := make([]*consolePerson, len(apps))
 	for i, a := range apps {
 		if people[i], err = signInAs(a.base, operator, pw); err != nil {

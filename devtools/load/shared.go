@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -49,34 +48,12 @@ func runFollowShared(ctx context.Context, dir string, o followOptions, stdout io
 	}
 	defer provider.Close()
 
-	var addrs, origins []string
-	for range o.instances {
-		addr, err := freeAddr()
-		if err != nil {
-			return err
-		}
-		addrs, origins = append(addrs, addr), append(origins, "http://"+addr)
-	}
-	file := filepath.Join(dir, "merchants.json")
-	if err := writeMerchants(file, "", origins, nil); err != nil {
+	apps, err := startInstances(ctx, dir, o.instances, nil, map[string]string{"DATABASE_URL": databaseURL,
+		"FOLLOW_RATE": o.followRate, "PIS_BASE_URL": provider.url, "PIS_API_KEY": sandbox.DefaultAPIKey, "SESSION_KEYS": rand.Text() + rand.Text()})
+	if err != nil {
 		return err
 	}
-	sessionKey := rand.Text() + rand.Text()
-	var apps []*appProcess
-	defer func() {
-		for _, a := range apps {
-			a.stop()
-		}
-	}()
-	for i, addr := range addrs {
-		own := filepath.Join(dir, fmt.Sprintf("instance-%d", i+1))
-		a, err := startApp(ctx, own, "", map[string]string{"ADDR": addr, "MERCHANTS_FILE": file, "DATABASE_URL": databaseURL,
-			"FOLLOW_RATE": o.followRate, "PIS_BASE_URL": provider.url, "PIS_API_KEY": sandbox.DefaultAPIKey, "SESSION_KEYS": sessionKey})
-		if err != nil {
-			return err
-		}
-		apps = append(apps, a)
-	}
+	defer stopAll(apps)
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
