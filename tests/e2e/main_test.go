@@ -326,8 +326,8 @@ func grepLines(text, prefix string) string {
 
 func TestLoadCommandReportsTheRun(t *testing.T) {
 	s := start(t, nil)
-	// The load generator is a program of its own (devtools/load), run as the
-	// operators guide (docs/operate.md) says.
+	// The load generator is a developer's program of its own (devtools/load),
+	// run as docs/performance.md says.
 	out, err := exec.Command("go", "run", "./devtools/load", "-url", s.base, "-c", "4", "-d", "500ms").CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
