@@ -90,7 +90,7 @@ func TestTheContractNamesEveryRouteOfTheAPI(t *testing.T) {
 		hooks = append(hooks, name)
 	}
 	slices.Sort(hooks)
-	if want := []string{"payment.status_changed", "ping", "refund.created", "refund.state_changed"}; !slices.Equal(hooks, want) {
+	if want := []string{"payment.received", "payment.status_changed", "ping", "refund.created", "refund.state_changed"}; !slices.Equal(hooks, want) {
 		t.Errorf("webhooks %v, want %v", hooks, want)
 	}
 }

@@ -100,6 +100,9 @@ type Order struct {
 	// RefundedCents is the sum of the order's refunds that are not
 	// cancelled or returned.
 	RefundedCents int64
+	// ReceivedOn is the booking date of the statement entry that showed
+	// the order's money on the merchant's account; "" before.
+	ReceivedOn string
 }
 
 // Refunded is what was refunded of the order, with two decimals.
@@ -385,9 +388,9 @@ func orderOn(ctx context.Context, e execer, merchantID, orderID string) (Order, 
 	o := Order{MerchantID: merchantID, OrderID: orderID}
 	var created, updated, paid int64
 	err := e.QueryRowContext(ctx, `SELECT amount, currency, return_url, status, created_at, updated_at, paid_at, bank_id, country, payment_link,
-			refunded_cents FROM orders
+			refunded_cents, received_on FROM orders
 		WHERE merchant_id = $1 AND order_id = $2`, merchantID, orderID).Scan(&o.Amount, &o.Currency, &o.ReturnURL, &o.Status, &created, &updated,
-		&paid, &o.BankID, &o.Country, &o.PaymentLink, &o.RefundedCents)
+		&paid, &o.BankID, &o.Country, &o.PaymentLink, &o.RefundedCents, &o.ReceivedOn)
 	if errors.Is(err, sql.ErrNoRows) {
 		return o, ErrNotFound
 	}

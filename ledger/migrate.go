@@ -644,6 +644,56 @@ var migrations = []string{
 	CREATE INDEX transfers_newest ON transfers (merchant_id, created_at, id);
 	ALTER TABLE orders ADD COLUMN refunded_cents BIGINT NOT NULL DEFAULT 0 CHECK (refunded_cents >= 0);
 	ALTER TABLE orders ADD COLUMN email_sealed TEXT NOT NULL DEFAULT ''`,
+
+	// 21: bank statements. A merchant uploads its bank's camt.053 or
+	// camt.054 files; each booked entry counts once, by its account,
+	// booking date, amount, direction and the bank's reference (entry_key,
+	// a digest of them), so the same statement, or two overlapping ones,
+	// change nothing the second time. An entry's outcome is what it did: a
+	// refund booked or returned, an order's money received, a mismatch (the
+	// id of one, another amount), or nothing matched; the other party and
+	// the remittance are kept for the entries a person must act on, their
+	// IBAN masked. orders.received_at is when the order's money was seen on
+	// the merchant's account, received_on the booking date.
+	`CREATE TABLE statements (
+		id          TEXT PRIMARY KEY,
+		merchant_id TEXT NOT NULL,
+		uploaded_by TEXT NOT NULL,
+		uploaded_at BIGINT NOT NULL,
+		file_name   TEXT NOT NULL,
+		message     TEXT NOT NULL,
+		account     TEXT NOT NULL,
+		period_from TEXT NOT NULL,
+		period_to   TEXT NOT NULL,
+		entries     INTEGER NOT NULL,
+		booked      INTEGER NOT NULL,
+		returned    INTEGER NOT NULL,
+		received    INTEGER NOT NULL,
+		mismatched  INTEGER NOT NULL,
+		unmatched   INTEGER NOT NULL,
+		repeated    INTEGER NOT NULL
+	);
+	CREATE INDEX statements_newest ON statements (merchant_id, uploaded_at, id);
+	CREATE TABLE statement_entries (
+		merchant_id  TEXT NOT NULL,
+		entry_key    TEXT NOT NULL,
+		statement_id TEXT NOT NULL,
+		account      TEXT NOT NULL,
+		booked_on    TEXT NOT NULL,
+		amount_cents BIGINT NOT NULL,
+		credit       INTEGER NOT NULL CHECK (credit IN (0, 1)),
+		reference    TEXT NOT NULL,
+		outcome      TEXT NOT NULL CHECK (outcome IN ('booked', 'returned', 'received', 'mismatch', 'unmatched')),
+		target       TEXT NOT NULL DEFAULT '',
+		note         TEXT NOT NULL DEFAULT '',
+		counterparty TEXT NOT NULL DEFAULT '',
+		counter_iban TEXT NOT NULL DEFAULT '',
+		remittance   TEXT NOT NULL DEFAULT '',
+		PRIMARY KEY (merchant_id, entry_key)
+	);
+	CREATE INDEX statement_entries_open ON statement_entries (merchant_id, outcome, booked_on);
+	ALTER TABLE orders ADD COLUMN received_at BIGINT NOT NULL DEFAULT 0;
+	ALTER TABLE orders ADD COLUMN received_on TEXT NOT NULL DEFAULT ''`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

@@ -154,6 +154,9 @@ const (
 	// EventRefundEmailed: the refund's id, the language of the e-mail of
 	// its page (never the address).
 	EventRefundEmailed = "refundEmailed"
+	// EventStatementImported: the file's name, its account masked, its
+	// entries, those that matched, those left for a person.
+	EventStatementImported = "statementImported"
 	// EventTransferMade: the transfer file's id, its refunds, its total
 	// with its currency.
 	EventTransferMade = "transferMade"
@@ -178,7 +181,7 @@ var Events = []string{
 	EventPasskeyNewDevice, EventPasskeySuspended, EventOperatorsPasskeys, EventOperatorsPasskeysNot,
 	EventPaymentLinkMade, EventReusableLinkMade, EventPaymentLinkCancelled, EventPaymentLinkEmailed, EventMailRefused,
 	EventRefundMade, EventRefundAccount, EventRefundApproved, EventRefundCancelled, EventRefundSent, EventRefundBooked,
-	EventRefundEmailed, EventTransferMade,
+	EventRefundEmailed, EventTransferMade, EventStatementImported,
 }
 
 // Actors that are not people, said from the catalog's "audit.actor.<name>";

@@ -345,7 +345,7 @@ func newPaymentJSON(v payment.View) paymentJSON {
 		MerchantOrderID: v.Order.OrderID, Amount: v.Order.Amount, Currency: v.Order.Currency,
 		Status: string(v.Status), Paid: v.Paid, Final: v.Final(),
 		CreatedAt: v.Order.Created.UTC(), UpdatedAt: v.Order.Updated.UTC(), PaymentLink: v.Order.PaymentLink,
-		RefundedAmount: v.Order.Refunded(),
+		RefundedAmount: v.Order.Refunded(), ReceivedAt: v.Order.ReceivedOn,
 	}, Attempts: []attemptJSON{}}
 	if !v.Known {
 		out.Status = statusUnknown
@@ -448,6 +448,9 @@ type orderJSON struct {
 	// RefundedAmount is the sum of the order's refunds that are not
 	// cancelled or returned.
 	RefundedAmount string `json:"refunded_amount"`
+	// ReceivedAt is the booking date of the bank statement's entry that
+	// showed the order's money on the merchant's account; absent before.
+	ReceivedAt string `json:"received_at,omitempty"`
 }
 
 // ListPayments lists the calling merchant's orders, newest change first, for
@@ -474,7 +477,7 @@ func (h *API) ListPayments(c echo.Context) error {
 		st := pisclient.Status(o.Status)
 		out.Payments = append(out.Payments, orderJSON{MerchantOrderID: o.OrderID, Amount: o.Amount, Currency: o.Currency,
 			Status: o.Status, Paid: st.Paid(), Final: st.Final(), CreatedAt: o.Created.UTC(), UpdatedAt: o.Updated.UTC(), PaymentLink: o.PaymentLink,
-			RefundedAmount: o.Refunded()})
+			RefundedAmount: o.Refunded(), ReceivedAt: o.ReceivedOn})
 	}
 	if len(orders) == limit {
 		last := orders[len(orders)-1]

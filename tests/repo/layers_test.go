@@ -43,6 +43,8 @@ func TestArrowsPointDown(t *testing.T) {
 		// payer asked by e-mail in their language (a payment link's
 		// address where the order came from one).
 		"refunds": {"rules", "pisclient", "ledger", "merchant", "password", "keyring", "settings", "i18n", "mailer", "sepa", "links"},
+		// Bank statements: read by sepa, matched to refunds and orders.
+		"statements": {"rules", "pisclient", "ledger", "merchant", "password", "keyring", "settings", "sepa"},
 		// Payment links: made, cancelled and sent, over the ledger, with
 		// the settings' sealing keys and the payer's language.
 		"links": {"rules", "pisclient", "ledger", "merchant", "password", "keyring", "settings", "i18n", "mailer"},
