@@ -38,6 +38,7 @@ import (
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/pisclient/sandbox"
+	"github.com/paybybank/checkout/refunds"
 	"github.com/paybybank/checkout/settings"
 	"github.com/paybybank/checkout/static"
 	"github.com/paybybank/checkout/telemetry"
@@ -170,6 +171,10 @@ type App struct {
 	webhooks *webhook.Dispatcher
 	// workers follow payments and send webhooks in the background.
 	workers []func(context.Context)
+	// opens counts payment links' payers, added in the background.
+	opens *links.Opens
+	// refunds erases payers' accounts and addresses in the background.
+	refunds *refunds.Service
 }
 
 // newWorkers are the background work of an instance: the follower, which
@@ -210,7 +215,10 @@ func newWorkers(a *App, cfg Config, log *slog.Logger) []func(context.Context) {
 		}}
 	prune := func(ctx context.Context) { a.ledger.KeepPruned(ctx, retention, log) }
 	keepRequests := func(ctx context.Context) { a.requests.Run(ctx, log) }
-	return []func(context.Context){follower.Run, dispatcher.Run, keepCounts, a.health.Run, prune, a.settings.Watch, keepRequests}
+	a.opens = &links.Opens{Ledger: a.ledger, Log: log}
+	eraseRefunds := func(ctx context.Context) { a.refunds.Run(ctx, 10*time.Minute) }
+	return []func(context.Context){follower.Run, dispatcher.Run, keepCounts, a.health.Run, prune, a.settings.Watch, keepRequests, a.opens.Run,
+		eraseRefunds}
 }
 
 // New builds every part of the app from the configuration. The caller
@@ -317,10 +325,15 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 
 	// One outage for every audience: logged once, whoever meets it first.
 	outage := &web.Outage{Ledger: a.ledger, Where: a.ledger.Where, Log: log}
-	paymentLinks := &links.Store{Ledger: a.ledger, Keys: settingsKeys, BaseURL: cfg.BaseURL}
+	bounds := cfg.MailBounds
+	bounds.Ledger = a.ledger
+	paymentLinks := &links.Store{Ledger: a.ledger, Keys: settingsKeys, BaseURL: cfg.BaseURL, Bounds: &bounds, Opens: a.opens}
+	refundsService := &refunds.Service{Ledger: a.ledger, Keys: settingsKeys, BaseURL: cfg.BaseURL, Bounds: &bounds}
 	if cfg.Mailer != nil {
 		paymentLinks.Mail = cfg.Mailer
+		refundsService.Mail = cfg.Mailer
 	}
+	a.refunds = refundsService
 	h := handlers.New(handlers.Config{
 		Config: shopper.Config{
 			BaseURL:        cfg.BaseURL,
@@ -329,6 +342,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 			Sealer:         sealer,
 			Banks:          a.banks,
 			Orders:         a.orders,
+			Links:          paymentLinks,
+			Refunds:        refundsService,
 			Health:         a.health,
 			LogoClient:     logoClient(cfg, a.sandbox),
 			Sessions:       store,
@@ -341,7 +356,6 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		Metrics:        a.metrics,
 		APIRate:        cfg.APIRate,
 		APIRequests:    a.requests,
-		Links:          paymentLinks,
 	})
 	con, err := console.New(console.Config{
 		BaseURL: cfg.BaseURL, Ledger: a.ledger, Merchants: a.merchants, Settings: a.settings, Orders: a.orders, Webhooks: a.webhooks,

@@ -43,6 +43,10 @@ type Config struct {
 	SettingsKeys *settings.Keys
 	// Mailer sends invitations through SMTP_URL's server; nil without it.
 	Mailer *mailer.Mailer
+	// MailBounds are the limits of the e-mails sent to payers
+	// (MAIL_PER_LINK_DAY, MAIL_PER_ADDRESS_DAY, MAIL_PER_MERCHANT_HOUR);
+	// the ledger is set when the app is built.
+	MailBounds mailer.Bounds
 	// StudioTokenSet tells that STUDIO_TOKEN is set: it opened the studio,
 	// which the console's Branding page replaced; it is ignored, with a
 	// warning.
@@ -200,6 +204,19 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("BANK_HEALTH_MIN_SUCCESS: %q is not a share from 0 to 1, like 0.5", v)
 		}
 		c.BankHealth.MinSuccess = f
+	}
+	c.MailBounds = mailer.Bounds{PerThing: mailer.DefaultPerThing, PerAddress: mailer.DefaultPerAddress, PerMerchant: mailer.DefaultPerMerchant}
+	for _, bound := range []struct {
+		name string
+		n    *int
+	}{{"MAIL_PER_LINK_DAY", &c.MailBounds.PerThing}, {"MAIL_PER_ADDRESS_DAY", &c.MailBounds.PerAddress}, {"MAIL_PER_MERCHANT_HOUR", &c.MailBounds.PerMerchant}} {
+		if v := getenv(bound.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 100_000 {
+				return c, fmt.Errorf("%s: %q is not a number of e-mails from 1 to 100000", bound.name, v)
+			}
+			*bound.n = n
+		}
 	}
 	c.BankHealthEvery = bankhealth.RefreshEvery
 	if v := getenv("BANK_HEALTH_REFRESH"); v != "" {

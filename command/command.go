@@ -43,5 +43,5 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		// A big ledger takes as long as it takes to copy.
 		return backupLedger(ctx, args[1:], cfg, stdout)
 	}
-	return fmt.Errorf("unknown command %q (commands: link, console-password, operator add, merchants import, backup; the load generator is go run ./cmd/load)", args[0])
+	return fmt.Errorf("unknown command %q (commands: link, console-password, operator add, merchants import, backup; the load generator is go run ./devtools/load)", args[0])
 }

@@ -40,7 +40,8 @@ func TestTheContractNamesEveryRouteOfTheAPI(t *testing.T) {
 	}
 
 	// Echo's patterns as OpenAPI writes them: :id is {id}, the payment's
-	// tail * is {merchant_order_id}.
+	// tail * is {merchant_order_id}, and a POST under it is the order's
+	// refunds (the tail holds the order id and /refunds).
 	param := regexp.MustCompile(`:([a-z_]+)`)
 	registered := map[string]bool{}
 	for _, r := range a.handler.(*echo.Echo).Routes() {
@@ -48,6 +49,9 @@ func TestTheContractNamesEveryRouteOfTheAPI(t *testing.T) {
 			continue
 		}
 		path := param.ReplaceAllString(strings.Replace(r.Path, "*", "{merchant_order_id}", 1), "{$1}")
+		if r.Method == http.MethodPost && r.Path == api.RoutePayment {
+			path += "/refunds"
+		}
 		registered[r.Method+" "+path] = true
 	}
 	documented := map[string]bool{}
@@ -86,7 +90,7 @@ func TestTheContractNamesEveryRouteOfTheAPI(t *testing.T) {
 		hooks = append(hooks, name)
 	}
 	slices.Sort(hooks)
-	if !slices.Equal(hooks, []string{"payment.status_changed", "ping"}) {
-		t.Errorf("webhooks %v, want payment.status_changed and ping", hooks)
+	if want := []string{"payment.received", "payment.status_changed", "ping", "refund.created", "refund.state_changed"}; !slices.Equal(hooks, want) {
+		t.Errorf("webhooks %v, want %v", hooks, want)
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/paybybank/checkout/handlers/shopper"
 	"github.com/paybybank/checkout/handlers/web"
 	"github.com/paybybank/checkout/ledger"
-	"github.com/paybybank/checkout/links"
 	"github.com/paybybank/checkout/telemetry"
 )
 
@@ -45,8 +44,6 @@ type Config struct {
 	// APIRequests keeps merchants' recent API requests for their
 	// Developers page; none when nil.
 	APIRequests *ledger.RequestLog
-	// Links makes payment links for the API; the console has its own.
-	Links *links.Store
 	// Console serves the console's pages; Routes registers its routes with
 	// every other. None when nil.
 	Console *console.Console
@@ -79,7 +76,8 @@ func New(cfg Config) *Handler {
 		Config: cfg,
 		steps:  steps,
 		api: api.New(api.Config{BaseURL: cfg.BaseURL, Merchants: cfg.Merchants, Orders: cfg.Orders,
-			Health: cfg.Health, Banks: cfg.Banks, APIRate: cfg.APIRate, Now: cfg.Now, Requests: cfg.APIRequests, Links: cfg.Links}),
+			Health: cfg.Health, Banks: cfg.Banks, APIRate: cfg.APIRate, Now: cfg.Now, Requests: cfg.APIRequests, Links: cfg.Links,
+			Refunds: cfg.Refunds}),
 	}
 }
 

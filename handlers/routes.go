@@ -84,6 +84,12 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 	programs.GET(api.RoutePaymentLinks, h.api.Logged(h.api.ListPaymentLinks))
 	programs.GET(api.RoutePaymentLink, h.api.Logged(h.api.ShowPaymentLink))
 	programs.POST(api.RoutePaymentLinkCancel, h.api.Logged(h.api.CancelPaymentLink))
+	if h.Refunds != nil {
+		programs.POST(RouteAPIPayment, h.api.Logged(h.api.PaymentAction))
+		programs.GET(api.RouteRefunds, h.api.Logged(h.api.ListRefunds))
+		programs.GET(api.RouteRefund, h.api.Logged(h.api.ShowRefund))
+		programs.POST(api.RouteRefundCancel, h.api.Logged(h.api.CancelRefund))
+	}
 
 	// The people who run a shop: the console (package handlers/console),
 	// its pages under /console with their own sign-in, errors and roles.

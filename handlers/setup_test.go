@@ -25,11 +25,13 @@ import (
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/ledger/ledgertest"
 	"github.com/paybybank/checkout/links"
+	"github.com/paybybank/checkout/mailer"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/pisclient/sandbox"
+	"github.com/paybybank/checkout/refunds"
 	"github.com/paybybank/checkout/settings"
 	"github.com/paybybank/checkout/static"
 )
@@ -55,6 +57,12 @@ type app struct {
 	health *bankhealth.Keeper
 	// handler is the app without a network, for benchmarks.
 	handler http.Handler
+	// links makes payment links, as the API does; opens counts their
+	// payers, added when a test flushes it.
+	links *links.Store
+	opens *links.Opens
+	// refunds makes and moves refunds, as the API does.
+	refunds *refunds.Service
 }
 
 // settleNow makes approved sandbox payments complete at once.
@@ -88,6 +96,8 @@ type options struct {
 	now func() time.Time
 	// requests keeps merchants' API requests, written in the background.
 	requests bool
+	// mail sends payment links' e-mails (SMTP_URL); none when nil.
+	mail links.Mail
 }
 
 // testSettingsKeys seal the tests' merchants' secrets in their ledgers.
@@ -203,10 +213,16 @@ func setup(t testing.TB, opts options) *app {
 	srv := httptest.NewServer(contracttest.Wrap(t, e))
 	t.Cleanup(srv.Close)
 	a.url = srv.URL
+	a.opens = &links.Opens{Ledger: a.ledger}
+	a.links = &links.Store{Ledger: a.ledger, Keys: testSettingsKeys, BaseURL: srv.URL, Mail: opts.mail,
+		Bounds: &mailer.Bounds{Ledger: a.ledger}, Opens: a.opens}
+	a.refunds = &refunds.Service{Ledger: a.ledger, Keys: testSettingsKeys, BaseURL: srv.URL, Mail: opts.mail,
+		Bounds: &mailer.Bounds{Ledger: a.ledger}}
 	h := handlers.New(handlers.Config{
 		Config: shopper.Config{
 			BaseURL: srv.URL, Merchants: dir, Sealer: sealer, Banks: a.cache,
 			Orders: a.orders, Health: a.health, Sessions: store,
+			Links: a.links, Refunds: a.refunds,
 			Assets: static.Assets(), Log: log, Sandbox: opts.sandbox, Now: opts.now,
 			// The provider of the tests is on loopback.
 			LogoClient: &http.Client{Timeout: 5 * time.Second},
@@ -214,7 +230,6 @@ func setup(t testing.TB, opts options) *app {
 		TrustedProxies: opts.trusted,
 		PostRate:       0.001, PostBurst: cmp.Or(opts.burst, 1000),
 		APIRate: opts.apiRate, APIRequests: requests,
-		Links: &links.Store{Ledger: a.ledger, Keys: testSettingsKeys, BaseURL: srv.URL},
 	})
 	h.Routes(e, static.Handler(), nil)
 	a.handler = e

@@ -310,7 +310,8 @@ func (l *Ledger) Redeliver(ctx context.Context, merchantID, id string) error {
 // Orders lists a merchant's orders, newest change first, after the cursor;
 // status and since filter when set.
 func (l *Ledger) Orders(ctx context.Context, merchantID, status string, since time.Time, after Cursor, limit int) ([]Order, error) {
-	q := `SELECT order_id, amount, currency, return_url, status, created_at, updated_at, payment_link FROM orders WHERE merchant_id = $1 AND updated_at >= $2`
+	q := `SELECT order_id, amount, currency, return_url, status, created_at, updated_at, payment_link, refunded_cents, received_on FROM orders
+		WHERE merchant_id = $1 AND updated_at >= $2`
 	args := []any{merchantID, since.UnixMilli()}
 	if status != "" {
 		args = append(args, status)
@@ -330,7 +331,7 @@ func (l *Ledger) Orders(ctx context.Context, merchantID, status string, since ti
 	for rows.Next() {
 		o := Order{MerchantID: merchantID}
 		var created, updated int64
-		if err := rows.Scan(&o.OrderID, &o.Amount, &o.Currency, &o.ReturnURL, &o.Status, &created, &updated, &o.PaymentLink); err != nil {
+		if err := rows.Scan(&o.OrderID, &o.Amount, &o.Currency, &o.ReturnURL, &o.Status, &created, &updated, &o.PaymentLink, &o.RefundedCents, &o.ReceivedOn); err != nil {
 			return nil, err
 		}
 		o.Created, o.Updated = time.UnixMilli(created), time.UnixMilli(updated)

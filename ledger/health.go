@@ -23,6 +23,10 @@ type BankFigures struct {
 // the past with it.
 func (l *Ledger) UseClock(now func() time.Time) { l.now = now }
 
+// Now is the ledger's time: what a link's expiry is judged by wherever
+// it is read.
+func (l *Ledger) Now() time.Time { return l.now() }
+
 // RecentBankHealth counts exactly, from the attempts themselves, the
 // payments made since the given time at each bank: what the last hour's
 // health is judged on. Attempts that never reached a shopper do not count.

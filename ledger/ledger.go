@@ -93,7 +93,20 @@ type Order struct {
 	// empty for an order from a signed link or the API. An order keeps
 	// it: a signed link for the same order id is another order's.
 	PaymentLink string
+	// Payer is the digest of the payer key a reusable payment link's
+	// order was made for; empty for every other order, which any checkout
+	// of it may begin to pay.
+	Payer string
+	// RefundedCents is the sum of the order's refunds that are not
+	// cancelled or returned.
+	RefundedCents int64
+	// ReceivedOn is the booking date of the statement entry that showed
+	// the order's money on the merchant's account; "" before.
+	ReceivedOn string
 }
+
+// Refunded is what was refunded of the order, with two decimals.
+func (o Order) Refunded() string { return amountOf(o.RefundedCents) }
 
 // Attempt is one payment at the provider for an order.
 type Attempt struct {
@@ -124,6 +137,10 @@ type Attempt struct {
 	// status past NOT_FOUND, or their return through the return URL);
 	// zero before.
 	Began time.Time
+	// Payer is the digest of the payer key of the checkout that made the
+	// attempt (order.PayerDigest): its bank page is that checkout's alone.
+	// Empty for attempts made before payers were told apart.
+	Payer string
 }
 
 var (
@@ -370,9 +387,10 @@ func (l *Ledger) order(ctx context.Context, merchantID, orderID string) (Order, 
 func orderOn(ctx context.Context, e execer, merchantID, orderID string) (Order, error) {
 	o := Order{MerchantID: merchantID, OrderID: orderID}
 	var created, updated, paid int64
-	err := e.QueryRowContext(ctx, `SELECT amount, currency, return_url, status, created_at, updated_at, paid_at, bank_id, country, payment_link FROM orders
+	err := e.QueryRowContext(ctx, `SELECT amount, currency, return_url, status, created_at, updated_at, paid_at, bank_id, country, payment_link,
+			refunded_cents, received_on FROM orders
 		WHERE merchant_id = $1 AND order_id = $2`, merchantID, orderID).Scan(&o.Amount, &o.Currency, &o.ReturnURL, &o.Status, &created, &updated,
-		&paid, &o.BankID, &o.Country, &o.PaymentLink)
+		&paid, &o.BankID, &o.Country, &o.PaymentLink, &o.RefundedCents, &o.ReceivedOn)
 	if errors.Is(err, sql.ErrNoRows) {
 		return o, ErrNotFound
 	}
@@ -410,14 +428,14 @@ func (l *Ledger) Order(ctx context.Context, merchantID, orderID string) (Order, 
 // attemptFields those it is read from (scanAttempt).
 const (
 	attemptColumns = `upstream_id, merchant_id, order_id, seq, amount, currency, bank_id, country, state, link, status, created_at, updated_at`
-	attemptFields  = attemptColumns + `, began_at`
+	attemptFields  = attemptColumns + `, began_at, payer`
 )
 
 func scanAttempt(row interface{ Scan(...any) error }) (Attempt, error) {
 	var a Attempt
 	var created, updated, began int64
 	err := row.Scan(&a.UpstreamID, &a.MerchantID, &a.OrderID, &a.Seq, &a.Amount, &a.Currency, &a.BankID, &a.Country,
-		&a.State, &a.Link, &a.Status, &created, &updated, &began)
+		&a.State, &a.Link, &a.Status, &created, &updated, &began, &a.Payer)
 	a.Created, a.Updated = time.UnixMilli(created), time.UnixMilli(updated)
 	if began != 0 {
 		a.Began = time.UnixMilli(began)
@@ -434,10 +452,10 @@ func (l *Ledger) InsertAttempt(ctx context.Context, a Attempt) error {
 		return l.insertLinkAttempt(ctx, a)
 	}
 	now := l.now()
-	_, err := l.on(nil).ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`, next_check_at, read_by)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', '', $10, $10, $11, $12)`,
+	_, err := l.on(nil).ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`, next_check_at, read_by, payer)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', '', $10, $10, $11, $12, $13)`,
 		a.UpstreamID, a.MerchantID, a.OrderID, a.Seq, a.Amount, a.Currency, a.BankID, a.Country, Creating, now.UnixMilli(),
-		now.Add(l.FirstCheck).UnixMilli(), now.Add(FirstReadBy).UnixMilli())
+		now.Add(l.FirstCheck).UnixMilli(), now.Add(FirstReadBy).UnixMilli(), a.Payer)
 	if l.uniqueViolation(err) {
 		return ErrAttemptTaken
 	}

@@ -163,6 +163,20 @@ func insertAudit(ctx context.Context, tx *sql.Tx, at time.Time, e AuditEntry) er
 	return err
 }
 
+// AppendAudit writes an audit line of its own: a refusal the log keeps,
+// where nothing else was changed.
+func (l *Ledger) AppendAudit(ctx context.Context, e AuditEntry) error {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := insertAudit(ctx, tx, l.now(), e); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
 // CreateLink stores a new link with its audit line. A reference the
 // merchant used for another link, or (for a single-use link, whose order id
 // it becomes) for an order, gives a *ReferenceTakenError naming it.
@@ -259,36 +273,43 @@ func (l *Ledger) LinkByID(ctx context.Context, id string) (PaymentLink, error) {
 // of the merchant's already has the id REFERENCE-n.
 const maxNumbering = 20
 
-// OpenLink is a payer opening link id: it checks that the link may still
-// start a payment and records the payer's order, counted as opened in the
-// funnel. A single-use link's order is its reference, the same at every
-// opening; a reusable link makes the next REFERENCE-n. A link that is
-// paid, cancelled or expired gives ErrLinkEnded with the link; a reusable
-// link whose every payment is made or under way ErrLinkFull; an unknown id
-// ErrLinkNotFound.
+// LinkOrder is the order a payer of link id pays, made when they take the
+// first step that needs one (their first submit), never at opening: a
+// single-use link's one order, its reference; for a reusable link the
+// order this payer (payer, a digest of their checkout's payer key) was
+// given before, else the next REFERENCE-n, kept with their digest. The
+// order is recorded as opened: the link's opening was counted, once per
+// browser, by AddLinkOpens. A link that is paid, cancelled or expired
+// gives ErrLinkEnded with the link; a reusable link whose every payment is
+// made or under way ErrLinkFull; an unknown id ErrLinkNotFound.
 //
-// Opening is as cheap as the signed link's door: it begins with the
-// update that numbers a new order, which only an open link that needs one
-// takes (a reusable link, or a single one never opened); a single link
-// opened before costs that update, which changes nothing, and one read,
-// since its order was made at its first opening. On PostgreSQL a bounded
-// link found full after numbering leaves a gap in its numbers.
-func (l *Ledger) OpenLink(ctx context.Context, id string) (PaymentLink, Order, error) {
-	ctx, span := l.span(ctx, "OpenLink")
+// It begins with the update that numbers a new order, which only an open
+// link that needs one takes (a reusable link, or a single one never paid
+// for before); a single link whose order was made costs that update, which
+// changes nothing, and one read. On PostgreSQL a bounded link found full
+// after numbering leaves a gap in its numbers.
+func (l *Ledger) LinkOrder(ctx context.Context, id, payer string) (PaymentLink, Order, error) {
+	ctx, span := l.span(ctx, "LinkOrder")
 	defer span.End()
 	now := l.now()
+	if payer != "" {
+		p, o, err := l.PayerOrder(ctx, id, payer)
+		if err == nil || !errors.Is(err, ErrNotFound) {
+			return p, o, err
+		}
+	}
 	for range maxNumbering {
-		p, o, fresh, err := l.newLinkOrder(ctx, id, now)
+		p, o, fresh, err := l.newLinkOrder(ctx, id, payer, now)
 		switch {
 		case errors.Is(err, errNotNumbered):
-			// Ended, unknown, or a single link opened before: the link
-			// says which.
+			// Ended, unknown, or a single link whose order was made: the
+			// link says which.
 			p, err := l.LinkByID(ctx, id)
 			switch {
 			case err != nil:
 				return p, Order{}, err
 			case p.Kind == LinkSingle && p.OrdersMade > 0 && p.State(now) == LinkOpen:
-				return p, p.linkOrder(p.Reference, p.Created), nil
+				return p, p.linkOrder(p.Reference, "", p.Created), nil
 			}
 			return p, Order{}, ErrLinkEnded
 		case err != nil:
@@ -302,6 +323,72 @@ func (l *Ledger) OpenLink(ctx context.Context, id string) (PaymentLink, Order, e
 	return PaymentLink{}, Order{}, fmt.Errorf("payment link %s: %d order ids in a row were taken by other orders", id, maxNumbering)
 }
 
+// PayerOrder is the order of reusable link id given to payer (a digest of
+// a checkout's payer key), read only: ErrNotFound when it has none, and
+// ErrLinkNotFound for an unknown link.
+func (l *Ledger) PayerOrder(ctx context.Context, id, payer string) (PaymentLink, Order, error) {
+	p, err := l.LinkByID(ctx, id)
+	if err != nil {
+		return p, Order{}, err
+	}
+	var orderID string
+	err = l.db.QueryRowContext(ctx, `SELECT order_id FROM orders WHERE payment_link = $1 AND payer = $2 AND merchant_id = $3`,
+		id, payer, p.MerchantID).Scan(&orderID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, Order{}, ErrNotFound
+	}
+	if err != nil {
+		return p, Order{}, err
+	}
+	o, err := l.order(ctx, p.MerchantID, orderID)
+	return p, o, err
+}
+
+// LinkFull reports, read only, whether a bounded reusable link has every
+// place taken by a payment made or under way: its payers are told so
+// before they choose a bank. The bound itself is kept where payments start
+// (insertLinkAttempt).
+func (l *Ledger) LinkFull(ctx context.Context, p PaymentLink) (bool, error) {
+	return l.full(ctx, l.db, p)
+}
+
+// AddLinkOpens counts payers who opened links since the last call: opens
+// holds, by link, how many, with the link's merchant and the hour they
+// opened it in (unix milliseconds). Each link's count and its merchant's
+// funnel are added in one transaction; the counting is done in the
+// background, so that opening a link writes nothing.
+func (l *Ledger) AddLinkOpens(ctx context.Context, opens []LinkOpens) error {
+	if len(opens) == 0 {
+		return nil
+	}
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, o := range opens {
+		if _, err := tx.ExecContext(ctx, `UPDATE payment_links SET opened = opened + $2 WHERE id = $1`, o.Link, o.Count); err != nil {
+			return err
+		}
+		if err := (countChange{merchantID: o.Merchant, funnelHour: o.Hour, opened: int64(o.Count)}).add(ctx, l.on(tx)); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// LinkOpens is how many payers opened a link in an hour.
+type LinkOpens struct {
+	Link, Merchant string
+	// Hour is the hour's start, in unix milliseconds.
+	Hour  int64
+	Count int
+}
+
+// HourOf is the start of the hour of t, in unix milliseconds, as the
+// console's counts are kept.
+func HourOf(t time.Time) int64 { return hourOf(t) }
+
 // errNotNumbered means the link gave no number: it is not open, not
 // there, or a single link whose order was made already.
 var errNotNumbered = errors.New("ledger: the link numbers no new order")
@@ -312,38 +399,32 @@ const numberLink = `UPDATE payment_links
 	SET orders_made = CASE WHEN kind = 'single' THEN 1 ELSE orders_made + 1 END
 	WHERE id = $1 AND state = 'open' AND expires_at > $2 AND (kind = 'reusable' OR orders_made = 0)`
 
-// Statements of a link's opening, each prepared once: parsing them anew
-// for every payer cost SQLite more than running them.
+// Statements of a link's order, each prepared once: parsing them anew for
+// every payer cost SQLite more than running them.
 const (
 	numberLinkSQLite = numberLink + ` RETURNING ` + linkColumns
 	numberLinkPG     = numberLink + ` AND set_config('synchronous_commit', 'off', true) = 'off' RETURNING ` + linkColumns
-	insertLinkOrder  = `INSERT INTO orders (merchant_id, order_id, amount, currency, return_url, created_at, updated_at, opened_at, payment_link)
-		VALUES ($1, $2, $3, $4, '', $5, $5, $5, $6) ON CONFLICT (merchant_id, order_id) DO NOTHING`
-	insertLinkOrderPG = `WITH o AS (` + insertLinkOrder + ` RETURNING merchant_id)
-		INSERT INTO count_changes (merchant_id, funnel_hour, attempt_hour, country, bank_id,
-			opened, sent, began, paid, started, completed, canceled, abandoned, bucket, paid_times)
-		SELECT merchant_id, $7, 0, '', '', 1, 0, 0, 0, 0, 0, 0, 0, -1, 0 FROM o RETURNING 1`
+	insertLinkOrder  = `INSERT INTO orders (merchant_id, order_id, amount, currency, return_url, created_at, updated_at, opened_at, payment_link, payer)
+		VALUES ($1, $2, $3, $4, '', $5, $5, $5, $6, $7) ON CONFLICT (merchant_id, order_id) DO NOTHING`
 	linkByID = `SELECT ` + linkColumns + ` FROM payment_links WHERE id = $1`
 )
 
-// newLinkOrder numbers link id's next order and records it, counted as
-// opened (errNotNumbered when the link numbers none). fresh is false when
-// the id was taken: by this single link's own order (two first openings at
-// once: that order is returned), or by an order made otherwise (a single
-// link's reference then gives a *ReferenceTakenError; a reusable link
-// takes the next number). A bounded reusable link whose places are all
-// taken gives ErrLinkFull: the payer is told now rather than after
-// choosing a bank (the bound itself is kept where payments start,
-// insertLinkAttempt).
+// newLinkOrder numbers link id's next order and records it for payer
+// (errNotNumbered when the link numbers none). fresh is false when the id
+// was taken: by this single link's own order (two first submits at once:
+// that order is returned), or by an order made otherwise (a single link's
+// reference then gives a *ReferenceTakenError; a reusable link takes the
+// next number). A bounded reusable link whose places are all taken gives
+// ErrLinkFull.
 //
 // Every payer of a reusable link passes the link's one row. On PostgreSQL
 // the numbering is a statement of its own that holds the row only while it
 // runs, not waiting for its commit to reach the disk (synchronous_commit
 // off for it alone): safe, because the order that uses the number commits
 // after it, so a number lost to a crash is a gap, never a number given
-// twice; the order with its count is one statement more. SQLite takes one
-// writer at a time anyway: there it is one transaction.
-func (l *Ledger) newLinkOrder(ctx context.Context, id string, now time.Time) (PaymentLink, Order, bool, error) {
+// twice; the order is one statement more. SQLite takes one writer at a
+// time anyway: there it is one transaction.
+func (l *Ledger) newLinkOrder(ctx context.Context, id, payer string, now time.Time) (PaymentLink, Order, bool, error) {
 	ms := now.UnixMilli()
 	var o Order
 	if l.dialect == postgres {
@@ -362,18 +443,23 @@ func (l *Ledger) newLinkOrder(ctx context.Context, id string, now time.Time) (Pa
 			// The number is a gap.
 			return p, o, false, cmp.Or(err, ErrLinkFull)
 		}
-		o = p.linkOrder(p.OrderID(p.OrdersMade), now)
-		insert, err := l.prepared(ctx, insertLinkOrderPG)
+		o = p.linkOrder(p.OrderID(p.OrdersMade), payer, now)
+		insert, err := l.prepared(ctx, insertLinkOrder)
 		if err != nil {
 			return p, o, false, err
 		}
-		var one int
-		err = insert.QueryRowContext(ctx, o.MerchantID, o.OrderID, o.Amount, o.Currency, ms, p.ID, hourOf(now)).Scan(&one)
-		if errors.Is(err, sql.ErrNoRows) {
+		res, err := insert.ExecContext(ctx, o.MerchantID, o.OrderID, o.Amount, o.Currency, ms, p.ID, o.Payer)
+		if err != nil {
+			return p, o, false, err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if err != nil {
+				return p, o, false, err
+			}
 			o, fresh, err := l.takenLinkOrder(ctx, l.db, p, o)
 			return p, o, fresh, err
 		}
-		return p, o, err == nil, err
+		return p, o, true, nil
 	}
 	// Prepared before the transaction: SQLite's one connection is the
 	// transaction's until it ends.
@@ -382,10 +468,6 @@ func (l *Ledger) newLinkOrder(ctx context.Context, id string, now time.Time) (Pa
 		return PaymentLink{}, o, false, err
 	}
 	insert, err := l.prepared(ctx, insertLinkOrder)
-	if err != nil {
-		return PaymentLink{}, o, false, err
-	}
-	count, err := l.prepared(ctx, insertCountChange)
 	if err != nil {
 		return PaymentLink{}, o, false, err
 	}
@@ -405,8 +487,8 @@ func (l *Ledger) newLinkOrder(ctx context.Context, id string, now time.Time) (Pa
 		// The rollback gives the number back.
 		return p, o, false, cmp.Or(err, ErrLinkFull)
 	}
-	o = p.linkOrder(p.OrderID(p.OrdersMade), now)
-	res, err := tx.StmtContext(ctx, insert).ExecContext(ctx, o.MerchantID, o.OrderID, o.Amount, o.Currency, ms, p.ID)
+	o = p.linkOrder(p.OrderID(p.OrdersMade), payer, now)
+	res, err := tx.StmtContext(ctx, insert).ExecContext(ctx, o.MerchantID, o.OrderID, o.Amount, o.Currency, ms, p.ID, o.Payer)
 	if err != nil {
 		return p, o, false, err
 	}
@@ -420,9 +502,6 @@ func (l *Ledger) newLinkOrder(ctx context.Context, id string, now time.Time) (Pa
 			err = tx.Commit()
 		}
 		return p, o, fresh, err
-	}
-	if _, err := tx.StmtContext(ctx, count).ExecContext(ctx, countChange{merchantID: o.MerchantID, funnelHour: hourOf(now), opened: 1}.args()...); err != nil {
-		return p, o, false, err
 	}
 	return p, o, true, tx.Commit()
 }
@@ -451,10 +530,14 @@ func (l *Ledger) takenLinkOrder(ctx context.Context, q querier, p PaymentLink, o
 	return o, false, nil
 }
 
-// linkOrder is the link's order orderID as it is recorded.
-func (p PaymentLink) linkOrder(orderID string, created time.Time) Order {
+// linkOrder is the link's order orderID as it is recorded: a reusable
+// link's is its payer's, a single link's everyone's.
+func (p PaymentLink) linkOrder(orderID, payer string, created time.Time) Order {
+	if p.Kind == LinkSingle {
+		payer = ""
+	}
 	return Order{MerchantID: p.MerchantID, OrderID: orderID, Amount: p.Amount, Currency: p.Currency, PaymentLink: p.ID,
-		Status: "NOT_FOUND", Created: created, Updated: created}
+		Payer: payer, Status: "NOT_FOUND", Created: created, Updated: created}
 }
 
 // linkTaken counts a reusable link's places taken: its orders paid in full,
@@ -503,10 +586,10 @@ func (l *Ledger) insertLinkAttempt(ctx context.Context, a Attempt) error {
 			return ErrLinkFull
 		}
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`, next_check_at, read_by)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', '', $10, $10, $11, $12)`,
+	_, err = tx.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`, next_check_at, read_by, payer)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', '', $10, $10, $11, $12, $13)`,
 		a.UpstreamID, a.MerchantID, a.OrderID, a.Seq, a.Amount, a.Currency, a.BankID, a.Country, Creating, now.UnixMilli(),
-		now.Add(l.FirstCheck).UnixMilli(), now.Add(FirstReadBy).UnixMilli())
+		now.Add(l.FirstCheck).UnixMilli(), now.Add(FirstReadBy).UnixMilli(), a.Payer)
 	if l.uniqueViolation(err) {
 		return ErrAttemptTaken
 	}
@@ -518,18 +601,24 @@ func (l *Ledger) insertLinkAttempt(ctx context.Context, a Attempt) error {
 
 // linkPaid counts an order of link paid in full (inside Move's
 // transaction): a single-use link is paid, a reusable one at its bound
-// too, and the payer's e-mail, needed no more, is dropped.
+// too. The payer's e-mail stays (ForgetEndedEmails drops it
+// KeepPaidEmails after the link's expiry): a refund's page may be sent
+// to it.
 func linkPaid(ctx context.Context, tx *sql.Tx, link, amount string) error {
 	d, err := decimal.NewFromString(amount)
 	if err != nil {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE payment_links SET payments = payments + 1, paid_cents = paid_cents + $2,
-			state = CASE WHEN state = 'open' AND (kind = 'single' OR max_payments > 0 AND payments + 1 >= max_payments) THEN 'paid' ELSE state END,
-			email_sealed = CASE WHEN state = 'open' AND (kind = 'single' OR max_payments > 0 AND payments + 1 >= max_payments) THEN '' ELSE email_sealed END
+			state = CASE WHEN state = 'open' AND (kind = 'single' OR max_payments > 0 AND payments + 1 >= max_payments) THEN 'paid' ELSE state END
 		WHERE id = $1`, link, d.Shift(2).IntPart())
 	return err
 }
+
+// KeepPaidEmails is how long past its expiry a paid link keeps its
+// payer's e-mail: the time a shop has to refund a consumer who sends the
+// goods back, with time for the goods to travel.
+const KeepPaidEmails = 60 * 24 * time.Hour
 
 // CancelLink cancels an open link, with its audit line: no payment starts
 // from it any more on any instance, while a payment already at the bank is
@@ -595,11 +684,14 @@ func (l *Ledger) LinkEmailed(ctx context.Context, merchantID, id, sealed string,
 }
 
 // ForgetEndedEmails drops the payers' e-mail addresses of links past their
-// expiry, at most batch of them; paid and cancelled links drop theirs as
-// they end. It returns how many it dropped.
+// expiry, and of paid links KeepPaidEmails past it, at most batch of
+// them; cancelled links drop theirs as they end. It returns how many it
+// dropped.
 func (l *Ledger) ForgetEndedEmails(ctx context.Context, batch int) (int64, error) {
+	now := l.now()
 	res, err := l.db.ExecContext(ctx, `UPDATE payment_links SET email_sealed = '' WHERE id IN (
-		SELECT id FROM payment_links WHERE email_sealed <> '' AND expires_at <= $1 LIMIT $2)`, l.now().UnixMilli(), batch)
+		SELECT id FROM payment_links WHERE email_sealed <> '' AND (state <> 'paid' AND expires_at <= $1 OR expires_at <= $3) LIMIT $2)`,
+		now.UnixMilli(), batch, now.Add(-KeepPaidEmails).UnixMilli())
 	if err != nil {
 		return 0, err
 	}
@@ -691,14 +783,18 @@ type LinkFunnel struct {
 	Opened, BankChosen, AtBank, Paid int
 }
 
-// Funnel counts a link's payers at each step.
+// Funnel counts a link's payers at each step: opened counts browsers
+// (AddLinkOpens), the others the orders that reached the step.
 func (l *Ledger) Funnel(ctx context.Context, merchantID, id string) (LinkFunnel, error) {
 	var f LinkFunnel
 	err := l.db.QueryRowContext(ctx, `SELECT
-			COALESCE(SUM(CASE WHEN opened_at > 0 THEN 1 ELSE 0 END), 0),
+			COALESCE((SELECT opened FROM payment_links WHERE id = $1 AND merchant_id = $2), 0),
 			COALESCE(SUM(CASE WHEN sent_at > 0 THEN 1 ELSE 0 END), 0),
 			COALESCE(SUM(CASE WHEN began_at > 0 THEN 1 ELSE 0 END), 0),
 			COALESCE(SUM(CASE WHEN paid_at > 0 THEN 1 ELSE 0 END), 0)
 		FROM orders WHERE payment_link = $1 AND merchant_id = $2`, id, merchantID).Scan(&f.Opened, &f.BankChosen, &f.AtBank, &f.Paid)
+	// A browser that came back to pay after the link's first payers, or
+	// a count not yet added, never shows fewer opened than chose a bank.
+	f.Opened = max(f.Opened, f.BankChosen)
 	return f, err
 }

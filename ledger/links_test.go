@@ -71,8 +71,8 @@ func TestASingleLinkIsOneOrderPaidOnce(t *testing.T) {
 		l := ledgertest.Open(t, databaseURL)
 		p := newLink("ssssssssssssss", "INV-1", ledger.LinkSingle, 0)
 		made(t, l, p)
-		for range 3 {
-			_, o, err := l.OpenLink(ctx, p.ID)
+		for i := range 3 {
+			_, o, err := l.LinkOrder(ctx, p.ID, fmt.Sprint("payer-", i))
 			if err != nil || o.OrderID != "INV-1" || o.PaymentLink != p.ID || o.Amount != "25.00" {
 				t.Fatalf("opened: %+v, %v", o, err)
 			}
@@ -91,8 +91,8 @@ func TestASingleLinkIsOneOrderPaidOnce(t *testing.T) {
 		if err != nil || got.State(time.Now()) != ledger.LinkPaid || got.Payments != 1 || got.PaidAmount() != "25.00" {
 			t.Errorf("after paying: %+v, %v", got, err)
 		}
-		if _, _, err := l.OpenLink(ctx, p.ID); !errors.Is(err, ledger.ErrLinkEnded) {
-			t.Errorf("opening a paid link: %v, want ErrLinkEnded", err)
+		if _, _, err := l.LinkOrder(ctx, p.ID, "payer-9"); !errors.Is(err, ledger.ErrLinkEnded) {
+			t.Errorf("paying a paid link: %v, want ErrLinkEnded", err)
 		}
 		if err := l.InsertAttempt(ctx, linkAttempt(p, "INV-1", 2)); !errors.Is(err, ledger.ErrLinkEnded) {
 			t.Errorf("a second payment of a paid link: %v, want ErrLinkEnded", err)
@@ -125,7 +125,7 @@ func TestAReusableLinkNeverPassesItsBound(t *testing.T) {
 		const payers = 12
 		orders := make([]string, payers)
 		for i := range payers {
-			_, o, err := instances[i%3].OpenLink(ctx, p.ID)
+			_, o, err := instances[i%3].LinkOrder(ctx, p.ID, fmt.Sprint("payer-", i))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,8 +158,11 @@ func TestAReusableLinkNeverPassesItsBound(t *testing.T) {
 		if len(won) != 3 || full != payers-3 {
 			t.Fatalf("%d attempts made, %d refused as full; want 3 and %d", len(won), full, payers-3)
 		}
-		if _, _, err := l.OpenLink(ctx, p.ID); !errors.Is(err, ledger.ErrLinkFull) {
-			t.Errorf("opening a link whose places are all taken: %v, want ErrLinkFull", err)
+		if _, _, err := l.LinkOrder(ctx, p.ID, "payer-new"); !errors.Is(err, ledger.ErrLinkFull) {
+			t.Errorf("a new payer of a link whose places are all taken: %v, want ErrLinkFull", err)
+		}
+		if full, err := l.LinkFull(ctx, p); !full || err != nil {
+			t.Errorf("LinkFull of a link whose places are all taken: %v, %v", full, err)
 		}
 		// One payer gives up at the bank: their place is free again.
 		if ok, err := l.Move(ctx, won[0].UpstreamID, ledger.Creating, ledger.Change{State: ledger.Final, Status: "CANCELED"}); !ok || err != nil {
@@ -197,11 +200,11 @@ func TestACancelHoldsOnEveryInstance(t *testing.T) {
 		p := newLink("cccccccccccccc", "R-1", ledger.LinkReusable, 0)
 		p.EmailSealed = "sealed:k:opaque"
 		made(t, one, p)
-		_, first, err := two.OpenLink(ctx, p.ID)
+		_, first, err := two.LinkOrder(ctx, p.ID, "payer-1")
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, second, err := two.OpenLink(ctx, p.ID)
+		_, second, err := two.LinkOrder(ctx, p.ID, "payer-2")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,8 +216,8 @@ func TestACancelHoldsOnEveryInstance(t *testing.T) {
 		if err != nil || got.Stored != ledger.LinkCancelled || got.EmailSealed != "" {
 			t.Fatalf("cancel: %+v, %v", got, err)
 		}
-		if _, _, err := two.OpenLink(ctx, p.ID); !errors.Is(err, ledger.ErrLinkEnded) {
-			t.Errorf("opening after the cancel elsewhere: %v", err)
+		if _, _, err := two.LinkOrder(ctx, p.ID, "payer-3"); !errors.Is(err, ledger.ErrLinkEnded) {
+			t.Errorf("a new payer after the cancel elsewhere: %v", err)
 		}
 		if err := two.InsertAttempt(ctx, linkAttempt(p, second.OrderID, 1)); !errors.Is(err, ledger.ErrLinkEnded) {
 			t.Errorf("a payment after the cancel elsewhere: %v", err)
@@ -240,14 +243,14 @@ func TestAnExpiredLinkStartsNothing(t *testing.T) {
 		p.Expires = time.Now().Add(300 * time.Millisecond)
 		p.EmailSealed = "sealed:k:opaque"
 		made(t, l, p)
-		if _, _, err := l.OpenLink(ctx, p.ID); err != nil {
+		if _, _, err := l.LinkOrder(ctx, p.ID, "payer-1"); err != nil {
 			t.Fatal(err)
 		}
 		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(p.Expires) && time.Now().Before(deadline); {
 			time.Sleep(50 * time.Millisecond)
 		}
-		if _, _, err := l.OpenLink(ctx, p.ID); !errors.Is(err, ledger.ErrLinkEnded) {
-			t.Errorf("opening after expiry: %v", err)
+		if _, _, err := l.LinkOrder(ctx, p.ID, "payer-2"); !errors.Is(err, ledger.ErrLinkEnded) {
+			t.Errorf("a payer after expiry: %v", err)
 		}
 		if err := l.InsertAttempt(ctx, linkAttempt(p, "E-1", 1)); !errors.Is(err, ledger.ErrLinkEnded) {
 			t.Errorf("paying after expiry: %v", err)
@@ -308,3 +311,40 @@ func TestLinksAreListedAndSearched(t *testing.T) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// TestAReusableLinksPayerKeepsTheirOrder: the same browser submitting
+// again pays the order it was given, another browser gets the next; a
+// link's opening counts are added in the background, each into the link
+// and its merchant's funnel.
+func TestAReusableLinksPayerKeepsTheirOrder(t *testing.T) {
+	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
+		l := ledgertest.Open(t, databaseURL)
+		p := newLink("kkkkkkkkkkkkkk", "CLUB", ledger.LinkReusable, 0)
+		made(t, l, p)
+		if _, _, err := l.PayerOrder(ctx, p.ID, "payer-a"); !errors.Is(err, ledger.ErrNotFound) {
+			t.Fatalf("a payer before their first submit: %v, want ErrNotFound", err)
+		}
+		_, a1, err := l.LinkOrder(ctx, p.ID, "payer-a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, b, err := l.LinkOrder(ctx, p.ID, "payer-b")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, a2, err := l.LinkOrder(ctx, p.ID, "payer-a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a1.OrderID != "CLUB-1" || b.OrderID != "CLUB-2" || a2.OrderID != a1.OrderID {
+			t.Errorf("payer a got %s then %s, payer b %s; want CLUB-1 twice and CLUB-2", a1.OrderID, a2.OrderID, b.OrderID)
+		}
+		hour := ledger.HourOf(time.Now())
+		if err := l.AddLinkOpens(ctx, []ledger.LinkOpens{{Link: p.ID, Merchant: "shop1", Hour: hour, Count: 5}}); err != nil {
+			t.Fatal(err)
+		}
+		if f, err := l.Funnel(ctx, "shop1", p.ID); err != nil || f.Opened != 5 {
+			t.Errorf("funnel after 5 opens: %+v, %v", f, err)
+		}
+	})
+}

@@ -559,6 +559,141 @@ var migrations = []string{
 	CREATE INDEX attempts_read_by ON attempts (read_by) WHERE state IN ('open', 'unknown');
 	CREATE INDEX attempts_bound_by_tier ON attempts (follow_tier, read_by) WHERE state IN ('open', 'unknown');
 	ALTER TABLE follow_budget ADD COLUMN next_read BIGINT NOT NULL DEFAULT 0`,
+
+	// 19: a payment belongs to the browser that began it. Each checkout
+	// carries a random payer key in its sealed token; an attempt keeps its
+	// digest (payer), so that a submit from another checkout of the same
+	// order is never handed that attempt's bank page. A reusable link's
+	// order keeps its payer's digest too: the same browser submitting again
+	// finds its own order, and opening a link writes nothing. opened counts
+	// a link's payers, each browser once, added in the background; the
+	// links' orders opened so far are its start.
+	`ALTER TABLE attempts ADD COLUMN payer TEXT NOT NULL DEFAULT '';
+	ALTER TABLE orders ADD COLUMN payer TEXT NOT NULL DEFAULT '';
+	CREATE INDEX orders_link_payer ON orders (payment_link, payer) WHERE payer <> '';
+	ALTER TABLE payment_links ADD COLUMN opened INTEGER NOT NULL DEFAULT 0;
+	UPDATE payment_links SET opened = (SELECT COUNT(*) FROM orders o WHERE o.payment_link = payment_links.id AND o.opened_at > 0)`,
+
+	// 20: refunds. The provider cannot refund, so a refund is a SEPA credit
+	// transfer from the merchant's own account back to the payer's: made
+	// here, paid by the merchant's bank from a transfer file or a QR code,
+	// seen leaving in a statement. amount_cents is the refund's sum;
+	// orders.refunded_cents the sum of an order's refunds that are not
+	// cancelled or returned, kept under the order's row lock so that it
+	// never passes what was paid, on any instance. The payer's account is
+	// sealed (name, IBAN, BIC; AES-256-GCM under SETTINGS_KEYS, bound to the
+	// refund) beside its masked IBAN, and both are erased erase_after. page_id
+	// is the payer's page, /r/{page_id}. A refund is in at most one transfer
+	// file, whose bytes are kept to be downloaded again as they were.
+	// refund_history is each refund's timeline. A payer's e-mail of a signed
+	// link is kept sealed on its order (email_sealed) for a refund's page,
+	// and erased with the order's other personal data.
+	`CREATE TABLE refunds (
+		id              TEXT PRIMARY KEY,
+		merchant_id     TEXT NOT NULL,
+		order_id        TEXT NOT NULL,
+		amount_cents    BIGINT NOT NULL CHECK (amount_cents > 0),
+		currency        TEXT NOT NULL,
+		reason          TEXT NOT NULL,
+		state           TEXT NOT NULL CHECK (state IN ('awaiting_account', 'awaiting_approval', 'ready', 'sent', 'booked', 'returned', 'cancelled')),
+		needs_approval  INTEGER NOT NULL DEFAULT 0 CHECK (needs_approval IN (0, 1)),
+		approved_by     TEXT NOT NULL DEFAULT '',
+		approved_at     BIGINT NOT NULL DEFAULT 0,
+		account_sealed  TEXT NOT NULL DEFAULT '',
+		account_masked  TEXT NOT NULL DEFAULT '',
+		account_by      TEXT NOT NULL DEFAULT '',
+		account_at      BIGINT NOT NULL DEFAULT 0,
+		page_id         TEXT NOT NULL UNIQUE,
+		lang            TEXT NOT NULL DEFAULT '',
+		created_by      TEXT NOT NULL,
+		created_at      BIGINT NOT NULL,
+		updated_at      BIGINT NOT NULL,
+		sent_at         BIGINT NOT NULL DEFAULT 0,
+		booked_at       BIGINT NOT NULL DEFAULT 0,
+		booked_on       TEXT NOT NULL DEFAULT '',
+		returned_at     BIGINT NOT NULL DEFAULT 0,
+		return_reason   TEXT NOT NULL DEFAULT '',
+		cancelled_at    BIGINT NOT NULL DEFAULT 0,
+		transfer_id     TEXT NOT NULL DEFAULT '',
+		idempotency_key TEXT NOT NULL DEFAULT '',
+		erase_after     BIGINT NOT NULL DEFAULT 0,
+		search          TEXT NOT NULL
+	);
+	CREATE UNIQUE INDEX refunds_idempotency ON refunds (merchant_id, idempotency_key) WHERE idempotency_key <> '';
+	CREATE INDEX refunds_by_order ON refunds (merchant_id, order_id);
+	CREATE INDEX refunds_newest ON refunds (merchant_id, created_at, id);
+	CREATE INDEX refunds_by_state ON refunds (merchant_id, state, created_at, id);
+	CREATE INDEX refunds_to_erase ON refunds (erase_after) WHERE erase_after > 0;
+	CREATE TABLE refund_history (
+		refund_id TEXT NOT NULL REFERENCES refunds (id),
+		at        BIGINT NOT NULL,
+		state     TEXT NOT NULL,
+		step      TEXT NOT NULL,
+		actor     TEXT NOT NULL
+	);
+	CREATE INDEX refund_history_of ON refund_history (refund_id, at);
+	CREATE TABLE transfers (
+		id          TEXT PRIMARY KEY,
+		merchant_id TEXT NOT NULL,
+		created_by  TEXT NOT NULL,
+		created_at  BIGINT NOT NULL,
+		refunds     INTEGER NOT NULL,
+		total_cents BIGINT NOT NULL,
+		file        TEXT NOT NULL
+	);
+	CREATE INDEX transfers_newest ON transfers (merchant_id, created_at, id);
+	ALTER TABLE orders ADD COLUMN refunded_cents BIGINT NOT NULL DEFAULT 0 CHECK (refunded_cents >= 0);
+	ALTER TABLE orders ADD COLUMN email_sealed TEXT NOT NULL DEFAULT ''`,
+
+	// 21: bank statements. A merchant uploads its bank's camt.053 or
+	// camt.054 files; each booked entry counts once, by its account,
+	// booking date, amount, direction and the bank's reference (entry_key,
+	// a digest of them), so the same statement, or two overlapping ones,
+	// change nothing the second time. An entry's outcome is what it did: a
+	// refund booked or returned, an order's money received, a mismatch (the
+	// id of one, another amount), or nothing matched; the other party and
+	// the remittance are kept for the entries a person must act on, their
+	// IBAN masked. orders.received_at is when the order's money was seen on
+	// the merchant's account, received_on the booking date.
+	`CREATE TABLE statements (
+		id          TEXT PRIMARY KEY,
+		merchant_id TEXT NOT NULL,
+		uploaded_by TEXT NOT NULL,
+		uploaded_at BIGINT NOT NULL,
+		file_name   TEXT NOT NULL,
+		message     TEXT NOT NULL,
+		account     TEXT NOT NULL,
+		period_from TEXT NOT NULL,
+		period_to   TEXT NOT NULL,
+		entries     INTEGER NOT NULL,
+		booked      INTEGER NOT NULL,
+		returned    INTEGER NOT NULL,
+		received    INTEGER NOT NULL,
+		mismatched  INTEGER NOT NULL,
+		unmatched   INTEGER NOT NULL,
+		repeated    INTEGER NOT NULL
+	);
+	CREATE INDEX statements_newest ON statements (merchant_id, uploaded_at, id);
+	CREATE TABLE statement_entries (
+		merchant_id  TEXT NOT NULL,
+		entry_key    TEXT NOT NULL,
+		statement_id TEXT NOT NULL,
+		account      TEXT NOT NULL,
+		booked_on    TEXT NOT NULL,
+		amount_cents BIGINT NOT NULL,
+		credit       INTEGER NOT NULL CHECK (credit IN (0, 1)),
+		reference    TEXT NOT NULL,
+		outcome      TEXT NOT NULL CHECK (outcome IN ('booked', 'returned', 'received', 'mismatch', 'unmatched')),
+		target       TEXT NOT NULL DEFAULT '',
+		note         TEXT NOT NULL DEFAULT '',
+		counterparty TEXT NOT NULL DEFAULT '',
+		counter_iban TEXT NOT NULL DEFAULT '',
+		remittance   TEXT NOT NULL DEFAULT '',
+		PRIMARY KEY (merchant_id, entry_key)
+	);
+	CREATE INDEX statement_entries_open ON statement_entries (merchant_id, outcome, booked_on);
+	ALTER TABLE orders ADD COLUMN received_at BIGINT NOT NULL DEFAULT 0;
+	ALTER TABLE orders ADD COLUMN received_on TEXT NOT NULL DEFAULT ''`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

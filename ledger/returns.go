@@ -16,8 +16,10 @@ import (
 // now on: in the console's funnel (Began), and, should it end unpaid, as
 // cancelled at the bank instead of abandoned, in the console and in bank
 // health, even when it had ended before the shopper's return was seen.
-// It reports whether anything changed: a second return changes nothing.
-func (l *Ledger) ReturnedFromBank(ctx context.Context, merchantID, orderID string) (bool, error) {
+// It reports whether anything changed: a second return changes nothing,
+// and neither does a return through the address of another checkout than
+// the one whose payment it is (payer, the checkout's payer digest).
+func (l *Ledger) ReturnedFromBank(ctx context.Context, merchantID, orderID, payer string) (bool, error) {
 	ctx, span := l.span(ctx, "ReturnedFromBank")
 	defer span.End()
 	tx, err := l.db.BeginTx(ctx, nil)
@@ -25,12 +27,12 @@ func (l *Ledger) ReturnedFromBank(ctx context.Context, merchantID, orderID strin
 		return false, err
 	}
 	defer tx.Rollback()
-	var upstreamID, state, status, country, bankID string
+	var upstreamID, state, status, country, bankID, madeBy string
 	var created, began int64
-	err = tx.QueryRowContext(ctx, `SELECT upstream_id, state, status, country, bank_id, created_at, began_at FROM attempts
+	err = tx.QueryRowContext(ctx, `SELECT upstream_id, state, status, country, bank_id, created_at, began_at, payer FROM attempts
 		WHERE merchant_id = $1 AND order_id = $2 AND state IN ('open', 'final') ORDER BY seq DESC LIMIT 1`+l.forUpdate(), merchantID, orderID).
-		Scan(&upstreamID, &state, &status, &country, &bankID, &created, &began)
-	if errors.Is(err, sql.ErrNoRows) || err == nil && began != 0 {
+		Scan(&upstreamID, &state, &status, &country, &bankID, &created, &began, &madeBy)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && (began != 0 || madeBy != "" && madeBy != payer) {
 		return false, nil
 	}
 	if err != nil {

@@ -21,7 +21,7 @@ func TestAReturnFromTheBankCountsThePaymentAsOpenedThere(t *testing.T) {
 		// Returned, then cancelled.
 		l.OpenOrder(ctx, order("R-1", "49.90"))
 		pay(t, l, "R-1", 1, "ing", "NOT_FOUND")
-		if changed, err := l.ReturnedFromBank(ctx, "shop1", "R-1"); !changed || err != nil {
+		if changed, err := l.ReturnedFromBank(ctx, "shop1", "R-1", ""); !changed || err != nil {
 			t.Fatalf("return of R-1: %v %v", changed, err)
 		}
 		if moved, err := l.Move(ctx, attempt("R-1", 1).UpstreamID, ledger.Open, ledger.Change{State: ledger.Final, Status: "CANCELED"}); !moved || err != nil {
@@ -30,11 +30,11 @@ func TestAReturnFromTheBankCountsThePaymentAsOpenedThere(t *testing.T) {
 		// Cancelled (read first), then returned.
 		l.OpenOrder(ctx, order("R-2", "49.90"))
 		pay(t, l, "R-2", 1, "ing", "NOT_FOUND", "CANCELED")
-		if changed, err := l.ReturnedFromBank(ctx, "shop1", "R-2"); !changed || err != nil {
+		if changed, err := l.ReturnedFromBank(ctx, "shop1", "R-2", ""); !changed || err != nil {
 			t.Fatalf("return of R-2: %v %v", changed, err)
 		}
 		// A second return changes nothing.
-		if changed, err := l.ReturnedFromBank(ctx, "shop1", "R-2"); changed || err != nil {
+		if changed, err := l.ReturnedFromBank(ctx, "shop1", "R-2", ""); changed || err != nil {
 			t.Errorf("second return of R-2: changed %v, %v", changed, err)
 		}
 		// Never returned: abandoned, never opened at the bank.
@@ -42,7 +42,7 @@ func TestAReturnFromTheBankCountsThePaymentAsOpenedThere(t *testing.T) {
 		pay(t, l, "R-3", 1, "ing", "NOT_FOUND", "CANCELED")
 		// No payment handed out: nothing to mark.
 		l.OpenOrder(ctx, order("R-4", "49.90"))
-		if changed, err := l.ReturnedFromBank(ctx, "shop1", "R-4"); changed || err != nil {
+		if changed, err := l.ReturnedFromBank(ctx, "shop1", "R-4", ""); changed || err != nil {
 			t.Errorf("return of an order without a payment: changed %v, %v", changed, err)
 		}
 
@@ -101,7 +101,7 @@ func TestAReturnRacingTheCancellationIsCountedOnce(t *testing.T) {
 				}
 			})
 			wg.Go(func() {
-				if _, err := other.ReturnedFromBank(ctx, "shop1", id); err != nil {
+				if _, err := other.ReturnedFromBank(ctx, "shop1", id, ""); err != nil {
 					t.Errorf("return of %s: %v", id, err)
 				}
 			})

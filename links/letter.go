@@ -14,6 +14,8 @@ type Letter struct {
 	Subject string
 	Text    string
 	HTML    string
+	// Lang is the language it is written in.
+	Lang string
 }
 
 // letterHTML is the HTML alternative of the e-mail: one column, inline
@@ -53,5 +55,5 @@ func Write(shop string, p ledger.PaymentLink, url string) (Letter, error) {
 		return Letter{}, err
 	}
 	text := strings.Join([]string{v.Asks, "", v.Amount, v.Description, v.ReferenceLine, "", v.Pay + ":", v.URL, "", v.Expires, "", v.Ignore, ""}, "\n")
-	return Letter{Subject: v.Subject, Text: text, HTML: html.String()}, nil
+	return Letter{Subject: v.Subject, Text: text, HTML: html.String(), Lang: l.Lang()}, nil
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/mailer"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/rules"
 	"github.com/paybybank/checkout/settings"
@@ -100,8 +101,28 @@ type Store struct {
 	BaseURL string
 	// Mail sends links by e-mail (SMTP_URL); nil when e-mail is not set up.
 	Mail Mail
+	// Bounds keep the e-mails within their limits, on every instance;
+	// nil sends without counting (tests of other things).
+	Bounds *mailer.Bounds
 	// Now tells the time; time.Now when nil.
 	Now func() time.Time
+	// Opens counts the payers opening links; nil counts nothing.
+	Opens *Opens
+}
+
+// Opened counts a payer's browser opening link of merchant for the first
+// time (visitor a digest of its address and browser): counted in memory,
+// added to the ledger in the background.
+func (s *Store) Opened(merchantID, link, visitor string) {
+	if s.Opens != nil {
+		s.Opens.Add(merchantID, link, visitor, s.now())
+	}
+}
+
+// OrderFor is the order a payer (their checkout's payer digest) pays
+// through link id, made when they first submit (ledger.LinkOrder).
+func (s *Store) OrderFor(ctx context.Context, id, payer string) (ledger.PaymentLink, ledger.Order, error) {
+	return s.Ledger.LinkOrder(ctx, id, payer)
 }
 
 func (s *Store) now() time.Time {
@@ -184,6 +205,8 @@ func Check(d Draft, now time.Time) (ledger.PaymentLink, error) {
 		refuse(merchant.Refuse("description", "at most %d characters; this one has %d", MaxDescription, n).Says("tooLongHas", MaxDescription, n))
 	case !utf8.ValidString(p.Description) || strings.ContainsFunc(p.Description, unicode.IsControl):
 		refuse(merchant.Refuse("description", "holds a control character (like a line break)").Says("control"))
+	case rules.HasHidden(p.Description):
+		refuse(merchant.Refuse("description", "holds an invisible formatting character (like a right-to-left mark or a zero-width space)").Says("hidden"))
 	}
 	switch n := utf8.RuneCountInString(p.Reference); {
 	case n == 0:
@@ -191,15 +214,17 @@ func Check(d Draft, now time.Time) (ledger.PaymentLink, error) {
 		refuse(merchant.Refuse("reference", "at most %d characters; this one has %d", MaxReference, n).Says("tooLongHas", MaxReference, n))
 	case !utf8.ValidString(p.Reference) || strings.ContainsFunc(p.Reference, func(r rune) bool { return unicode.IsControl(r) || r == '/' }):
 		refuse(merchant.Refuse("reference", "holds a slash or a control character").Says("reference"))
+	case rules.HasHidden(p.Reference):
+		refuse(merchant.Refuse("reference", "holds an invisible formatting character (like a right-to-left mark or a zero-width space)").Says("hidden"))
 	}
 	if email := strings.TrimSpace(d.Email); email != "" {
 		if rules.CheckEmail("email", email) != nil {
 			refuse(merchant.Refuse("email", "%q is not a plain e-mail address", email).Says("email", email))
 		}
 	}
-	if d.Lang == "" {
-		p.Lang = "en"
-	} else if lang, ok := i18n.Base(d.Lang); !ok || lang != d.Lang {
+	// No language is the payer's browser's: their pages follow it, and an
+	// e-mail, which cannot know it, is in English.
+	if lang, ok := i18n.Base(d.Lang); d.Lang != "" && (!ok || lang != d.Lang) {
 		refuse(merchant.Refuse("lang", "%q is not one of the payers' 26 languages", d.Lang).Says("language", d.Lang))
 	}
 	switch d.Kind {
@@ -252,7 +277,8 @@ type Made struct {
 // line, then sends it to the payer's address when the draft gives one and
 // e-mail is set up. A reference already used gives a
 // *ledger.ReferenceTakenError (wrapped in a Refusal-like error the caller
-// tells apart with errors.As).
+// tells apart with errors.As). An e-mail past one of the mail bounds gives
+// a *mailer.LimitError before anything is made, with its audit line.
 func (s *Store) Make(ctx context.Context, by settings.Actor, m *merchant.Merchant, d Draft) (Made, error) {
 	p, err := Check(d, s.now())
 	if err != nil {
@@ -261,6 +287,12 @@ func (s *Store) Make(ctx context.Context, by settings.Actor, m *merchant.Merchan
 	p.ID, p.MerchantID, p.CreatedBy = NewID(), m.ID, by.Name
 	generated := p.Reference == ""
 	email := strings.TrimSpace(d.Email)
+	var held *mailer.Reservation
+	if email != "" && s.Mail != nil {
+		if held, err = s.reserve(ctx, by, m.ID, p, email); err != nil {
+			return Made{}, err
+		}
+	}
 	if email != "" && s.Keys != nil {
 		p.EmailSealed = s.Keys.Seal(email, emailBinding(p.ID))
 	}
@@ -274,15 +306,39 @@ func (s *Store) Make(ctx context.Context, by settings.Actor, m *merchant.Merchan
 		}
 	}
 	if err != nil {
-		return Made{}, err
+		return Made{}, errors.Join(err, held.GiveBack(ctx))
 	}
 	made := Made{Link: p}
-	if email != "" && s.Mail != nil {
-		made.MailErr = s.send(ctx, by, m, p, email, false)
+	if held != nil {
+		made.MailErr = s.send(ctx, by, m, p, email, false, held)
 		made.Emailed = made.MailErr == nil
 	}
 	return made, nil
 }
+
+// reserve counts an e-mail of link p to address to against the mail
+// bounds; a refusal is written in the audit log (never the address).
+func (s *Store) reserve(ctx context.Context, by settings.Actor, merchantID string, p ledger.PaymentLink, to string) (*mailer.Reservation, error) {
+	if s.Bounds == nil {
+		return nil, nil
+	}
+	held, err := s.Bounds.Reserve(ctx, merchantID, "link "+p.ID, to)
+	var limit *mailer.LimitError
+	if errors.As(err, &limit) {
+		what := p.Reference
+		if what == "" {
+			what = p.Description
+		}
+		if aerr := s.Ledger.AppendAudit(ctx, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: merchantID,
+			Event: settings.EventMailRefused, Args: []ledger.AuditArg{ledger.Text(what), ledger.Reason(MailBoundReason(limit.Bound))}}); aerr != nil {
+			return nil, errors.Join(err, aerr)
+		}
+	}
+	return held, err
+}
+
+// MailBoundReason is the audit log's reason of a reached mail bound.
+func MailBoundReason(bound string) string { return "mail-" + bound }
 
 // madeLine is a new link's audit line: its reference, amount and expiry,
 // never the payer's address.
@@ -300,11 +356,15 @@ func madeLine(by settings.Actor, p ledger.PaymentLink) ledger.AuditEntry {
 func emailBinding(id string) string { return "payment link e-mail " + id }
 
 // Email opens a link's kept address; "" when none is kept.
-func (s *Store) Email(p ledger.PaymentLink) string {
-	if p.EmailSealed == "" || s.Keys == nil {
+func (s *Store) Email(p ledger.PaymentLink) string { return EmailOf(s.Keys, p) }
+
+// EmailOf opens a link's kept address with keys; "" when none is kept: a
+// single-use link's payer is the person a refund's page is sent to.
+func EmailOf(keys *settings.Keys, p ledger.PaymentLink) string {
+	if p.EmailSealed == "" || keys == nil {
 		return ""
 	}
-	email, err := s.Keys.Open(p.EmailSealed, emailBinding(p.ID))
+	email, err := keys.Open(p.EmailSealed, emailBinding(p.ID))
 	if err != nil {
 		return ""
 	}
@@ -328,9 +388,16 @@ var ErrNoMail = errors.New("links: e-mail is not set up")
 // kept.
 var ErrNoAddress = errors.New("links: no payer's e-mail address")
 
+// ErrOwnersChangeAddress means a link kept for one address is sent to
+// another by someone who may not change it: only an owner may.
+var ErrOwnersChangeAddress = errors.New("links: only an owner may send a link to another address than its own")
+
 // Send sends an open link to the payer's address again: to, or when empty
-// the address kept with the link. A new address is kept for next time.
-func (s *Store) Send(ctx context.Context, by settings.Actor, m *merchant.Merchant, p ledger.PaymentLink, to string) error {
+// the address kept with the link. The address a link was made for is the
+// only one it goes to unless the sender may change it (an owner,
+// mayChange); a new address is kept for next time. Past a mail bound it
+// gives a *mailer.LimitError, with its audit line.
+func (s *Store) Send(ctx context.Context, by settings.Actor, m *merchant.Merchant, p ledger.PaymentLink, to string, mayChange bool) error {
 	if s.Mail == nil {
 		return ErrNoMail
 	}
@@ -338,29 +405,39 @@ func (s *Store) Send(ctx context.Context, by settings.Actor, m *merchant.Merchan
 		return ledger.ErrLinkEnded
 	}
 	to = strings.TrimSpace(to)
-	keep := to != ""
-	if to == "" {
-		if to = s.Email(p); to == "" {
-			return ErrNoAddress
-		}
-	} else if rules.CheckEmail("email", to) != nil {
+	kept := s.Email(p)
+	keep := to != "" && !strings.EqualFold(to, kept)
+	switch {
+	case to == "" && kept == "":
+		return ErrNoAddress
+	case to == "":
+		to = kept
+	case rules.CheckEmail("email", to) != nil:
 		return &Refusal{Fields: []*merchant.FieldError{merchant.Refuse("email", "%q is not a plain e-mail address", to).Says("email", to)}}
+	case keep && kept != "" && !mayChange:
+		return ErrOwnersChangeAddress
 	}
-	return s.send(ctx, by, m, p, to, keep)
-}
-
-func (s *Store) send(ctx context.Context, by settings.Actor, m *merchant.Merchant, p ledger.PaymentLink, to string, keep bool) error {
-	letter, err := Write(m.Name, p, s.URL(p.ID))
+	held, err := s.reserve(ctx, by, m.ID, p, to)
 	if err != nil {
 		return err
 	}
+	return s.send(ctx, by, m, p, to, keep, held)
+}
+
+// send writes and sends the link's e-mail, counted in held (given back
+// when it could not be sent).
+func (s *Store) send(ctx context.Context, by settings.Actor, m *merchant.Merchant, p ledger.PaymentLink, to string, keep bool, held *mailer.Reservation) error {
+	letter, err := Write(m.Name, p, s.URL(p.ID))
+	if err != nil {
+		return errors.Join(err, held.GiveBack(ctx))
+	}
 	if err := s.Mail.SendAlternative(ctx, to, letter.Subject, letter.Text, letter.HTML); err != nil {
-		return fmt.Errorf("sending payment link %s: %w", p.ID, err)
+		return errors.Join(fmt.Errorf("sending payment link %s: %w", p.ID, err), held.GiveBack(ctx))
 	}
 	sealed := ""
 	if keep && s.Keys != nil {
 		sealed = s.Keys.Seal(to, emailBinding(p.ID))
 	}
 	return s.Ledger.LinkEmailed(ctx, m.ID, p.ID, sealed, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: m.ID,
-		Event: settings.EventPaymentLinkEmailed, Args: []ledger.AuditArg{ledger.Text(p.Reference), ledger.Language(p.Lang)}})
+		Event: settings.EventPaymentLinkEmailed, Args: []ledger.AuditArg{ledger.Text(p.Reference), ledger.Language(letter.Lang)}})
 }

@@ -677,6 +677,10 @@ func (m *Merchant) Check() error {
 		return refuse("name", "", "required").Says("required")
 	case len(m.Name) > MaxNameLength:
 		return refuse("name", "", "at most %d characters", MaxNameLength).Says("tooLong", MaxNameLength)
+	case rules.HasHidden(m.Name):
+		// Shown on every payer's page: nothing in it may turn text around
+		// or hide.
+		return refuse("name", "", "holds a control or invisible formatting character (like a right-to-left mark)").Says("hidden")
 	case len(m.ReturnOrigins) == 0:
 		return refuse("return_origins", "", "at least one origin is required").Says("originRequired")
 	case m.APIRate != 0 && !(m.APIRate >= 1 && m.APIRate <= MaxAPIRate):

@@ -38,6 +38,11 @@ type Order struct {
 	// the app's own receipt. Description is the link's, shown on every step.
 	Link        string `json:"pl,omitempty"`
 	Description string `json:"d,omitempty"`
+	// Payer is the payer key of this checkout (NewPayer): a payment it
+	// begins is its own, and another checkout of the same order is never
+	// handed its bank page. Made at the checkout's door, or brought back
+	// from the browser's cookie there, and carried by every step's token.
+	Payer string `json:"py,omitempty"`
 	// Expires ends the sealed token's life (unix seconds).
 	Expires int64 `json:"x"`
 }

@@ -42,6 +42,10 @@ var (
 	// ErrLinkFull means every payment the order's reusable link allows is
 	// made or under way.
 	ErrLinkFull = ledger.ErrLinkFull
+	// ErrInProgress means another checkout's payment of the order is under
+	// way: its bank page is that payer's alone, so nothing of it is handed
+	// out and nothing new starts until it ends unpaid.
+	ErrInProgress = errors.New("payment: another checkout's payment of this order is under way")
 )
 
 // RefusedError is the provider's refusal of a create call: nothing was made,
@@ -108,6 +112,26 @@ type Order struct {
 	// Link is the payment link the order was made for, if any: a payment
 	// starts only while the link may take it.
 	Link string
+	// Payer is the digest of the payer key of the checkout asking
+	// (order.PayerDigest): a payment it begins is its own, and another
+	// checkout's payment under way is never handed to it.
+	Payer string
+}
+
+// Mine reports whether attempt a is the payment of the checkout whose payer
+// digest is payer: made by it, or made before payers were told apart.
+func Mine(a ledger.Attempt, payer string) bool { return a.Payer == "" || a.Payer == payer }
+
+// InProgressElsewhere reports whether an order's attempts hold a payment
+// of another checkout than payer's that could still be paid (or may have
+// been made): the order starts nothing for payer until it ends, and a paid
+// one ends the order.
+func InProgressElsewhere(attempts []ledger.Attempt, payer string) bool {
+	if paidAttempt(attempts) != nil {
+		return false
+	}
+	live, _ := liveAttempt(attempts)
+	return live != nil && !Mine(*live, payer)
 }
 
 // Record records an order the first time it is seen. The same order id with
@@ -166,9 +190,12 @@ const maxCreates = 2
 // merchant_order_id, which Pay gives each attempt.
 //
 // Concurrent submits of one order, on any instance, make one attempt: the
-// insert that starts one can be won by a single caller, and the others wait
-// for the winner's link. A new attempt is made only when every earlier one
-// is final and unpaid, or was never handed out (ledger.Orphaned).
+// insert that starts one can be won by a single caller, and the others of
+// the same checkout wait for the winner's link. A submit from another
+// checkout (o.Payer) while that attempt could still be paid gets
+// ErrInProgress, never its link. A new attempt is made only when every
+// earlier one is final and unpaid, or was never handed out
+// (ledger.Orphaned).
 func (s *Service) Pay(ctx context.Context, o Order, req pisclient.PaymentRequest) (Outcome, error) {
 	recorded, err := s.Record(ctx, o)
 	if err != nil {
@@ -214,7 +241,7 @@ func (s *Service) Pay(ctx context.Context, o Order, req pisclient.PaymentRequest
 			a := ledger.Attempt{
 				UpstreamID: o.Merchant.AttemptID(o.ID, seq), MerchantID: o.Merchant.ID, OrderID: o.ID, Seq: seq,
 				Amount: recorded.Amount, Currency: recorded.Currency, BankID: req.InstitutionID, Country: req.InstitutionCountryCode,
-				PaymentLink: o.Link,
+				PaymentLink: o.Link, Payer: o.Payer,
 			}
 			err := s.Ledger.InsertAttempt(ctx, a)
 			if errors.Is(err, ledger.ErrAttemptTaken) {
@@ -233,6 +260,12 @@ func (s *Service) Pay(ctx context.Context, o Order, req pisclient.PaymentRequest
 			out, err := s.create(ctx, provider, a, req)
 			if err != nil || out.Link != "" {
 				return out, err
+			}
+		case !Mine(*live, o.Payer) && live.State != ledger.Unknown:
+			// Another checkout's payment, unless it ended at the bank
+			// meanwhile: then the order is free for a new one.
+			if live.State != ledger.Open || !s.refresh(ctx, provider, live, true) || !pisclient.Status(live.Status).Final() {
+				return Outcome{}, ErrInProgress
 			}
 		case live.State == ledger.Open && live.Link == "":
 			// It began without us holding its link: the status page follows it.
@@ -505,9 +538,10 @@ func Describe(o ledger.Order, attempts []ledger.Attempt) View {
 
 // Returned records that the shopper of o came back from the bank through
 // the return URL, so that the payment counts as opened at the bank whatever
-// status the follower saw (ledger.ReturnedFromBank).
+// status the follower saw (ledger.ReturnedFromBank). Another checkout's
+// visit to its own return address says nothing of this payment.
 func (s *Service) Returned(ctx context.Context, o Order) error {
-	_, err := s.Ledger.ReturnedFromBank(ctx, o.Merchant.ID, o.ID)
+	_, err := s.Ledger.ReturnedFromBank(ctx, o.Merchant.ID, o.ID, o.Payer)
 	return err
 }
 

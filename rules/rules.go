@@ -112,6 +112,17 @@ func ParseAmount(s string) (decimal.Decimal, *FieldError) {
 	return d, nil
 }
 
+// Hidden reports a character a person cannot see or that changes how the
+// text around it is shown: a control character, or a Unicode format
+// character (right-to-left overrides and other bidirectional controls,
+// zero-width spaces and joiners, the soft hyphen). Text a payer reads, or
+// a reference two people compare, takes none: a payer could be shown
+// spoofed text, and two references that look alike could differ.
+func Hidden(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
+
+// HasHidden reports whether s holds a Hidden character.
+func HasHidden(s string) bool { return strings.ContainsFunc(s, Hidden) }
+
 // CheckOrderID applies the merchant_order_id rule: 1 to 256 characters of
 // printable UTF-8 (it becomes a path segment of the provider's status URL).
 func CheckOrderID(id string) *FieldError {
@@ -119,8 +130,8 @@ func CheckOrderID(id string) *FieldError {
 	switch {
 	case id == "":
 		return &FieldError{field, ReasonRequired, "order id is required"}
-	case !utf8.ValidString(id) || strings.ContainsFunc(id, unicode.IsControl):
-		return &FieldError{field, ReasonInvalid, "order id holds a control character or invalid UTF-8"}
+	case !utf8.ValidString(id) || HasHidden(id):
+		return &FieldError{field, ReasonInvalid, "order id holds a control or invisible formatting character, or invalid UTF-8"}
 	case utf8.RuneCountInString(id) > MaxOrderIDLength:
 		return &FieldError{field, ReasonTooLong, fmt.Sprintf("order id is longer than %d characters", MaxOrderIDLength)}
 	}
@@ -168,13 +179,70 @@ func CheckCountryCode(field, s string) *FieldError {
 	return nil
 }
 
-// ibanLengths is the IBAN length of each SEPA country (ISO 13616 registry).
-var ibanLengths = map[string]int{
-	"AD": 24, "AT": 20, "BE": 16, "BG": 22, "CH": 21, "CY": 28, "CZ": 24, "DE": 22,
-	"DK": 18, "EE": 20, "ES": 24, "FI": 18, "FR": 27, "GB": 22, "GI": 23, "GR": 27,
-	"HR": 21, "HU": 28, "IE": 22, "IS": 26, "IT": 27, "LI": 21, "LT": 20, "LU": 20,
-	"LV": 21, "MC": 27, "MT": 31, "NL": 18, "NO": 15, "PL": 28, "PT": 25, "RO": 24,
-	"SE": 24, "SI": 19, "SK": 24, "SM": 27, "VA": 22,
+// sepaCountries holds, for each IBAN country code in the SEPA schemes'
+// geographical scope (EPC409-09, "EPC list of SEPA scheme countries"), the
+// length of its IBANs (SWIFT's IBAN registry) and whether the country is
+// outside the European Economic Area, where the rulebook asks for the BIC.
+//
+// Territories that use another country's IBANs are covered by that code:
+// the French overseas departments, Saint-Pierre-et-Miquelon, Saint-Barthélemy
+// and Saint-Martin by FR; Åland by FI; the Canaries, Ceuta and Melilla by ES;
+// the Azores and Madeira by PT; Jersey, Guernsey and the Isle of Man by GB.
+var sepaCountries = map[string]struct {
+	length int
+	nonEEA bool
+}{
+	// European Union
+	"AT": {20, false}, "BE": {16, false}, "BG": {22, false}, "CY": {28, false},
+	"CZ": {24, false}, "DE": {22, false}, "DK": {18, false}, "EE": {20, false},
+	"ES": {24, false}, "FI": {18, false}, "FR": {27, false}, "GR": {27, false},
+	"HR": {21, false}, "HU": {28, false}, "IE": {22, false}, "IT": {27, false},
+	"LT": {20, false}, "LU": {20, false}, "LV": {21, false}, "MT": {31, false},
+	"NL": {18, false}, "PL": {28, false}, "PT": {25, false}, "RO": {24, false},
+	"SE": {24, false}, "SI": {19, false}, "SK": {24, false},
+	// the rest of the European Economic Area
+	"IS": {26, false}, "LI": {21, false}, "NO": {15, false},
+	// SEPA outside the EEA
+	"AD": {24, true}, "CH": {21, true}, "GB": {22, true}, "GI": {23, true},
+	"MC": {27, true}, "SM": {27, true}, "VA": {22, true},
+	// admitted 2024–2025: Albania, Montenegro, Moldova, North Macedonia, Serbia
+	"AL": {28, true}, "ME": {22, true}, "MD": {24, true}, "MK": {19, true},
+	"RS": {22, true},
+}
+
+// SEPACountry reports whether the IBAN's country takes part in the SEPA
+// schemes, so that a SEPA credit transfer can reach it at all. It looks at
+// the country code only; CheckIBAN checks the whole IBAN.
+func SEPACountry(iban string) bool {
+	iban = NormalizeIBAN(iban)
+	if len(iban) < 2 {
+		return false
+	}
+	_, ok := sepaCountries[iban[:2]]
+	return ok
+}
+
+// IBANLength is the length of the IBANs of iban's country; 0 outside SEPA.
+func IBANLength(iban string) int {
+	iban = NormalizeIBAN(iban)
+	if len(iban) < 2 {
+		return 0
+	}
+	return sepaCountries[iban[:2]].length
+}
+
+// IBANNeedsBIC reports whether a SEPA credit transfer to this IBAN needs
+// the beneficiary bank's BIC: the rulebook lets a payer leave it out only
+// inside the European Economic Area, so it is needed for Switzerland, the
+// United Kingdom, Monaco, San Marino, Andorra, the Vatican and the other
+// SEPA countries outside the EEA. An IBAN outside SEPA gives false: no
+// SEPA transfer reaches it with or without a BIC (ask SEPACountry).
+func IBANNeedsBIC(iban string) bool {
+	iban = NormalizeIBAN(iban)
+	if len(iban) < 2 {
+		return false
+	}
+	return sepaCountries[iban[:2]].nonEEA
 }
 
 var ibanPattern = regexp.MustCompile(`^[A-Z]{2}[0-9]{2}[A-Z0-9]+$`)
@@ -214,7 +282,8 @@ func CheckIBAN(field, iban string) *FieldError {
 	if !ibanPattern.MatchString(iban) {
 		return &FieldError{field, ReasonInvalid, "IBAN must start with a country code and two check digits"}
 	}
-	want, ok := ibanLengths[iban[:2]]
+	country, ok := sepaCountries[iban[:2]]
+	want := country.length
 	if !ok {
 		return &FieldError{field, ReasonUnsupported, "IBAN country is not in SEPA"}
 	}
@@ -276,12 +345,12 @@ func checkEnum(field, s string, allowed []string) *FieldError {
 // bound is generous and only stops abuse.
 const MaxTextLength = 140
 
-// CheckText accepts free text: valid UTF-8 without control characters, at
-// most MaxTextLength characters.
+// CheckText accepts free text: valid UTF-8 without control or invisible
+// formatting characters (Hidden), at most MaxTextLength characters.
 func CheckText(field, s string) *FieldError {
 	switch {
-	case !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl):
-		return &FieldError{field, ReasonInvalid, "holds a control character"}
+	case !utf8.ValidString(s) || HasHidden(s):
+		return &FieldError{field, ReasonInvalid, "holds a control or invisible formatting character"}
 	case utf8.RuneCountInString(s) > MaxTextLength:
 		return &FieldError{field, ReasonTooLong, fmt.Sprintf("is longer than %d characters", MaxTextLength)}
 	}

@@ -150,3 +150,44 @@ func TestExampleIBANsAreValid(t *testing.T) {
 		t.Error("a country without an example gets none")
 	}
 }
+
+// TestSEPAIBANsAndWhenTheBICIsAsked: every SEPA country's IBAN, the ones
+// admitted lately included, with the BIC asked only outside the EEA.
+func TestSEPAIBANsAndWhenTheBICIsAsked(t *testing.T) {
+	for _, c := range []struct {
+		iban    string
+		reason  string // "" for a good IBAN
+		sepa    bool
+		needBIC bool
+	}{
+		{"DE89370400440532013000", "", true, false},
+		{"FR1420041010050500013M02606", "", true, false},
+		{"NO9386011117947", "", true, false},
+		{"MT84MALT011000012345MTLCAST001S", "", true, false},
+		{"CH9300762011623852957", "", true, true},
+		{"GB29NWBK60161331926819", "", true, true},
+		{"MC5811222000010123456789030", "", true, true},
+		{"SM86U0322509800000000270100", "", true, true},
+		{"AD1200012030200359100100", "", true, true},
+		{"VA59001123000012345678", "", true, true},
+		{"GI75NWBK000000007099453", "", true, true},
+		{"AL47212110090000000235698741", "", true, true},
+		{"ME25505000012345678951", "", true, true},
+		{"RS35260005601001611379", "", true, true},
+		{"DE89370400440532013001", ReasonChecksum, true, false},
+		{"DE8937040044053201300", ReasonLength, true, false},
+		{"BR1800360305000010009795493C1", ReasonUnsupported, false, false},
+		{"US12345678901234", ReasonUnsupported, false, false},
+	} {
+		fe := CheckIBAN("iban", c.iban)
+		switch {
+		case c.reason == "" && fe != nil:
+			t.Errorf("%s: %v", c.iban, fe)
+		case c.reason != "" && (fe == nil || fe.Reason != c.reason):
+			t.Errorf("%s: %v, want %s", c.iban, fe, c.reason)
+		}
+		if SEPACountry(c.iban) != c.sepa || IBANNeedsBIC(c.iban) != c.needBIC {
+			t.Errorf("%s: SEPA %v, BIC asked %v; want %v, %v", c.iban, SEPACountry(c.iban), IBANNeedsBIC(c.iban), c.sepa, c.needBIC)
+		}
+	}
+}

@@ -134,6 +134,32 @@ const (
 	// EventPaymentLinkEmailed: the link's reference, the language of the
 	// e-mail (never the address).
 	EventPaymentLinkEmailed = "paymentLinkEmailed"
+	// EventMailRefused: what the e-mail was for (a link's reference), and
+	// the bound it reached (ledger.Reason: links.MailBoundReason); never
+	// the address.
+	EventMailRefused = "mailRefused"
+	// EventRefundMade: the refund's id, its order, its amount with its
+	// currency.
+	EventRefundMade = "refundMade"
+	// EventRefundAccount: the refund's id, the payer's IBAN masked, who
+	// gave it (ledger.Reason "refund-by-payer", "-console" or "-api").
+	EventRefundAccount = "refundAccount"
+	// EventRefundApproved, EventRefundCancelled, EventRefundSent (paid by
+	// hand or QR code) and EventRefundBooked (seen leaving by a person):
+	// the refund's id.
+	EventRefundApproved  = "refundApproved"
+	EventRefundCancelled = "refundCancelled"
+	EventRefundSent      = "refundSent"
+	EventRefundBooked    = "refundBooked"
+	// EventRefundEmailed: the refund's id, the language of the e-mail of
+	// its page (never the address).
+	EventRefundEmailed = "refundEmailed"
+	// EventStatementImported: the file's name, its account masked, its
+	// entries, those that matched, those left for a person.
+	EventStatementImported = "statementImported"
+	// EventTransferMade: the transfer file's id, its refunds, its total
+	// with its currency.
+	EventTransferMade = "transferMade"
 )
 
 // Events are every event the settings write, for the tests that hold the
@@ -153,7 +179,9 @@ var Events = []string{
 	EventPasswordChanged, EventLanguageChosen, EventTwoStepOn, EventTwoStepOff, EventTwoStepReset,
 	EventTwoStepResetPasskeys, EventOperatorPasswordPasskeys, EventPasskeyAdded, EventPasskeyRemoved,
 	EventPasskeyNewDevice, EventPasskeySuspended, EventOperatorsPasskeys, EventOperatorsPasskeysNot,
-	EventPaymentLinkMade, EventReusableLinkMade, EventPaymentLinkCancelled, EventPaymentLinkEmailed,
+	EventPaymentLinkMade, EventReusableLinkMade, EventPaymentLinkCancelled, EventPaymentLinkEmailed, EventMailRefused,
+	EventRefundMade, EventRefundAccount, EventRefundApproved, EventRefundCancelled, EventRefundSent, EventRefundBooked,
+	EventRefundEmailed, EventTransferMade, EventStatementImported,
 }
 
 // Actors that are not people, said from the catalog's "audit.actor.<name>";

@@ -30,11 +30,17 @@ import (
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/refunds"
 	"github.com/paybybank/checkout/rules"
 )
 
 var errUnauthorized = &web.APIError{Status: http.StatusUnauthorized, Code: "unauthorized",
 	Message: "send the merchant's api_token as 'Authorization: Bearer <token>'"}
+
+// errTwoAuthorizations answers a request that carries more than one
+// Authorization header.
+var errTwoAuthorizations = &web.APIError{Status: http.StatusBadRequest, Code: "bad_request",
+	Message: "send one Authorization header: this request has several"}
 
 // errDisabled answers a disabled merchant's token: its payments under way
 // are still followed and told by webhook, but nothing new is taken.
@@ -73,6 +79,8 @@ type Config struct {
 	Requests *ledger.RequestLog
 	// Links makes and cancels payment links.
 	Links *links.Store
+	// Refunds makes and moves refunds.
+	Refunds *refunds.Service
 }
 
 // DefaultRate is each API token's budget (API_RATE): enough for a shop's
@@ -108,6 +116,11 @@ func (h *API) merchant(c echo.Context) (*merchant.Merchant, error) {
 	var m *merchant.Merchant
 	var tokenID string
 	known := false
+	if len(c.Request().Header.Values(echo.HeaderAuthorization)) > 1 {
+		// Which one would be judged is a guess a proxy and the app may
+		// make differently: neither.
+		return nil, errTwoAuthorizations
+	}
 	if token, ok := bearer(c.Request().Header.Get(echo.HeaderAuthorization)); ok {
 		m, tokenID, known = h.Merchants.APIToken(token, h.Now())
 	}
@@ -332,6 +345,7 @@ func newPaymentJSON(v payment.View) paymentJSON {
 		MerchantOrderID: v.Order.OrderID, Amount: v.Order.Amount, Currency: v.Order.Currency,
 		Status: string(v.Status), Paid: v.Paid, Final: v.Final(),
 		CreatedAt: v.Order.Created.UTC(), UpdatedAt: v.Order.Updated.UTC(), PaymentLink: v.Order.PaymentLink,
+		RefundedAmount: v.Order.Refunded(), ReceivedAt: v.Order.ReceivedOn,
 	}, Attempts: []attemptJSON{}}
 	if !v.Known {
 		out.Status = statusUnknown
@@ -431,6 +445,12 @@ type orderJSON struct {
 	// PaymentLink is the id of the payment link the order was made for;
 	// absent for an order of a signed link or of this API.
 	PaymentLink string `json:"payment_link,omitempty"`
+	// RefundedAmount is the sum of the order's refunds that are not
+	// cancelled or returned.
+	RefundedAmount string `json:"refunded_amount"`
+	// ReceivedAt is the booking date of the bank statement's entry that
+	// showed the order's money on the merchant's account; absent before.
+	ReceivedAt string `json:"received_at,omitempty"`
 }
 
 // ListPayments lists the calling merchant's orders, newest change first, for
@@ -456,7 +476,8 @@ func (h *API) ListPayments(c echo.Context) error {
 	for _, o := range orders {
 		st := pisclient.Status(o.Status)
 		out.Payments = append(out.Payments, orderJSON{MerchantOrderID: o.OrderID, Amount: o.Amount, Currency: o.Currency,
-			Status: o.Status, Paid: st.Paid(), Final: st.Final(), CreatedAt: o.Created.UTC(), UpdatedAt: o.Updated.UTC(), PaymentLink: o.PaymentLink})
+			Status: o.Status, Paid: st.Paid(), Final: st.Final(), CreatedAt: o.Created.UTC(), UpdatedAt: o.Updated.UTC(), PaymentLink: o.PaymentLink,
+			RefundedAmount: o.Refunded(), ReceivedAt: o.ReceivedOn})
 	}
 	if len(orders) == limit {
 		last := orders[len(orders)-1]

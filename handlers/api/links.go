@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"github.com/paybybank/checkout/handlers/web"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/links"
+	"github.com/paybybank/checkout/mailer"
 	"github.com/paybybank/checkout/rules"
 	"github.com/paybybank/checkout/settings"
 )
@@ -110,6 +112,14 @@ func (h *API) CreatePaymentLink(c echo.Context) error {
 	}
 	made, err := h.Links.Make(c.Request().Context(), tokenActor(c), m, d)
 	var taken *ledger.ReferenceTakenError
+	var limit *mailer.LimitError
+	if errors.As(err, &limit) {
+		// Nothing was made; the same request may be sent again later, or
+		// without an e-mail address now.
+		c.Response().Header().Set("Retry-After", strconv.Itoa(int(limit.RetryAfter.Seconds())))
+		return &web.APIError{Status: http.StatusTooManyRequests, Code: "mail_limit", Err: err,
+			Message: mailLimitMessage(limit), Fields: []rules.FieldError{{Field: "email", Reason: "limit", Message: mailLimitMessage(limit)}}}
+	}
 	if errors.As(err, &taken) {
 		holder := "payment link " + taken.LinkID
 		if taken.OrderID != "" {
@@ -126,6 +136,18 @@ func (h *API) CreatePaymentLink(c echo.Context) error {
 		web.Logger(c, slog.Default()).Warn("api: a payment link's e-mail failed", "merchant", m.ID, "link", made.Link.ID, "err", made.MailErr)
 	}
 	return c.JSON(http.StatusCreated, h.paymentLinkJSON(made.Link))
+}
+
+// mailLimitMessage says which mail bound a request reached.
+func mailLimitMessage(limit *mailer.LimitError) string {
+	wait := fmt.Sprintf("; no payment link was made: send it again in %d s, or without email", int(limit.RetryAfter.Seconds()))
+	switch limit.Bound {
+	case mailer.BoundAddress:
+		return fmt.Sprintf("this address was e-mailed %d times today, as many as a day allows", limit.Limit) + wait
+	case mailer.BoundMerchant:
+		return fmt.Sprintf("this merchant sent %d e-mails this hour, as many as an hour allows", limit.Limit) + wait
+	}
+	return fmt.Sprintf("this payment link was e-mailed %d times today, as many as a day allows", limit.Limit) + wait
 }
 
 // ListPaymentLinks lists the calling merchant's payment links, newest

@@ -7,6 +7,8 @@ import (
 
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/links"
+	"github.com/paybybank/checkout/mailer"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/settings"
 )
@@ -77,6 +79,7 @@ var sampleLines = map[string][]ledger.AuditArg{
 	settings.EventReusableLinkMade:         {ledger.Text("FEE-2026"), ledger.Text("25.00 EUR"), ledger.Moment(time.Date(2026, 12, 26, 16, 0, 0, 0, time.UTC))},
 	settings.EventPaymentLinkCancelled:     {ledger.Text("INV-2026-117")},
 	settings.EventPaymentLinkEmailed:       {ledger.Text("INV-2026-117"), ledger.Language("de")},
+	settings.EventMailRefused:              {ledger.Text("INV-2026-117"), ledger.Reason("mail-address")},
 }
 
 // TestEveryAuditLineReadsInEveryLanguage: every event the settings write,
@@ -91,6 +94,8 @@ func TestEveryAuditLineReadsInEveryLanguage(t *testing.T) {
 	}
 	every := []ledger.AuditArg{ledger.Fields(settings.FieldNames()...),
 		ledger.Reason(merchant.UnopenedKey), ledger.Reason(merchant.UnopenedFile), ledger.Reason(merchant.UnopenedDamaged),
+		ledger.Reason(links.MailBoundReason(mailer.BoundThing)), ledger.Reason(links.MailBoundReason(mailer.BoundAddress)),
+		ledger.Reason(links.MailBoundReason(mailer.BoundMerchant)),
 		ledger.Duration(time.Hour), ledger.Duration(90 * time.Minute)}
 	for _, secret := range []string{"set", "rolled", "removed"} {
 		every = append(every, ledger.Fields("webhook_secret:"+secret))

@@ -17,6 +17,7 @@ import (
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/links"
+	"github.com/paybybank/checkout/mailer"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/settings"
 	consoleviews "github.com/paybybank/checkout/views/console"
@@ -196,16 +197,22 @@ func (c *Console) makeLink(ec echo.Context) error {
 	var refused []*merchant.FieldError
 	switch hours, days := strings.TrimSpace(form.ExpiresHours), strings.TrimSpace(form.ExpiresDays); {
 	case hours != "":
+		// Checked before any arithmetic: a huge number of hours must not
+		// wrap around to a short link.
 		n, err := strconv.Atoi(hours)
 		d.ExpiryField = "expires_in_hours"
-		if d.Expiry = time.Duration(n) * time.Hour; err != nil || n < 1 {
+		if err != nil || n < 1 || time.Duration(n) > links.MaxExpiry/time.Hour {
 			refused = append(refused, merchant.Refuse("expires_in_hours", "from 1 hour to 365 days").Says("expiry"))
+		} else {
+			d.Expiry = time.Duration(n) * time.Hour
 		}
 	case days != "":
 		n, err := strconv.Atoi(days)
 		d.ExpiryField = "expires_in_days"
-		if d.Expiry = time.Duration(n) * 24 * time.Hour; err != nil || n < 1 {
+		if err != nil || n < 1 || time.Duration(n) > links.MaxExpiry/(24*time.Hour) {
 			refused = append(refused, merchant.Refuse("expires_in_days", "from 1 hour to 365 days").Says("expiry"))
+		} else {
+			d.Expiry = time.Duration(n) * 24 * time.Hour
 		}
 	}
 	made, err := links.Made{}, error(nil)
@@ -214,6 +221,7 @@ func (c *Console) makeLink(ec echo.Context) error {
 	}
 	var refusal *links.Refusal
 	var taken *ledger.ReferenceTakenError
+	var limit *mailer.LimitError
 	status := http.StatusUnprocessableEntity
 	switch {
 	case len(refused) > 0:
@@ -223,6 +231,12 @@ func (c *Console) makeLink(ec echo.Context) error {
 			refusal = &links.Refusal{Fields: refused}
 		}
 	case errors.As(err, &refusal):
+	case errors.As(err, &limit):
+		// Nothing was made: the form comes back as typed, saying why.
+		status = http.StatusTooManyRequests
+		refusal = &links.Refusal{}
+		form.Errors["email"] = c.mailLimit(ec, limit)
+		form.Summary = append(form.Summary, linkviews.FieldError{ID: "email", Message: t(ec, "console.links.email") + ": " + form.Errors["email"]})
 	case errors.As(err, &taken):
 		status = http.StatusConflict
 		refusal = &links.Refusal{Fields: []*merchant.FieldError{merchant.Refuse("reference", "taken").Says("referenceTaken", strings.TrimSpace(form.Reference))}}
@@ -423,9 +437,11 @@ func (c *Console) sendLink(ec echo.Context) error {
 		return &consoleError{status: http.StatusConflict, key: "console.error.noMail", err: links.ErrNoMail}
 	}
 	email := ec.FormValue("email")
-	err = c.Links.Send(ec.Request().Context(), actor(ec), m, p, email)
+	err = c.Links.Send(ec.Request().Context(), actor(ec), m, p, email, sessionOf(ec).may(merchant.Manage))
 	var refusal *links.Refusal
+	var limit *mailer.LimitError
 	problem := ""
+	status := http.StatusUnprocessableEntity
 	switch {
 	case err == nil:
 		c.log(ec).Info("console: payment link sent by e-mail", "merchant", m.ID, "link", p.ID, "email", maskEmail(sessionOf(ec).user.Email))
@@ -436,6 +452,12 @@ func (c *Console) sendLink(ec echo.Context) error {
 		problem = reasonOf(ec, refusal.Fields[0])
 	case errors.Is(err, links.ErrNoAddress):
 		problem = t(ec, "console.link.noAddress")
+	case errors.Is(err, links.ErrOwnersChangeAddress):
+		status = http.StatusForbidden
+		problem = t(ec, "console.link.ownersChangeAddress", maskEmail(c.Links.Email(p)))
+	case errors.As(err, &limit):
+		status = http.StatusTooManyRequests
+		problem = c.mailLimit(ec, limit)
 	default:
 		c.log(ec).Warn("console: a payment link's e-mail failed", "merchant", m.ID, "link", p.ID, "err", err)
 		problem = t(ec, "console.link.sendFailed")
@@ -445,7 +467,16 @@ func (c *Console) sendLink(ec echo.Context) error {
 		return perr
 	}
 	page.SendEmail, page.SendError = email, problem
-	return render(ec, http.StatusUnprocessableEntity, linkviews.LinkPage(page))
+	return render(ec, status, linkviews.LinkPage(page))
+}
+
+// mailLimit says which mail bound was reached, and from when the e-mail
+// may go out, in the person's language; the answer says when in
+// Retry-After.
+func (c *Console) mailLimit(ec echo.Context, limit *mailer.LimitError) string {
+	ec.Response().Header().Set("Retry-After", strconv.Itoa(int(limit.RetryAfter.Seconds())))
+	at := localizerOf(ec).DateTime(c.Now().Add(limit.RetryAfter)) + " UTC"
+	return t(ec, "console.mail.limit."+limit.Bound, limit.Limit, at)
 }
 
 // linkQR answers GET /console/links/{id}/qr.svg and qr.png: the link's

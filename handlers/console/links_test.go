@@ -390,3 +390,95 @@ func TestALinkIsEmailedInThePayersLanguageThroughARealSMTPServer(t *testing.T) {
 }
 
 func quotedPrintable(b []byte) io.Reader { return quotedprintable.NewReader(bytes.NewReader(b)) }
+
+// TestTheConsoleSendsNoOnesMailForThem: a support person sending one link
+// ten times gets three e-mails out, then a refusal saying why and when, in
+// their language; sending a link kept for one address to another is an
+// owner's to do; the sixth e-mail of a day to one address is refused, and
+// its link is not made. Each refusal is in the audit log, never the
+// address.
+func TestTheConsoleSendsNoOnesMailForThem(t *testing.T) {
+	e := setup(t)
+	sink, smtpURL := startSMTP(t)
+	m, err := mailer.Parse(smtpURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.links.Mail = m
+	support := e.browser()
+	csrf := support.signIn(roleUser(merchant.Support))
+	const payer = "payer@example.org"
+	id := linkIDOf(support.makeLink(csrf, url.Values{"amount": {"35"}, "description": {"Invoice 7"}, "email": {payer}}))
+	var last *http.Response
+	for range 9 {
+		last = support.post("/console/links/"+id+"/send", url.Values{"csrf": {csrf}})
+	}
+	if got := len(sink.sent()); got != 3 {
+		t.Fatalf("%d e-mails delivered for one link, want 3", got)
+	}
+	doc := page(t, last, http.StatusTooManyRequests)
+	if got := doc.Find("#email-error").Text(); !strings.Contains(got, "This link was e-mailed 3 times today") || last.Header.Get("Retry-After") == "" {
+		t.Errorf("the refusal says %q (Retry-After %q)", got, last.Header.Get("Retry-After"))
+	}
+	// Another address for a link kept for one: the owner's to choose.
+	other := linkIDOf(support.makeLink(csrf, url.Values{"amount": {"35"}, "description": {"Invoice 8"}, "email": {payer}}))
+	doc = page(t, support.post("/console/links/"+other+"/send", url.Values{"csrf": {csrf}, "email": {"someone.else@example.org"}}), http.StatusForbidden)
+	if got := doc.Find("#email-error").Text(); !strings.Contains(got, "Only an owner can send it to another address") ||
+		doc.Find("#email").AttrOr("value", "") != "someone.else@example.org" {
+		t.Errorf("support sending to another address: %q", got)
+	}
+	owner := e.browser()
+	ownerCSRF := owner.signIn(shop1User)
+	if res := owner.post("/console/links/"+other+"/send", url.Values{"csrf": {ownerCSRF}, "email": {"billing@example.org"}}); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("the owner sending to another address: %d", res.StatusCode)
+	}
+	// One address, many links: five e-mails a day; the sixth link is not
+	// made, and the form keeps what was typed.
+	support.makeLink(csrf, url.Values{"amount": {"5"}, "description": {"Fee 1"}, "email": {payer}})
+	doc = page(t, support.post("/console/links", url.Values{"csrf": {csrf}, "amount": {"5"}, "description": {"Fee 3"}, "email": {payer}}), http.StatusTooManyRequests)
+	if got := doc.Find("#email-error").Text(); !strings.Contains(got, "This address was e-mailed 5 times today") ||
+		doc.Find("#description").AttrOr("value", "") != "Fee 3" || doc.Find("#email").AttrOr("value", "") != payer {
+		t.Errorf("the sixth e-mail to one address: %q", got)
+	}
+	if res := support.post("/console/account/language", url.Values{"csrf": {csrf}, "language": {"de"}, "back": {"/console/links"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatal("choosing German")
+	}
+	de := page(t, support.post("/console/links/"+id+"/send", url.Values{"csrf": {csrf}}), http.StatusTooManyRequests)
+	if got := de.Find("#email-error").Text(); got == "" || strings.Contains(got, "This link was e-mailed") {
+		t.Errorf("the German refusal reads %q", got)
+	}
+	audit := e.auditText("shop1")
+	if n := strings.Count(audit, "mailRefused"); n != 9 {
+		t.Errorf("%d refusals in the audit log, want 9:\n%s", n, audit)
+	}
+	if strings.Contains(audit, "example.org") {
+		t.Error("an address is in the audit log")
+	}
+}
+
+// TestALinksExpiryAndTextAreCheckedBeforeUse: hours or days past a year
+// are refused before any arithmetic (5124097 hours once wrapped around to
+// a link of 1.4 hours); a description or reference holding a right-to-left
+// override or a zero-width space is refused, naming its field, with what
+// was typed kept.
+func TestALinksExpiryAndTextAreCheckedBeforeUse(t *testing.T) {
+	e := setup(t)
+	b := e.browser()
+	csrf := b.signIn(roleUser(merchant.Support))
+	for field, value := range map[string]string{"expires_in_hours": "5124097", "expires_in_days": "106751991167301"} {
+		doc := page(t, b.post("/console/links", url.Values{"csrf": {csrf}, "amount": {"10"}, "description": {"Parking"}, field: {value}}), http.StatusUnprocessableEntity)
+		if got := doc.Find("#" + field + "-error").Text(); !strings.Contains(got, "From 1 hour to 365 days") || doc.Find("#"+field).AttrOr("value", "") != value {
+			t.Errorf("%s=%s: %q", field, value, got)
+		}
+	}
+	doc := page(t, b.post("/console/links", url.Values{"csrf": {csrf}, "amount": {"10"}, "description": {"Invoice \u202egnp.exe"},
+		"reference": {"INV\u200b-7"}}), http.StatusUnprocessableEntity)
+	for _, field := range []string{"description", "reference"} {
+		if got := doc.Find("#" + field + "-error").Text(); !strings.Contains(got, "invisible formatting character") {
+			t.Errorf("%s with a hidden character: %q", field, got)
+		}
+	}
+	if doc.Find("#description").AttrOr("value", "") != "Invoice \u202egnp.exe" {
+		t.Error("the description typed is lost")
+	}
+}

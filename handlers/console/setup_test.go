@@ -26,6 +26,7 @@ import (
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/ledger/ledgertest"
 	"github.com/paybybank/checkout/links"
+	"github.com/paybybank/checkout/mailer"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/password"
 	"github.com/paybybank/checkout/payment"
@@ -237,7 +238,7 @@ func setupAt(t testing.TB, databaseURL string, gate *password.Gate, baseURL stri
 	e.settings = store
 	e.mail = &fakeMail{}
 	e.gate = gate
-	e.links = &links.Store{Ledger: l, Keys: keys, BaseURL: baseURL}
+	e.links = &links.Store{Ledger: l, Keys: keys, BaseURL: baseURL, Bounds: &mailer.Bounds{Ledger: l}}
 	c, err := console.New(console.Config{Mail: e.mail, Links: e.links, Hashing: gate, BaseURL: baseURL, Ledger: l, Merchants: dir, Settings: store, Orders: orders, Webhooks: hooks,
 		Banks: fakeBanks{}, Health: e.health, Sandbox: true,
 		Previews: shopper.New(shopper.Config{BaseURL: "http://127.0.0.1", Merchants: dir, Banks: fakeBanks{}, Health: e.health,

@@ -48,6 +48,14 @@ func (h *Steps) enter(c echo.Context) error {
 		}
 		return err
 	}
+	// The shop's link gave the payer's address: kept sealed with the
+	// order, where a refund's page may be sent to (refunds.KeepOrderEmails).
+	if err := h.Refunds.KeepOrderEmail(c.Request().Context(), m.ID, o.ID, o.Email); err != nil {
+		h.log(c).Warn("keeping the order's e-mail for a refund", "merchant", m.ID, "err", err)
+	}
+	// The same browser coming in again through the shop's link finds its
+	// own payment under way; anyone else's checkout is another payer's.
+	o.Payer, _ = h.payerFor(c, orderPayer(m.ID, o.ID))
 	if raw := c.QueryParam(ParamPreviewTheme); raw != "" {
 		if o.Theme, err = h.previewTheme(raw); err != nil {
 			return &web.PageError{Status: http.StatusBadRequest, Key: "error.previewInvalid", Err: err}
@@ -101,7 +109,8 @@ func errOrderChanged(err error) error {
 // payment is the order as the payment logic records it.
 func (co checkout) payment() payment.Order {
 	return payment.Order{Merchant: co.merchant, ID: co.order.ID, Amount: co.order.Amount,
-		Currency: co.order.Currency, ReturnURL: co.order.ReturnURL, KID: co.order.KID, Link: co.order.Link}
+		Currency: co.order.Currency, ReturnURL: co.order.ReturnURL, KID: co.order.KID, Link: co.order.Link,
+		Payer: order.PayerDigest(co.order.Payer)}
 }
 
 // checkout is an open order and its merchant: what every later step needs.

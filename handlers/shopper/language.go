@@ -62,8 +62,15 @@ func (h *Steps) switchLanguage(next echo.HandlerFunc) echo.HandlerFunc {
 // links back to the link's address (with its receipt, if shown) in each
 // language.
 func linkLanguageSwitch(c echo.Context) views.LanguageSwitch {
+	return addressLanguageSwitch(c, "/l/"+url.PathEscape(c.Param("id")))
+}
+
+// addressLanguageSwitch is the switcher of a page of the app's own address
+// (a payment link's, a refund's): back to it in each language, keeping
+// its query values.
+func addressLanguageSwitch(c echo.Context, address string) views.LanguageSwitch {
 	current := web.Localizer(c).Lang()
-	s := views.LanguageSwitch{Action: templ.SafeURL("/l/" + url.PathEscape(c.Param("id")))}
+	s := views.LanguageSwitch{Action: templ.SafeURL(address)}
 	for name, values := range c.QueryParams() {
 		if name == paramLang {
 			continue

@@ -1,10 +1,13 @@
 package shopper
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -42,12 +45,16 @@ const receiptRefresh = 10
 // guessed alike, so that nothing tells which ids exist.
 var errLinkUnknown = &web.PageError{Status: http.StatusNotFound, Key: "plink.unknown"}
 
-// openLink answers GET /l/{id}: an open link starts the checkout of its
-// order (a single link's one order, or a reusable link's next); a paid
-// single link shows its receipt; a cancelled or expired one says so (410),
-// with the receipt where there is one; a reusable link whose payments are
-// all made says so too, and one whose payments are all under way asks the
-// payer to come back.
+// openLink answers GET /l/{id}, reading only: an open link starts the
+// usual checkout (its order is made when the payer first submits); a paid
+// single link shows its receipt, without anything of its payer's; a
+// cancelled or expired one says so (410), with the receipt where there is
+// one; a single link whose payment is under way in another browser says it
+// is being paid right now and starts nothing; a reusable link whose
+// payments are all made or under way says so too.
+//
+// A browser's first opening counts once in the link's funnel, in the
+// background; a HEAD, a prefetch or a link preview counts nothing.
 func (h *Steps) openLink(c echo.Context) error {
 	id := c.Param("id")
 	if !links.ValidID(id) {
@@ -57,12 +64,11 @@ func (h *Steps) openLink(c echo.Context) error {
 		return h.showReceipt(c, id, raw)
 	}
 	ctx := c.Request().Context()
-	p, o, err := h.Orders.Ledger.OpenLink(ctx, id)
+	p, err := h.Orders.Ledger.LinkByID(ctx, id)
 	if errors.Is(err, ledger.ErrLinkNotFound) {
 		return errLinkUnknown
 	}
-	var taken *ledger.ReferenceTakenError
-	if p.ID == "" && err != nil {
+	if err != nil {
 		return err
 	}
 	m, ok := h.linkMerchant(c, p.MerchantID, p.Lang)
@@ -72,22 +78,83 @@ func (h *Steps) openLink(c echo.Context) error {
 	if m.Disabled() {
 		return errMerchantDisabled(m)
 	}
-	switch {
-	case errors.Is(err, ledger.ErrLinkEnded):
+	if p.State(h.Orders.Ledger.Now()) != ledger.LinkOpen {
+		// Judged by the ledger's clock, as a payment's start is.
 		return h.linkEnded(c, m, p)
-	case errors.Is(err, ledger.ErrLinkFull):
-		return h.linkBusy(c, m, p)
-	case errors.As(err, &taken):
-		return errOrderChanged(err)
-	case err != nil:
-		return err
 	}
-	token, err := h.Sealer.Seal(order.Order{Merchant: m.ID, ID: o.OrderID, Amount: o.Amount, Currency: o.Currency,
-		Lang: web.Localizer(c).Lang(), Link: p.ID, Description: p.Description}, h.Now())
+	counted := c.Request().Method == http.MethodGet && !previewing(c.Request())
+	var payer string
+	fresh := false
+	if counted {
+		payer, fresh = h.payerFor(c, linkPayer(p.ID))
+	} else {
+		payer = order.NewPayer()
+	}
+	o := order.Order{Merchant: m.ID, Amount: p.Amount, Currency: p.Currency, Lang: web.Localizer(c).Lang(), Link: p.ID,
+		Description: p.Description, Payer: payer}
+	switch p.Kind {
+	case ledger.LinkSingle:
+		o.ID = p.Reference
+		_, attempts, err := h.Orders.Ledger.Order(ctx, m.ID, p.Reference)
+		if err != nil && !errors.Is(err, ledger.ErrNotFound) {
+			return err
+		}
+		if payment.InProgressElsewhere(attempts, order.PayerDigest(payer)) {
+			return h.linkInProgress(c, m, p)
+		}
+	default:
+		_, mine, err := h.Orders.Ledger.PayerOrder(ctx, p.ID, order.PayerDigest(payer))
+		switch {
+		case err == nil:
+			o.ID = mine.OrderID
+		case !errors.Is(err, ledger.ErrNotFound):
+			return err
+		default:
+			// Told now rather than after choosing a bank; the bound itself
+			// is kept where payments start.
+			if full, err := h.Orders.Ledger.LinkFull(ctx, p); err != nil || full {
+				return cmp.Or(err, h.linkBusy(c, m, p))
+			}
+		}
+	}
+	if fresh {
+		h.Links.Opened(m.ID, p.ID, payerName(c.RealIP()+" "+c.Request().UserAgent()))
+	}
+	token, err := h.Sealer.Seal(o, h.Now())
 	if err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, string(countryURL(token, false)))
+}
+
+// previewing reports a request that fetches a page without a person
+// reading it: a HEAD, a browser's prefetch, or a link preview of a chat
+// or mail program, which say so in their headers or their name.
+func previewing(r *http.Request) bool {
+	if r.Method != http.MethodGet {
+		return true
+	}
+	for _, h := range []string{"Sec-Purpose", "Purpose", "X-Purpose", "X-Moz"} {
+		if v := strings.ToLower(r.Header.Get(h)); strings.Contains(v, "prefetch") || strings.Contains(v, "preview") {
+			return true
+		}
+	}
+	ua := strings.ToLower(r.UserAgent())
+	for _, bot := range previewAgents {
+		if strings.Contains(ua, bot) {
+			return true
+		}
+	}
+	return false
+}
+
+// previewAgents are words in the User-Agent of programs that fetch links
+// to show a preview or to scan them: chat apps, social sites, mail
+// scanners, search engines.
+var previewAgents = []string{
+	"bot/", "bot;", "bot)", "+http", "crawler", "spider", "preview", "facebookexternalhit", "whatsapp", "telegram",
+	"slack", "discord", "skype", "linkedin", "mastodon", "viber", "microsoft office", "ms-office", "proofpoint",
+	"mimecast", "barracuda", "safelinks", "scanner",
 }
 
 // linkMerchant finds a link's merchant and makes the page its: its look,
@@ -118,7 +185,8 @@ func (h *Steps) linkEnded(c echo.Context, m *merchant.Merchant, p ledger.Payment
 	}
 	page := checkoutviews.LinkPage{State: state}
 	if p.Kind == ledger.LinkSingle {
-		r, err := h.receipt(c.Request().Context(), l, m, p, p.Reference, false)
+		// Whoever opens the address: nothing of the payer's.
+		r, err := h.receipt(c.Request().Context(), l, m, p, p.Reference, false, "")
 		if err != nil {
 			return err
 		}
@@ -142,6 +210,23 @@ func (h *Steps) linkEnded(c echo.Context, m *merchant.Merchant, p ledger.Payment
 	page.Page = h.linkPageFrame(c, title)
 	return web.Render(c, status, checkoutviews.Link(page))
 }
+
+// linkInProgress is the page of a single link whose payment another
+// browser began: it says nothing of that payment or its payer, starts
+// nothing, and looks again by itself; once that payment ends unpaid the
+// link opens for anyone, once paid it shows the receipt.
+func (h *Steps) linkInProgress(c echo.Context, m *merchant.Merchant, p ledger.PaymentLink) error {
+	l := h.loc(c)
+	page := checkoutviews.LinkPage{State: "in-progress", Heading: l.T("plink.inProgress"), Message: l.T("plink.inProgress.text", m.Name),
+		Refresh: inProgressRefresh, RefreshURL: links.Route + p.ID, RetryURL: templ.SafeURL(links.Route + p.ID)}
+	page.Page = h.linkPageFrame(c, page.Heading)
+	c.Response().Header().Set("Retry-After", strconv.Itoa(inProgressRefresh))
+	return web.Render(c, http.StatusConflict, checkoutviews.Link(page))
+}
+
+// inProgressRefresh is how often, in seconds, the page of a link being
+// paid elsewhere looks again.
+const inProgressRefresh = 30
 
 // linkBusy is the page of a reusable link whose every payment is made or
 // under way: one under way that ends unpaid frees its place.
@@ -182,7 +267,7 @@ func (h *Steps) showReceipt(c echo.Context, id, raw string) error {
 		return errMerchantGone(p.MerchantID)
 	}
 	l := h.loc(c)
-	r, err := h.receipt(ctx, l, m, p, o.ID, true)
+	r, err := h.receipt(ctx, l, m, p, o.ID, true, order.PayerDigest(o.Payer))
 	if err != nil {
 		return err
 	}
@@ -199,8 +284,9 @@ func (h *Steps) showReceipt(c echo.Context, id, raw string) error {
 
 // receipt is the receipt of the link's order orderID, nil before a payment
 // was begun for it. fresh reads the status from the provider while it can
-// still change; otherwise the ledger's word is shown.
-func (h *Steps) receipt(ctx context.Context, l *i18n.Localizer, m *merchant.Merchant, p ledger.PaymentLink, orderID string, fresh bool) (*checkoutviews.Receipt, error) {
+// still change; otherwise the ledger's word is shown. The bank is shown to
+// the payer who paid (payer, their checkout's digest) alone.
+func (h *Steps) receipt(ctx context.Context, l *i18n.Localizer, m *merchant.Merchant, p ledger.PaymentLink, orderID string, fresh bool, payer string) (*checkoutviews.Receipt, error) {
 	var v payment.View
 	var err error
 	if fresh {
@@ -226,9 +312,12 @@ func (h *Steps) receipt(ctx context.Context, l *i18n.Localizer, m *merchant.Merc
 	if !v.Order.Paid.IsZero() {
 		at = v.Order.Paid
 	}
-	return &checkoutviews.Receipt{Kind: kind, Status: l.T(key), Amount: l.Amount(v.Order.Amount), Merchant: m.Name,
-		Description: p.Description, Reference: orderID, Date: l.DateTime(at) + " UTC",
-		Bank: h.bankName(ctx, v.Attempt.Country, v.Attempt.BankID)}, nil
+	r := &checkoutviews.Receipt{Kind: kind, Status: l.T(key), Amount: l.Amount(v.Order.Amount), Merchant: m.Name,
+		Description: p.Description, Reference: orderID, Date: l.DateTime(at) + " UTC"}
+	if payer != "" && v.Attempt.Payer == payer {
+		r.Bank = h.bankName(ctx, v.Attempt.Country, v.Attempt.BankID)
+	}
+	return r, nil
 }
 
 // bankName is a bank's name as the list gives it, else its id.
@@ -244,7 +333,8 @@ func (h *Steps) bankName(ctx context.Context, country, id string) string {
 // receiptURL is the way back from a payment link's checkout: the payer's
 // receipt of their own order.
 func (h *Steps) receiptURL(co checkout) (templ.SafeURL, error) {
-	token, err := h.Sealer.SealFor(order.Order{Merchant: co.merchant.ID, ID: co.order.ID, Link: co.order.Link, Lang: co.order.Lang}, h.Now(), receiptTTL)
+	token, err := h.Sealer.SealFor(order.Order{Merchant: co.merchant.ID, ID: co.order.ID, Link: co.order.Link, Lang: co.order.Lang,
+		Payer: co.order.Payer}, h.Now(), receiptTTL)
 	if err != nil {
 		return "", err
 	}

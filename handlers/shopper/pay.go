@@ -17,6 +17,7 @@ import (
 	"github.com/paybybank/checkout/banks"
 	"github.com/paybybank/checkout/handlers/logos"
 	"github.com/paybybank/checkout/handlers/shopper/details"
+	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/rules"
@@ -159,6 +160,23 @@ func inFrame(r *http.Request) bool {
 	return r.Header.Get("X-Checkout-Frame") != "" || r.Header.Get("Sec-Fetch-Dest") == "iframe"
 }
 
+// linkOrder gives the checkout of a reusable payment link its payer's
+// order, made now, and seals it into the checkout's token, so that the
+// return address and every later step name it.
+func (h *Steps) linkOrder(c echo.Context, co checkout) (checkout, error) {
+	_, o, err := h.Links.OrderFor(c.Request().Context(), co.order.Link, order.PayerDigest(co.order.Payer))
+	if err != nil {
+		return co, err
+	}
+	co.order.ID = o.OrderID
+	token, err := h.Sealer.Seal(co.order, h.Now())
+	if err != nil {
+		return co, err
+	}
+	co.token = token
+	return co, nil
+}
+
 // createPayment validates the details, creates the payment once per order
 // (package payment) and sends the shopper to it.
 func (h *Steps) createPayment(c echo.Context) error {
@@ -192,6 +210,17 @@ func (h *Steps) createPayment(c echo.Context) error {
 	if f.HasErrors() {
 		return h.renderPay(c, http.StatusUnprocessableEntity, co, bank, f, "")
 	}
+	if co.order.Link != "" && co.order.ID == "" {
+		// A reusable link's payer gets their order now, at the first step
+		// that needs one.
+		if co, err = h.linkOrder(c, co); err != nil {
+			if errors.Is(err, payment.ErrLinkEnded) || errors.Is(err, payment.ErrLinkFull) {
+				return h.errLinkStopped(c, co, err)
+			}
+			return err
+		}
+		req.MerchantOrderID, req.ReturnURL = co.merchant.UpstreamOrderID(co.order.ID), h.BaseURL+returnPath(co.token, 0)
+	}
 
 	out, err := h.Orders.Pay(c.Request().Context(), co.payment(), req)
 	var refused *payment.RefusedError
@@ -215,6 +244,18 @@ func (h *Steps) createPayment(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, statusPath(co.token))
 	case errors.Is(err, payment.ErrOrderChanged):
 		return errOrderChanged(err)
+	case errors.Is(err, payment.ErrInProgress):
+		// Another checkout's payment of the order is under way: nothing of
+		// it is shown, and nothing was started for this one.
+		if co.order.Link != "" {
+			p, lerr := h.Orders.Ledger.LinkByID(c.Request().Context(), co.order.Link)
+			if lerr != nil {
+				return lerr
+			}
+			return h.linkInProgress(c, co.merchant, p)
+		}
+		c.Response().Header().Set("Retry-After", strconv.Itoa(inProgressRefresh))
+		return &web.PageError{Status: http.StatusConflict, Key: "error.inProgress", RetryURL: countryURL(co.token, false), Err: err}
 	case errors.Is(err, payment.ErrLinkEnded), errors.Is(err, payment.ErrLinkFull):
 		// The link was cancelled, expired or filled while the payer chose
 		// their bank: nothing was started.

@@ -12,6 +12,9 @@ import (
 
 	"github.com/paybybank/checkout/handlers/web"
 
+	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/links"
+	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
 	checkoutviews "github.com/paybybank/checkout/views/checkout"
@@ -28,6 +31,21 @@ func (h *Steps) showStatus(c echo.Context) error {
 	co, err := h.open(c)
 	if err != nil {
 		return err
+	}
+	if co.order.Link != "" && co.order.ID == "" {
+		// A reusable link's checkout from before its payer's order was
+		// made: that order, or the link's door when none was.
+		_, mine, err := h.Orders.Ledger.PayerOrder(c.Request().Context(), co.order.Link, order.PayerDigest(co.order.Payer))
+		switch {
+		case errors.Is(err, ledger.ErrNotFound):
+			return c.Redirect(http.StatusSeeOther, links.Route+co.order.Link)
+		case err != nil:
+			return err
+		}
+		co.order.ID = mine.OrderID
+		if co.token, err = h.Sealer.Seal(co.order, h.Now()); err != nil {
+			return err
+		}
 	}
 	attempt, _ := strconv.Atoi(c.QueryParam("n"))
 	attempt = max(0, min(attempt, 1000))
@@ -51,11 +69,19 @@ func (h *Steps) showStatus(c echo.Context) error {
 	}
 	view.Begun = st.Attempt != nil
 	status := pisclient.Status("")
-	if !st.Known {
+	theirs := st.Attempt != nil && !payment.Mine(*st.Attempt, order.PayerDigest(co.order.Payer)) && !st.Paid
+	switch {
+	case theirs && !st.Final():
+		// Another checkout's payment under way: nothing of it is shown.
+		view.Begun = false
+		view.Kind = checkoutviews.StatusPending
+		view.Heading, view.Message = l.T("error.inProgress"), l.T("error.inProgress.text")
+		status = pisclient.StatusNotFound
+	case !st.Known:
 		view.Kind = checkoutviews.StatusChecking
 		view.Heading = l.T("status.checking")
 		view.Message = l.T("status.checking.text")
-	} else {
+	default:
 		status = st.Status
 		var key string
 		view.Kind, key = describeStatus(status)
@@ -65,7 +91,11 @@ func (h *Steps) showStatus(c echo.Context) error {
 		view.Refresh = refreshSteps[min(attempt, len(refreshSteps)-1)]
 		view.RefreshURL = returnPath(co.token, attempt+1)
 	}
-	if status == pisclient.StatusCanceled && st.Attempt != nil {
+	switch {
+	case status == pisclient.StatusCanceled && theirs:
+		// Another checkout's payment ended unpaid: this one may begin.
+		view.TryAgainURL = countryURL(co.token, false)
+	case status == pisclient.StatusCanceled && st.Attempt != nil:
 		// A new payment may be made now, at this bank or another.
 		view.TryAgainURL = banksURL(co.token, st.Attempt.Country, "")
 	}

@@ -23,9 +23,11 @@ import (
 	"github.com/paybybank/checkout/handlers/logos"
 	"github.com/paybybank/checkout/handlers/web"
 	"github.com/paybybank/checkout/i18n"
+	"github.com/paybybank/checkout/links"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/order"
 	"github.com/paybybank/checkout/payment"
+	"github.com/paybybank/checkout/refunds"
 	"github.com/paybybank/checkout/views"
 	"github.com/paybybank/checkout/webhook"
 )
@@ -46,6 +48,12 @@ type Config struct {
 	// Orders records orders and pays them through the payments ledger: one
 	// payment per order, on any instance.
 	Orders *payment.Service
+	// Links makes a payment link's orders as its payers submit, and counts
+	// their openings; the API makes and cancels the links through it.
+	Links *links.Store
+	// Refunds takes a payer's account on their refund's page; the API
+	// makes and moves refunds through it. Nil serves no refund.
+	Refunds *refunds.Service
 	// Health tells which banks are failing right now; nil knows none.
 	Health *bankhealth.Keeper
 	// Sessions keeps the conveniences cookie (the language chosen, the last

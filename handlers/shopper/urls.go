@@ -115,5 +115,7 @@ func (h *Steps) Routes(people, programs Router) {
 	people.GET(RouteHandoff, h.showHandoff, h.switchLanguage)
 	people.GET(RouteHandoffCode, h.openHandoff)
 	people.GET(RoutePaymentLink, h.openLink)
+	people.GET(RouteRefund, h.showRefund)
+	people.POST(RouteRefund, h.takeRefundAccount)
 	programs.GET(logos.Route, h.logos.Serve)
 }

@@ -26,7 +26,10 @@ type APIError struct {
 	Code    string
 	Message string
 	Fields  []rules.FieldError
-	Err     error
+	// Remaining, when set, is what may still be refunded of an order
+	// (refund_exceeds_paid).
+	Remaining string
+	Err       error
 }
 
 func (e *APIError) Error() string {
@@ -47,11 +50,12 @@ type fieldJSON struct {
 // Body is the error as the API's JSON.
 func (e *APIError) Body() any {
 	type errorJSON struct {
-		Code    string      `json:"code"`
-		Message string      `json:"message"`
-		Fields  []fieldJSON `json:"fields,omitempty"`
+		Code      string      `json:"code"`
+		Message   string      `json:"message"`
+		Fields    []fieldJSON `json:"fields,omitempty"`
+		Remaining string      `json:"remaining,omitempty"`
 	}
-	out := errorJSON{Code: e.Code, Message: e.Message}
+	out := errorJSON{Code: e.Code, Message: e.Message, Remaining: e.Remaining}
 	for _, f := range e.Fields {
 		out.Fields = append(out.Fields, fieldJSON{f.Field, f.Reason, f.Message})
 	}

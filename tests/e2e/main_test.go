@@ -52,7 +52,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	// The tests read the repository's files (node_modules, cmd/load) as
+	// The tests read the repository's files (node_modules, devtools/load) as
 	// the program's folder holds them.
 	if err := os.Chdir("../.."); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -326,9 +326,9 @@ func grepLines(text, prefix string) string {
 
 func TestLoadCommandReportsTheRun(t *testing.T) {
 	s := start(t, nil)
-	// The load generator is a program of its own (cmd/load), run as the
-	// operators guide (docs/operate.md) says.
-	out, err := exec.Command("go", "run", "./cmd/load", "-url", s.base, "-c", "4", "-d", "500ms").CombinedOutput()
+	// The load generator is a developer's program of its own (devtools/load),
+	// run as docs/performance.md says.
+	out, err := exec.Command("go", "run", "./devtools/load", "-url", s.base, "-c", "4", "-d", "500ms").CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

@@ -36,10 +36,18 @@ func TestArrowsPointDown(t *testing.T) {
 		"payment":                {"rules", "pisclient", "ledger", "merchant", "password"},
 		"webhook":                {"rules", "pisclient", "ledger", "merchant", "password"},
 		"settings":               {"rules", "pisclient", "ledger", "merchant", "password", "keyring"},
-		"mailer":                 {"rules"},
+		"mailer":                 {"rules", "pisclient", "ledger"},
+		// SEPA files: the transfer file, the EPC QR code, statements.
+		"sepa": {"rules"},
+		// Refunds: their rules over the ledger, paid by SEPA files, the
+		// payer asked by e-mail in their language (a payment link's
+		// address where the order came from one).
+		"refunds": {"rules", "pisclient", "ledger", "merchant", "password", "keyring", "settings", "i18n", "mailer", "sepa", "links"},
+		// Bank statements: read by sepa, matched to refunds and orders.
+		"statements": {"rules", "pisclient", "ledger", "merchant", "password", "keyring", "settings", "sepa"},
 		// Payment links: made, cancelled and sent, over the ledger, with
 		// the settings' sealing keys and the payer's language.
-		"links": {"rules", "pisclient", "ledger", "merchant", "password", "keyring", "settings", "i18n"},
+		"links": {"rules", "pisclient", "ledger", "merchant", "password", "keyring", "settings", "i18n", "mailer"},
 		// The audiences' shared kit and the logos every page shows sit
 		// below every audience, and import none of them.
 		"handlers/web":   {"i18n", "password", "rules", "merchant", "theme", "views"},

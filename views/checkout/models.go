@@ -221,6 +221,8 @@ type LinkPage struct {
 	// the payment is under way; 0 when it is final.
 	Refresh    int
 	RefreshURL string
+	// RetryURL, when set, is a way to look again now.
+	RetryURL templ.SafeURL
 }
 
 // Receipt is a payment link's payment as the payer keeps it.
@@ -234,4 +236,28 @@ type Receipt struct {
 	Reference   string
 	Date        string
 	Bank        string
+}
+
+// RefundPage is a refund's page for its payer: who gives back how much,
+// for which order and why, then the form for their account or where the
+// refund stands.
+type RefundPage struct {
+	views.Page
+	Shop    string
+	Amount  string
+	OrderID string
+	Reason  string
+	// State is the refund's state's English name.
+	State   string
+	Heading string
+	Message string
+	// Note, when set, is said above all (an account given already).
+	Note string
+	// Masked is the account given, masked.
+	Masked string
+	// Form is set while the refund waits for the payer's account.
+	Form   bool
+	Action templ.SafeURL
+	Fields []views.Field
+	Errors []views.FieldError
 }

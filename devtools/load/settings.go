@@ -12,7 +12,6 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -31,7 +30,7 @@ import (
 // instances on a database of their own, made on the server -db names and
 // dropped at the end.
 //
-//	go run ./cmd/load settings -db postgres://postgres@127.0.0.1:5432/test?sslmode=disable -changes 50 -d 20s
+//	go run ./devtools/load settings -db postgres://postgres@127.0.0.1:5432/test?sslmode=disable -changes 50 -d 20s
 func runSettings(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("load settings", flag.ContinueOnError)
 	fs.SetOutput(stdout)
@@ -63,60 +62,75 @@ func runSettings(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var addrs, origins []string
-	for range 3 {
-		addr, err := freeAddr()
-		if err != nil {
-			return err
-		}
-		addrs, origins = append(addrs, addr), append(origins, "http://"+addr)
-	}
 	const operator = "load@psp.example"
-	file := filepath.Join(dir, "merchants.json")
-	if err := writeMerchants(file, "", origins, []any{map[string]string{"email": operator, "password_hash": hash}}); err != nil {
-		return err
-	}
 	// Every instance seals under one key, as a deployment's would.
-	settingsKey := rand.Text() + rand.Text()
-	var apps []*appProcess
-	defer func() {
-		for _, a := range apps {
-			a.stop()
-		}
-	}()
-	for i, addr := range addrs {
-		own := filepath.Join(dir, fmt.Sprintf("instance-%d", i+1))
-		if err := os.Mkdir(own, 0o700); err != nil {
-			return err
-		}
-		a, err := startApp(ctx, own, "", map[string]string{"ADDR": addr, "MERCHANTS_FILE": file, "DATABASE_URL": databaseURL,
-			"SETTINGS_KEYS": settingsKey})
-		if err != nil {
-			return err
-		}
-		apps = append(apps, a)
-	}
-	people := make([]*consolePerson, len(apps))
-	for i, a := range apps {
-		if people[i], err = signInAs(a.base, operator, pw); err != nil {
-			return err
-		}
-	}
-	const shop = "loadshop"
-	_, page, err := people[0].postPage("/console/merchants", url.Values{"id": {shop}, "name": {"Load shop"}, "return_origins": {"https://loadshop.example"}})
+	apps, err := startInstances(ctx, dir, 3, []any{map[string]string{"email": operator, "password_hash": hash}},
+		map[string]string{"DATABASE_URL": databaseURL, "SETTINGS_KEYS": rand.Text() + rand.Text()})
 	if err != nil {
 		return err
 	}
-	kid, secret := shownOnce.FindStringSubmatch(page), shownSecret.FindStringSubmatch(page)
-	if kid == nil || secret == nil {
-		return errors.New("the new merchant's link key is not on the page")
+	defer stopAll(apps)
+	people, err := signInAll(apps, operator, pw)
+	if err != nil {
+		return err
+	}
+	const shop = "loadshop"
+	m, err := makeMerchant(people[0], shop)
+	if err != nil {
+		return err
 	}
 
+	seen, err := timeChanges(people, shop, *changes)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "settings: %d changes made on one instance, each timed until two others' pages show it (PostgreSQL, poll every 250 ms)\n", *changes)
+	printLive(stdout, seen)
+	// Looks published on the first instance, each timed until a shopper's
+	// page on each other instance wears it.
+	published, err := timePublishes(people[0], apps[1:], m, *changes)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "branding: %d looks published on one instance, each timed until a shopper's page on two others wears it\n", *changes)
+	printLive(stdout, published)
+	return bankPageUnderChanges(ctx, people[0], shop, []string{"-url", apps[0].base, "-d", duration.String(), "-c", fmt.Sprint(*conns)}, stdout)
+}
+
+// signInAll signs email in to every instance's console.
+func signInAll(apps []*appProcess, email, pw string) ([]*consolePerson, error) {
+	people := make([]*consolePerson, len(apps))
+	for i, a := range apps {
+		var err error
+		if people[i], err = signInAs(a.base, email, pw); err != nil {
+			return nil, err
+		}
+	}
+	return people, nil
+}
+
+// makeMerchant makes merchant id in p's console and returns it with the
+// first link key, which the page shows once.
+func makeMerchant(p *consolePerson, id string) (*merchant.Merchant, error) {
+	_, page, err := p.postPage("/console/merchants", url.Values{"id": {id}, "name": {"Load shop"}, "return_origins": {"https://loadshop.example"}})
+	if err != nil {
+		return nil, err
+	}
+	kid, secret := shownOnce.FindStringSubmatch(page), shownSecret.FindStringSubmatch(page)
+	if kid == nil || secret == nil {
+		return nil, errors.New("the new merchant's link key is not on the page")
+	}
+	return &merchant.Merchant{ID: id, LinkKeys: map[string]string{kid[1]: secret[1]}}, nil
+}
+
+// timeChanges renames shop n times as the first of people, and times each
+// change from its answer until every other one's settings page shows it.
+func timeChanges(people []*consolePerson, shop string, n int) ([]time.Duration, error) {
 	var seen []time.Duration
-	for i := range *changes {
+	for i := range n {
 		name := fmt.Sprintf("Load shop %d", i+1)
 		if err := people[0].rename(shop, name); err != nil {
-			return err
+			return nil, err
 		}
 		answered := time.Now()
 		var wg sync.WaitGroup
@@ -124,50 +138,50 @@ func runSettings(ctx context.Context, args []string, stdout io.Writer) error {
 		var failed error
 		for _, p := range people[1:] {
 			wg.Go(func() {
-				for {
-					body, err := p.get("/console/settings?merchant=" + shop)
-					if err == nil && strings.Contains(body, `value="`+name+`"`) {
-						mu.Lock()
-						seen = append(seen, time.Since(answered))
-						mu.Unlock()
-						return
-					}
-					if time.Since(answered) > 30*time.Second {
-						mu.Lock()
-						failed = fmt.Errorf("change %d not shown on %s after 30 s", i+1, p.base)
-						mu.Unlock()
-						return
-					}
-					time.Sleep(5 * time.Millisecond)
+				took, shown := p.awaitName(shop, name, answered)
+				mu.Lock()
+				defer mu.Unlock()
+				if !shown {
+					failed = fmt.Errorf("change %d not shown on %s after 30 s", i+1, p.base)
+					return
 				}
+				seen = append(seen, took)
 			})
 		}
 		wg.Wait()
 		if failed != nil {
-			return failed
+			return nil, failed
 		}
 	}
+	return seen, nil
+}
+
+// awaitName reads shop's settings page until it shows name, and says how
+// long after answered it did; false after 30 s.
+func (p *consolePerson) awaitName(shop, name string, answered time.Time) (time.Duration, bool) {
+	for {
+		body, err := p.get("/console/settings?merchant=" + shop)
+		if err == nil && strings.Contains(body, `value="`+name+`"`) {
+			return time.Since(answered), true
+		}
+		if time.Since(answered) > 30*time.Second {
+			return 0, false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// printLive says how soon a change was live on another instance.
+func printLive(stdout io.Writer, seen []time.Duration) {
 	s := sample{latencies: seen}
-	fmt.Fprintf(stdout, "settings: %d changes made on one instance, each timed until two others' pages show it (PostgreSQL, poll every 250 ms)\n", *changes)
 	fmt.Fprintf(stdout, "  live on another instance: p50 %s, p99 %s, max %s (%d pages)\n",
 		s.pct(0.5).Round(time.Millisecond), s.pct(0.99).Round(time.Millisecond), s.pct(1).Round(time.Millisecond), len(seen))
+}
 
-	// Looks published on the first instance, each timed until a shopper's
-	// page on each other instance wears it.
-	m := &merchant.Merchant{ID: shop, LinkKeys: map[string]string{kid[1]: secret[1]}}
-	published, err := timePublishes(people[0], apps[1:], m, *changes)
-	if err != nil {
-		return err
-	}
-	s = sample{latencies: published}
-	fmt.Fprintf(stdout, "branding: %d looks published on one instance, each timed until a shopper's page on two others wears it\n", *changes)
-	fmt.Fprintf(stdout, "  live on another instance: p50 %s, p99 %s, max %s (%d pages)\n",
-		s.pct(0.5).Round(time.Millisecond), s.pct(0.99).Round(time.Millisecond), s.pct(1).Round(time.Millisecond), len(published))
-
-	// The bank page of the first instance, first alone, then while a
-	// change lands every second: the same run, so that the machine's
-	// state is the same for both.
-	bankPage := []string{"-url", apps[0].base, "-d", duration.String(), "-c", fmt.Sprint(*conns)}
+// bankPageUnderChanges runs the bank page's comparison with its arguments
+// bankPage, first alone, then while p renames shop every second: the same
+// run, so that the machine's state is the same for both.
+func bankPageUnderChanges(ctx context.Context, p *consolePerson, shop string, bankPage []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "bank page with no settings change:\n")
 	if err := run(ctx, bankPage, stdout); err != nil {
 		return err
@@ -184,13 +198,13 @@ func runSettings(ctx context.Context, args []string, stdout io.Writer) error {
 				return
 			case <-tick.C:
 			}
-			if err := people[0].rename(shop, fmt.Sprintf("Churn %d", changed)); err == nil {
+			if err := p.rename(shop, fmt.Sprintf("Churn %d", changed)); err == nil {
 				changed++
 			}
 		}
 	})
 	fmt.Fprintf(stdout, "bank page with a settings change every second:\n")
-	err = run(ctx, bankPage, stdout)
+	err := run(ctx, bankPage, stdout)
 	stop()
 	churned.Wait()
 	fmt.Fprintf(stdout, "  settings changes during the run: %d\n", changed)

@@ -7,30 +7,30 @@
 // calls the run caused, the page's compressed weight and the app's resident
 // memory.
 //
-//	go run ./cmd/load -url http://localhost:8080 -c 64 -d 20s -country FR
+//	go run ./devtools/load -url http://localhost:8080 -c 64 -d 20s -country FR
 //
 // `load follow` measures following payments instead (see runFollow); it
 // builds and starts the app itself, and with -instances several of them on
 // one PostgreSQL database and one provider (see runFollowShared):
 //
-//	go run ./cmd/load follow -rate 50 -d 10m -approve 0.5 -follow-rate 60
-//	go run ./cmd/load follow -instances 3 -open 600 -rate 50 -d 3m -follow-rate 60 -db postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+//	go run ./devtools/load follow -rate 50 -d 10m -approve 0.5 -follow-rate 60
+//	go run ./devtools/load follow -instances 3 -open 600 -rate 50 -d 3m -follow-rate 60 -db postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 //
 // `load links` measures a shop's server making links through the API from
 // one token (see runLinks):
 //
-//	go run ./cmd/load links -rate 25 -d 20s
+//	go run ./devtools/load links -rate 25 -d 20s
 //
 // `load paylinks` measures opening a payment link against opening a
 // signed link (see runPayLinks):
 //
-//	go run ./cmd/load paylinks -c 16 -d 40s
+//	go run ./devtools/load paylinks -c 16 -d 40s
 //
 // `load settings` measures changes of merchants' settings reaching three
 // instances on one PostgreSQL, and the bank page while they land (see
 // runSettings):
 //
-//	go run ./cmd/load settings -db postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+//	go run ./devtools/load settings -db postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 package main
 
 import (
@@ -92,7 +92,9 @@ func main() {
 // other work on the machine lands on both.
 const rounds = 4
 
-// run is the command, with its surroundings passed in.
+// run is the command, with its surroundings passed in: it loads the bank
+// page and a static server's copy of its bytes in turns, then says what
+// each side measured.
 func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stdout)
@@ -137,40 +139,70 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer static.Close()
-
-	var app, limit sample
-	// Without -pid the app's figure is left out: there is no process 0
-	// to read (cpuMeter.turn).
-	self := pid("this command", os.Getpid())
-	appCPU, staticCPU := newCPUMeter(pid("app", *appPID), self), newCPUMeter(pid("static", static.cmd.Process.Pid), self)
-	turn := *duration / (2 * rounds)
-	for range rounds {
-		appCPU.turn(func() { app.add(measure(ctx, client, page, *conns, turn)) })
-		staticCPU.turn(func() { limit.add(measure(ctx, client, static.url+"/page", *conns, turn)) })
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	turns, err := takeTurns(ctx, client, page, static, *conns, *duration, *appPID)
+	if err != nil {
+		return err
 	}
 	after, err := institutionsCalls(client, *base)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "bank list (%s) at %d connections, %s each side in %d turns\n", *country, *conns, (turn * rounds).Round(time.Millisecond), rounds)
-	fmt.Fprintf(stdout, "  app:    %s\n", app)
-	fmt.Fprintf(stdout, "  static: %s  (the same bytes, gzip'd, from memory, in a process of its own)\n", limit)
+	fmt.Fprintf(stdout, "bank list (%s) at %d connections, %s each side in %d turns\n", *country, *conns, (turns.turn * rounds).Round(time.Millisecond), rounds)
+	turns.print(stdout)
+	fmt.Fprintf(stdout, "  provider institutions calls during the run (first page included): %d\n", after-before)
+	return printPageAndMemory(stdout, client, page, *base)
+}
+
+// bankPageTurns is what the turns of the app's bank page and of the static
+// server measured, and the processor time each side cost.
+type bankPageTurns struct {
+	turn              time.Duration
+	app, static       sample
+	appCPU, staticCPU *cpuMeter
+}
+
+// takeTurns loads page from the app and the static server's copy of it
+// from conns connections, in turns of equal length over duration, so that
+// a busy machine slows both alike. Without an appPID the app's processor
+// time is left out: there is no process 0 to read (cpuMeter.turn).
+func takeTurns(ctx context.Context, client *http.Client, page string, static *staticServer, conns int, duration time.Duration, appPID int) (bankPageTurns, error) {
+	self := pid("this command", os.Getpid())
+	t := bankPageTurns{
+		turn:      duration / (2 * rounds),
+		appCPU:    newCPUMeter(pid("app", appPID), self),
+		staticCPU: newCPUMeter(pid("static", static.cmd.Process.Pid), self),
+	}
+	for range rounds {
+		t.appCPU.turn(func() { t.app.add(measure(ctx, client, page, conns, t.turn)) })
+		t.staticCPU.turn(func() { t.static.add(measure(ctx, client, static.url+"/page", conns, t.turn)) })
+		if ctx.Err() != nil {
+			return t, ctx.Err()
+		}
+	}
+	return t, nil
+}
+
+// print says each side's figures, their ratios and, where it could be
+// read, the processor time each side spent per request.
+func (t *bankPageTurns) print(stdout io.Writer) {
+	fmt.Fprintf(stdout, "  app:    %s\n", t.app)
+	fmt.Fprintf(stdout, "  static: %s  (the same bytes, gzip'd, from memory, in a process of its own)\n", t.static)
 	fmt.Fprintf(stdout, "  ratio:  throughput %.0f%% of static, p99 %.1fx static\n",
-		100*app.throughput()/limit.throughput(), float64(app.pct(0.99))/float64(limit.pct(0.99)))
-	if a, s := appCPU.per(app.made(), time.Microsecond), staticCPU.per(limit.made(), time.Microsecond); a != "" && s != "" {
+		100*t.app.throughput()/t.static.throughput(), float64(t.app.pct(0.99))/float64(t.static.pct(0.99)))
+	if a, s := t.appCPU.per(t.app.made(), time.Microsecond), t.staticCPU.per(t.static.made(), time.Microsecond); a != "" && s != "" {
 		fmt.Fprintf(stdout, "  processor time per request: %s; against the static server: %s\n", a, s)
 	}
-	fmt.Fprintf(stdout, "  provider institutions calls during the run (first page included): %d\n", after-before)
+}
 
+// printPageAndMemory says what the page weighs, gzip'd with its CSS and
+// scripts, and the app's resident memory after the run.
+func printPageAndMemory(stdout io.Writer, client *http.Client, page, base string) error {
 	weights, err := pageWeight(client, page)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "  page weight, gzip: %s\n", weights)
-	if rss, err := residentMemory(client, *base); err == nil {
+	if rss, err := residentMemory(client, base); err == nil {
 		fmt.Fprintf(stdout, "  app resident memory after the run: %.0f MB\n", rss/1e6)
 	}
 	return nil

@@ -19,7 +19,7 @@ import (
 // second would: it builds and starts the app with the deployment's API
 // budget (API_RATE), and prints how each call was answered and how fast.
 //
-//	go run ./cmd/load links -rate 25 -d 20s
+//	go run ./devtools/load links -rate 25 -d 20s
 func runLinks(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("load links", flag.ContinueOnError)
 	fs.SetOutput(stdout)

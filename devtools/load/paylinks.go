@@ -23,7 +23,7 @@ import (
 // starts the app, makes the two payment links through the API, and prints
 // each side's throughput and p99 and their ratios.
 //
-//	go run ./cmd/load paylinks -c 16 -d 40s
+//	go run ./devtools/load paylinks -c 16 -d 40s
 func runPayLinks(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("load paylinks", flag.ContinueOnError)
 	fs.SetOutput(stdout)
@@ -52,51 +52,9 @@ func runPayLinks(ctx context.Context, args []string, stdout io.Writer) error {
 		Transport:     &http.Transport{MaxIdleConnsPerHost: *conns, MaxConnsPerHost: *conns},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	run := time.Now().Unix()
-	single, err := makePaymentLink(ctx, client, app.base, fmt.Sprintf(`{"amount":"49.90","description":"Load single","reference":"LS-%d"}`, run))
+	sides, err := doorsToCompare(ctx, client, app.base)
 	if err != nil {
 		return err
-	}
-	reusable, err := makePaymentLink(ctx, client, app.base, fmt.Sprintf(`{"amount":"49.90","description":"Load reusable","reference":"LR-%d","kind":"reusable"}`, run))
-	if err != nil {
-		return err
-	}
-	signedOne, err := order.DemoLink(app.base, order.Order{ID: fmt.Sprintf("LO-%d", run), Amount: "49.90"}, time.Hour, time.Now(), nil)
-	if err != nil {
-		return err
-	}
-	opens := func(u func(worker, n int) (string, error)) func(ctx context.Context, worker, n int) error {
-		return func(ctx context.Context, worker, n int) error {
-			target, err := u(worker, n)
-			if err != nil {
-				return err
-			}
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
-			res, err := client.Do(req)
-			if err != nil {
-				return err
-			}
-			io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-			if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/c/") {
-				return fmt.Errorf("load: %s answered %d", target, res.StatusCode)
-			}
-			return nil
-		}
-	}
-	fixed := func(u string) func(int, int) (string, error) { return func(int, int) (string, error) { return u, nil } }
-	signedNew := func(worker, n int) (string, error) {
-		return order.DemoLink(app.base, order.Order{ID: fmt.Sprintf("LN-%d-%d-%d", run, worker, n), Amount: "49.90"}, time.Hour, time.Now(), nil)
-	}
-	sides := []struct {
-		name string
-		one  func(ctx context.Context, worker, n int) error
-		got  sample
-	}{
-		{name: "signed link, one order", one: opens(fixed(signedOne))},
-		{name: "single-use /l/{id}", one: opens(fixed(single))},
-		{name: "signed link, new order", one: opens(signedNew)},
-		{name: "reusable /l/{id}", one: opens(fixed(reusable))},
 	}
 	fmt.Fprintf(stdout, "paylinks: %d connections for %s, %d turns of each side\n", *conns, *duration, rounds)
 	turn := *duration / time.Duration(len(sides)*rounds)
@@ -118,6 +76,65 @@ func runPayLinks(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "  single-use against one order: %s\n", ratio(sides[1].got, sides[0].got))
 	fmt.Fprintf(stdout, "  reusable against new orders:  %s\n", ratio(sides[3].got, sides[2].got))
 	return nil
+}
+
+// door is one way into a checkout, opened again and again in its turns.
+type door struct {
+	name string
+	one  func(ctx context.Context, worker, n int) error
+	got  sample
+}
+
+// doorsToCompare makes a single-use and a reusable payment link through
+// the API and returns the four doors in the order they are compared: a
+// signed link of one order and the single-use link, then signed links of
+// a new order each time and the reusable link.
+func doorsToCompare(ctx context.Context, client *http.Client, base string) ([]door, error) {
+	run := time.Now().Unix()
+	single, err := makePaymentLink(ctx, client, base, fmt.Sprintf(`{"amount":"49.90","description":"Load single","reference":"LS-%d"}`, run))
+	if err != nil {
+		return nil, err
+	}
+	reusable, err := makePaymentLink(ctx, client, base, fmt.Sprintf(`{"amount":"49.90","description":"Load reusable","reference":"LR-%d","kind":"reusable"}`, run))
+	if err != nil {
+		return nil, err
+	}
+	signedOne, err := order.DemoLink(base, order.Order{ID: fmt.Sprintf("LO-%d", run), Amount: "49.90"}, time.Hour, time.Now(), nil)
+	if err != nil {
+		return nil, err
+	}
+	fixed := func(u string) func(int, int) (string, error) { return func(int, int) (string, error) { return u, nil } }
+	signedNew := func(worker, n int) (string, error) {
+		return order.DemoLink(base, order.Order{ID: fmt.Sprintf("LN-%d-%d-%d", run, worker, n), Amount: "49.90"}, time.Hour, time.Now(), nil)
+	}
+	return []door{
+		{name: "signed link, one order", one: opens(client, fixed(signedOne))},
+		{name: "single-use /l/{id}", one: opens(client, fixed(single))},
+		{name: "signed link, new order", one: opens(client, signedNew)},
+		{name: "reusable /l/{id}", one: opens(client, fixed(reusable))},
+	}, nil
+}
+
+// opens is one opening of the address u gives a worker's n-th run: it
+// must answer 303 to a checkout.
+func opens(client *http.Client, u func(worker, n int) (string, error)) func(ctx context.Context, worker, n int) error {
+	return func(ctx context.Context, worker, n int) error {
+		target, err := u(worker, n)
+		if err != nil {
+			return err
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+		res, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/c/") {
+			return fmt.Errorf("load: %s answered %d", target, res.StatusCode)
+		}
+		return nil
+	}
 }
 
 // makePaymentLink makes a payment link through the API and returns its

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -15,7 +16,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,19 +45,8 @@ const hookSecret = "load-follow-webhook-secret-for-this-run-only"
 // second the app serves against the same ledger writes made bare against
 // the same database.
 func runFollow(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("load follow", flag.ContinueOnError)
-	fs.SetOutput(stdout)
-	perSecond := fs.Float64("rate", 10, "new payments a second")
-	duration := fs.Duration("d", 3*time.Minute, "how long to make payments (with -instances: how long the run lasts)")
-	approve := fs.Float64("approve", 0.5, "share of payments approved at the bank right after the submit")
-	followRate := fs.String("follow-rate", "20", "the app's FOLLOW_RATE")
-	databaseURL := fs.String("db", "", "the app's DATABASE_URL (default: a SQLite file of this run); with -instances, a PostgreSQL server where a database may be made")
-	turn := fs.Duration("capacity", 10*time.Second, "length of each turn of the capacity comparison (0: none)")
-	conns := fs.Int("c", 8, "concurrent shoppers in the capacity comparison")
-	instances := fs.Int("instances", 1, "instances of the app; more than one share one PostgreSQL database and one provider served by this command (see runFollowShared)")
-	open := fs.Int("open", 600, "with -instances: payments made and left open")
-	opened := fs.Float64("opened", 0.5, "with -instances: share of the payments whose bank page the shopper opens")
-	if err := fs.Parse(args); err != nil {
+	o, err := parseFollowFlags(args, stdout)
+	if err != nil {
 		return err
 	}
 	dir, err := os.MkdirTemp("", "load-follow-")
@@ -65,12 +54,11 @@ func runFollow(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if *instances > 1 {
-		return runFollowShared(ctx, followOptions{dir: dir, db: *databaseURL, instances: *instances, open: *open, opened: *opened,
-			perSecond: *perSecond, duration: *duration, followRate: *followRate}, stdout)
+	if o.instances > 1 {
+		return runFollowShared(ctx, dir, o, stdout)
 	}
-	if *databaseURL == "" {
-		*databaseURL = "sqlite:" + filepath.Join(dir, "ledger.db")
+	if o.db == "" {
+		o.db = "sqlite:" + filepath.Join(dir, "ledger.db")
 	}
 
 	hooks := newHookSink()
@@ -79,7 +67,7 @@ func runFollow(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer hookSrv.Close()
-	app, err := startApp(ctx, dir, hookURL, map[string]string{"DATABASE_URL": *databaseURL, "FOLLOW_RATE": *followRate})
+	app, err := startApp(ctx, dir, hookURL, map[string]string{"DATABASE_URL": o.db, "FOLLOW_RATE": o.followRate})
 	if err != nil {
 		return err
 	}
@@ -92,154 +80,208 @@ func runFollow(ctx context.Context, args []string, stdout io.Writer) error {
 	sh := &shoppers{client: client, base: app.base}
 
 	fmt.Fprintf(stdout, "follow: %.0f new payments a second for %s, %.0f%% approved right after the submit, FOLLOW_RATE=%s, %s\n",
-		*perSecond, *duration, 100**approve, *followRate, redacted(*databaseURL))
-	readsBefore, _ := metricFloat(client, app.base, `checkout_upstream_duration_seconds_count{endpoint="status"} `)
-	var (
-		mu       sync.Mutex
-		approved = map[string]time.Time{}
-		made     atomic.Int64
-		failed   atomic.Int64
-		maxLag   float64
-		wg       sync.WaitGroup
-	)
-	runCtx, cancel := context.WithTimeout(ctx, *duration)
+		o.perSecond, o.duration, 100*o.approve, o.followRate, redacted(o.db))
+	start := followPayments(ctx, o, sh, hooks, stdout)
+	if o.turn <= 0 {
+		return nil
+	}
+	return compareCheckouts(ctx, o, app, sh, start, stdout)
+}
+
+// followOptions are the flags of `load follow`.
+type followOptions struct {
+	perSecond, approve, opened float64
+	duration, turn             time.Duration
+	followRate, db             string
+	conns, instances, open     int
+}
+
+func parseFollowFlags(args []string, stdout io.Writer) (followOptions, error) {
+	fs := flag.NewFlagSet("load follow", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	var o followOptions
+	fs.Float64Var(&o.perSecond, "rate", 10, "new payments a second")
+	fs.DurationVar(&o.duration, "d", 3*time.Minute, "how long to make payments (with -instances: how long the run lasts)")
+	fs.Float64Var(&o.approve, "approve", 0.5, "share of payments approved at the bank right after the submit")
+	fs.StringVar(&o.followRate, "follow-rate", "20", "the app's FOLLOW_RATE")
+	fs.StringVar(&o.db, "db", "", "the app's DATABASE_URL (default: a SQLite file of this run); with -instances, a PostgreSQL server where a database may be made")
+	fs.DurationVar(&o.turn, "capacity", 10*time.Second, "length of each turn of the capacity comparison (0: none)")
+	fs.IntVar(&o.conns, "c", 8, "concurrent shoppers in the capacity comparison")
+	fs.IntVar(&o.instances, "instances", 1, "instances of the app; more than one share one PostgreSQL database and one provider served by this command (see runFollowShared)")
+	fs.IntVar(&o.open, "open", 600, "with -instances: payments made and left open")
+	fs.Float64Var(&o.opened, "opened", 0.5, "with -instances: share of the payments whose bank page the shopper opens")
+	return o, fs.Parse(args)
+}
+
+// statusReads is the metric line of the app's status reads at the provider.
+const statusReads = `checkout_upstream_duration_seconds_count{endpoint="status"} `
+
+// followPayments makes payments at o's rate for o's length, approving a
+// share at the bank, gives every approval's webhook a minute to come, and
+// prints what was made, how soon each approval was told and how the
+// follower kept up. It returns when it began making payments.
+func followPayments(ctx context.Context, o followOptions, sh *shoppers, hooks *hookSink, stdout io.Writer) time.Time {
+	readsBefore, _ := metricFloat(sh.client, sh.base, statusReads)
+	runCtx, cancel := context.WithTimeout(ctx, o.duration)
 	defer cancel()
-	// The follower's lag, read every second.
-	wg.Go(func() {
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-runCtx.Done():
-				return
-			case <-t.C:
-				if v, err := metricFloat(client, app.base, "checkout_follow_lag_seconds "); err == nil {
-					mu.Lock()
-					maxLag = max(maxLag, v)
-					mu.Unlock()
-				}
-			}
-		}
-	})
+	mostLag := watchLag(runCtx, sh.client, sh.base)
 	start := time.Now()
-	atRate(runCtx, *perSecond, func(i int) {
-		id := fmt.Sprintf("F-%d-%06d", start.Unix(), i)
-		link, err := sh.checkout(ctx, id, i)
-		if err != nil {
-			failed.Add(1)
-			return
-		}
-		made.Add(1)
-		if rand.Float64() >= *approve {
-			return
-		}
-		at, err := sh.approve(ctx, link, i)
-		if err != nil {
-			failed.Add(1)
-			return
-		}
-		mu.Lock()
-		approved[id] = at
-		mu.Unlock()
+	made := &paymentsMade{approved: map[string]time.Time{}}
+	atRate(runCtx, o.perSecond, func(i int) {
+		made.one(ctx, sh, fmt.Sprintf("F-%d-%06d", start.Unix(), i), i, o.approve)
 	})
-	wg.Wait()
+	maxLag := mostLag()
 	elapsed := time.Since(start)
-	// Every approval's webhook has a minute to come.
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(200 * time.Millisecond) {
-		if hooks.paidOf(approved) == len(approved) {
-			break
-		}
-	}
-	readsAfter, _ := metricFloat(client, app.base, `checkout_upstream_duration_seconds_count{endpoint="status"} `)
-	var waits []time.Duration
-	for id, at := range approved {
-		if paid, ok := hooks.paid(id); ok {
-			waits = append(waits, paid.Sub(at))
-		}
-	}
-	slices.Sort(waits)
-	pct := func(p float64) time.Duration {
-		if len(waits) == 0 {
-			return 0
-		}
-		return waits[min(len(waits)-1, int(p*float64(len(waits))))].Round(10 * time.Millisecond)
-	}
+	hooks.await(ctx, made.approved)
+	readsAfter, _ := metricFloat(sh.client, sh.base, statusReads)
+	waits := sample{latencies: hooks.waits(made.approved)}
+	pct := func(p float64) time.Duration { return waits.pct(p).Round(10 * time.Millisecond) }
 	reads := readsAfter - readsBefore
 	fmt.Fprintf(stdout, "  payments made: %d in %s (%.1f a second), %d approved, %d failed checkouts\n",
-		made.Load(), elapsed.Round(time.Second), float64(made.Load())/elapsed.Seconds(), len(approved), failed.Load())
+		made.made.Load(), elapsed.Round(time.Second), float64(made.made.Load())/elapsed.Seconds(), len(made.approved), made.failed.Load())
 	if n, m := sh.wayBack.Load(), sh.lost.Load(); n+m > 0 {
 		fmt.Fprintf(stdout, "  shoppers answered 5xx: %d with 503, Retry-After and a way back to the shop; %d otherwise\n", n, m)
 	}
 	fmt.Fprintf(stdout, "  webhooks with a bad signature: %d\n", hooks.badCount())
 	fmt.Fprintf(stdout, "  approval to the merchant's paid webhook: p50 %s, p99 %s, max %s (%d of %d arrived)\n",
-		pct(0.50), pct(0.99), pct(1), len(waits), len(approved))
+		pct(0.50), pct(0.99), pct(1), len(waits.latencies), len(made.approved))
 	fmt.Fprintf(stdout, "  provider status reads: %.0f, %.1f a second over the run and its drain, %.2f per payment\n",
-		reads, reads/time.Since(start).Seconds(), reads/float64(max(1, made.Load())))
-	late, _ := lateness(client, app.base)
+		reads, reads/time.Since(start).Seconds(), reads/float64(max(1, made.made.Load())))
+	late, _ := lateness(sh.client, sh.base)
 	fmt.Fprintf(stdout, "  follower: most overdue read at any second %.1f s; reads past their schedule: %s\n", maxLag, late)
+	return start
+}
 
-	if *turn <= 0 {
-		return nil
+// watchLag reads the follower's lag every second until ctx ends; the
+// function it returns waits for that end and says the most it read.
+func watchLag(ctx context.Context, client *http.Client, base string) func() float64 {
+	var most float64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if v, err := metricFloat(client, base, "checkout_follow_lag_seconds "); err == nil {
+					most = max(most, v)
+				}
+			}
+		}
+	}()
+	return func() float64 {
+		<-done
+		return most
 	}
-	l, err := ledger.Connect(ctx, *databaseURL)
+}
+
+// paymentsMade is what the shoppers of the follow phase did: the
+// checkouts made and failed, and when each approved order was approved.
+type paymentsMade struct {
+	made, failed atomic.Int64
+	mu           sync.Mutex
+	approved     map[string]time.Time
+}
+
+// one makes the checkout of order id as shopper who and, for a share
+// approve of the payments, approves it at the bank.
+func (p *paymentsMade) one(ctx context.Context, sh *shoppers, id string, who int, approve float64) {
+	link, err := sh.checkout(ctx, id, who)
+	if err != nil {
+		p.failed.Add(1)
+		return
+	}
+	p.made.Add(1)
+	if rand.Float64() >= approve {
+		return
+	}
+	at, err := sh.approve(ctx, link, who)
+	if err != nil {
+		p.failed.Add(1)
+		return
+	}
+	p.mu.Lock()
+	p.approved[id] = at
+	p.mu.Unlock()
+}
+
+// compareCheckouts measures, in two alternating turns of each side, whole
+// checkouts through the app against the same ledger writes made bare from
+// this command against the same database, and prints both.
+func compareCheckouts(ctx context.Context, o followOptions, app *appProcess, sh *shoppers, start time.Time, stdout io.Writer) error {
+	l, err := ledger.Connect(ctx, o.db)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	var appSide, bare sample
+	var t checkoutTurns
 	// Each checkout comes from an address of its own, as shoppers come:
 	// one address making a hundred submits a second is what the app's
 	// limits are there to stop.
 	var address atomic.Int64
-	self := pid("this command", os.Getpid())
-	var database []process
-	if strings.HasPrefix(*databaseURL, "postgres") {
-		database = []process{postgresServer}
-	}
-	appCPU := newCPUMeter(append([]process{pid("app", app.cmd.Process.Pid), self}, database...)...)
-	bareCPU := newCPUMeter(append([]process{self}, database...)...)
+	t.appCPU, t.bareCPU = checkoutMeters(app, o.db)
 	for r := range 2 {
-		appCPU.turn(func() {
-			appSide.add(measureEach(ctx, *conns, *turn, func(ctx context.Context, w, n int) error {
+		t.appCPU.turn(func() {
+			t.app.add(measureEach(ctx, o.conns, o.turn, func(ctx context.Context, w, n int) error {
 				_, err := sh.checkout(ctx, fmt.Sprintf("C-%d-%d-%d-%d", start.Unix(), r, w, n), int(address.Add(1))&0xffffff)
 				return err
 			}))
 		})
-		bareCPU.turn(func() {
-			bare.add(measureEach(ctx, *conns, *turn, func(ctx context.Context, w, n int) error {
+		t.bareCPU.turn(func() {
+			t.bare.add(measureEach(ctx, o.conns, o.turn, func(ctx context.Context, w, n int) error {
 				return bareCheckout(ctx, l, fmt.Sprintf("B-%d-%d-%d-%d", start.Unix(), r, w, n))
 			}))
 		})
 	}
-	fmt.Fprintf(stdout, "whole checkouts at %d shoppers, %s each side in 2 turns\n", *conns, 2**turn)
+	fmt.Fprintf(stdout, "whole checkouts at %d shoppers, %s each side in 2 turns\n", o.conns, 2*o.turn)
+	t.print(stdout)
+	return nil
+}
+
+// checkoutMeters meter the processor time of the app's side (the app, this
+// command and, on PostgreSQL, the database's server processes) and of the
+// bare side (this command and the database's server processes).
+func checkoutMeters(app *appProcess, databaseURL string) (appCPU, bareCPU *cpuMeter) {
+	self := pid("this command", os.Getpid())
+	var database []process
+	if strings.HasPrefix(databaseURL, "postgres") {
+		database = []process{postgresServer}
+	}
+	return newCPUMeter(append([]process{pid("app", app.cmd.Process.Pid), self}, database...)...),
+		newCPUMeter(append([]process{self}, database...)...)
+}
+
+// checkoutTurns is what the turns of whole checkouts and of their bare
+// ledger writes measured, and the processor time each side cost.
+type checkoutTurns struct {
+	app, bare       sample
+	appCPU, bareCPU *cpuMeter
+}
+
+// print says both sides' rates, their ratio, the processor time each spent
+// per checkout where it could be read, and each side's first failure.
+func (t *checkoutTurns) print(stdout io.Writer) {
 	per := func(s sample) string {
 		return fmt.Sprintf("%6.0f checkouts/s, p50 %s, p99 %s (%d ok, %d failed)", s.throughput(),
 			s.pct(0.50).Round(10*time.Microsecond), s.pct(0.99).Round(10*time.Microsecond), len(s.latencies), s.failures)
 	}
-	fmt.Fprintf(stdout, "  app:   %s  (link, bank page, details, submit: 4 requests and a create call)\n", per(appSide))
-	fmt.Fprintf(stdout, "  bare:  %s  (the same ledger writes, from this process)\n", per(bare))
-	fmt.Fprintf(stdout, "  ratio: %.0f%% of the bare writes' rate\n", 100*appSide.throughput()/bare.throughput())
-	if a, b := appCPU.per(appSide.made(), time.Millisecond), bareCPU.per(bare.made(), time.Millisecond); a != "" && b != "" {
+	fmt.Fprintf(stdout, "  app:   %s  (link, bank page, details, submit: 4 requests and a create call)\n", per(t.app))
+	fmt.Fprintf(stdout, "  bare:  %s  (the same ledger writes, from this process)\n", per(t.bare))
+	fmt.Fprintf(stdout, "  ratio: %.0f%% of the bare writes' rate\n", 100*t.app.throughput()/t.bare.throughput())
+	if a, b := t.appCPU.per(t.app.made(), time.Millisecond), t.bareCPU.per(t.bare.made(), time.Millisecond); a != "" && b != "" {
 		fmt.Fprintf(stdout, "  processor time per checkout: %s; bare: %s\n", a, b)
 	}
 	for _, s := range []struct {
 		side string
 		sample
-	}{{"app", appSide}, {"bare", bare}} {
+	}{{"app", t.app}, {"bare", t.bare}} {
 		if s.firstFailure != nil {
 			fmt.Fprintf(stdout, "  %s: the first failure: %v\n", s.side, s.firstFailure)
 		}
 	}
-	return nil
-}
-
-// followOptions are the flags of a run of several instances.
-type followOptions struct {
-	dir, db           string
-	instances, open   int
-	opened, perSecond float64
-	duration          time.Duration
-	followRate        string
 }
 
 // atRate calls one perSecond times a second, each call on a goroutine of
@@ -435,6 +477,27 @@ func (h *hookSink) paid(id string) (time.Time, bool) {
 	return at, ok
 }
 
+// await gives every order of approved a minute to be told paid.
+func (h *hookSink) await(ctx context.Context, approved map[string]time.Time) {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(200 * time.Millisecond) {
+		if h.paidOf(approved) == len(approved) {
+			break
+		}
+	}
+}
+
+// waits are, for each order of approved told paid, the time from its
+// approval to its paid webhook.
+func (h *hookSink) waits(approved map[string]time.Time) []time.Duration {
+	var waits []time.Duration
+	for id, at := range approved {
+		if paid, ok := h.paid(id); ok {
+			waits = append(waits, paid.Sub(at))
+		}
+	}
+	return waits
+}
+
 func (h *hookSink) paidOf(ids map[string]time.Time) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -522,6 +585,54 @@ func startApp(ctx context.Context, dir, hookURL string, env map[string]string) (
 			return nil, errors.New("the app did not become ready in 30 s")
 		}
 	}
+}
+
+// startInstances starts n instances of the app on free loopback ports,
+// each in a folder of its own under dir, with one merchants file naming
+// every instance among the demo shop's return origins, operators beside it
+// (none when nil), and env added. On an error it stops those it started.
+func startInstances(ctx context.Context, dir string, n int, operators []any, env map[string]string) ([]*appProcess, error) {
+	var addrs, origins []string
+	for range n {
+		addr, err := freeAddr()
+		if err != nil {
+			return nil, err
+		}
+		addrs, origins = append(addrs, addr), append(origins, "http://"+addr)
+	}
+	file := filepath.Join(dir, "merchants.json")
+	if err := writeMerchants(file, "", origins, operators); err != nil {
+		return nil, err
+	}
+	var apps []*appProcess
+	for i, addr := range addrs {
+		own := filepath.Join(dir, fmt.Sprintf("instance-%d", i+1))
+		if err := os.Mkdir(own, 0o700); err != nil {
+			stopAll(apps)
+			return nil, err
+		}
+		a, err := startApp(ctx, own, "", with(env, map[string]string{"ADDR": addr, "MERCHANTS_FILE": file}))
+		if err != nil {
+			stopAll(apps)
+			return nil, err
+		}
+		apps = append(apps, a)
+	}
+	return apps, nil
+}
+
+// stopAll stops every one of apps.
+func stopAll(apps []*appProcess) {
+	for _, a := range apps {
+		a.stop()
+	}
+}
+
+// with is env with more set beside it.
+func with(env, more map[string]string) map[string]string {
+	out := maps.Clone(env)
+	maps.Copy(out, more)
+	return out
 }
 
 // freeAddr is a loopback address no one listens on.

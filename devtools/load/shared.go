@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -33,7 +32,7 @@ import (
 // one FOLLOW_RATE. It prints the provider's reads a second (over the run,
 // and in its busiest second and ten seconds) and, for every payment, each
 // wait between two of its reads against its stage's bound.
-func runFollowShared(ctx context.Context, o followOptions, stdout io.Writer) error {
+func runFollowShared(ctx context.Context, dir string, o followOptions, stdout io.Writer) error {
 	if !strings.HasPrefix(o.db, "postgres://") && !strings.HasPrefix(o.db, "postgresql://") {
 		return errors.New("-instances: several instances need -db postgres://… (a server where a database may be made)")
 	}
@@ -49,48 +48,53 @@ func runFollowShared(ctx context.Context, o followOptions, stdout io.Writer) err
 	}
 	defer provider.Close()
 
-	var addrs, origins []string
-	for range o.instances {
-		addr, err := freeAddr()
-		if err != nil {
-			return err
-		}
-		addrs, origins = append(addrs, addr), append(origins, "http://"+addr)
-	}
-	file := filepath.Join(o.dir, "merchants.json")
-	if err := writeMerchants(file, "", origins, nil); err != nil {
+	apps, err := startInstances(ctx, dir, o.instances, nil, map[string]string{"DATABASE_URL": databaseURL,
+		"FOLLOW_RATE": o.followRate, "PIS_BASE_URL": provider.url, "PIS_API_KEY": sandbox.DefaultAPIKey, "SESSION_KEYS": rand.Text() + rand.Text()})
+	if err != nil {
 		return err
 	}
-	sessionKey := rand.Text() + rand.Text()
-	var apps []*appProcess
-	defer func() {
-		for _, a := range apps {
-			a.stop()
-		}
-	}()
-	for i, addr := range addrs {
-		own := filepath.Join(o.dir, fmt.Sprintf("instance-%d", i+1))
-		a, err := startApp(ctx, own, "", map[string]string{"ADDR": addr, "MERCHANTS_FILE": file, "DATABASE_URL": databaseURL,
-			"FOLLOW_RATE": o.followRate, "PIS_BASE_URL": provider.url, "PIS_API_KEY": sandbox.DefaultAPIKey, "SESSION_KEYS": sessionKey})
-		if err != nil {
-			return err
-		}
-		apps = append(apps, a)
-	}
+	defer stopAll(apps)
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 	fmt.Fprintf(stdout, "follow: %d instances on one PostgreSQL database and one provider, FOLLOW_RATE=%s; %d payments made at %.0f a second, %.0f%% opened at the bank, none paid, followed for %s\n",
 		o.instances, o.followRate, o.open, o.perSecond, 100*o.opened, o.duration)
 	start := time.Now()
+	made, failed := makeOpenPayments(ctx, client, apps, o, start.Unix())
+	if rest := time.Until(start.Add(o.duration)); rest > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(rest):
+		}
+	}
+	end := time.Now()
+	followed := 0.0
+	for _, a := range apps {
+		n, _ := metricFloat(client, a.base, "checkout_attempts_followed_total ")
+		followed += n
+	}
+	reads := provider.readsSince(start)
+	elapsed := end.Sub(start)
+	fmt.Fprintf(stdout, "  payments made: %d in %s, %d failed checkouts\n", len(made), elapsed.Round(time.Second), failed)
+	printProviderReads(stdout, reads, elapsed, followed)
+	judgeWaits(made, reads, end).print(stdout, len(made))
+	return nil
+}
+
+// makeOpenPayments makes o.open payments at o's rate across the instances,
+// opening the bank's page for a share o.opened of them and paying none. It
+// returns when each was made, by the order id the provider knows, and how many
+// checkouts failed.
+func makeOpenPayments(ctx context.Context, client *http.Client, apps []*appProcess, o followOptions, runID int64) (map[string]time.Time, int64) {
 	var (
 		mu     sync.Mutex
 		made   = map[string]time.Time{}
 		failed atomic.Int64
 		next   atomic.Int64
 	)
-	runID := start.Unix()
 	makeCtx, stopMaking := context.WithCancel(ctx)
+	defer stopMaking()
 	atRate(makeCtx, o.perSecond, func(i int) {
 		if int(next.Add(1)) > o.open {
 			stopMaking()
@@ -115,22 +119,13 @@ func runFollowShared(ctx context.Context, o followOptions, stdout io.Writer) err
 		made["demo:"+id] = at
 		mu.Unlock()
 	})
-	stopMaking()
-	if rest := time.Until(start.Add(o.duration)); rest > 0 {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(rest):
-		}
-	}
-	end := time.Now()
-	followed := 0.0
-	for _, a := range apps {
-		n, _ := metricFloat(client, a.base, "checkout_attempts_followed_total ")
-		followed += n
-	}
+	return made, failed.Load()
+}
 
-	reads := provider.readsSince(start)
+// printProviderReads says how many status reads the provider answered over
+// the run, in its busiest second and its busiest ten seconds, and how many
+// of them the followers made.
+func printProviderReads(stdout io.Writer, reads map[string][]providerRead, elapsed time.Duration, followed float64) {
 	stamps := make([]time.Time, 0)
 	for _, list := range reads {
 		for _, r := range list {
@@ -146,44 +141,60 @@ func runFollowShared(ctx context.Context, o followOptions, stdout io.Writer) err
 		}
 		return most
 	}
-	elapsed := end.Sub(start)
-	fmt.Fprintf(stdout, "  payments made: %d in %s, %d failed checkouts\n", len(made), elapsed.Round(time.Second), failed.Load())
 	fmt.Fprintf(stdout, "  provider status reads: %d, %.1f a second over the run; the busiest second %d, the busiest 10 s %d (%.1f a second); %.0f by the followers, the rest by shoppers' pages\n",
 		len(stamps), float64(len(stamps))/elapsed.Seconds(), busiest(time.Second), busiest(10*time.Second), float64(busiest(10*time.Second))/10, followed)
-	within, waits := 0, 0
-	var worst time.Duration
-	var worstOf string
-	byStage := map[payment.Stage]sample{}
+}
+
+// boundsKept is every payment's waits between reads judged against its
+// stage's bound.
+type boundsKept struct {
+	// within counts the payments whose every wait kept its bound.
+	within, waits int
+	// worst is the longest a wait went past its bound, worstOf whose it was.
+	worst   time.Duration
+	worstOf string
+	byStage map[payment.Stage]sample
+}
+
+// judgeWaits judges each wait between two reads of each payment made, up
+// to end, against the bound of the stage it waited in.
+func judgeWaits(made map[string]time.Time, reads map[string][]providerRead, end time.Time) boundsKept {
+	k := boundsKept{byStage: map[payment.Stage]sample{}}
 	for id, at := range made {
 		ok := true
 		for _, w := range readWaits(at, reads[id], end) {
-			waits++
-			s := byStage[w.stage]
+			k.waits++
+			s := k.byStage[w.stage]
 			s.latencies = append(s.latencies, w.wait)
-			byStage[w.stage] = s
+			k.byStage[w.stage] = s
 			if over := w.wait - w.stage.Bound(); over > 0 {
 				ok = false
-				if over > worst {
-					worst, worstOf = over, fmt.Sprintf("%s (%s)", id, w.stage)
+				if over > k.worst {
+					k.worst, k.worstOf = over, fmt.Sprintf("%s (%s)", id, w.stage)
 				}
 			}
 		}
 		if ok {
-			within++
+			k.within++
 		}
 	}
-	fmt.Fprintf(stdout, "  every payment read within its stage's bound: %d of %d payments (%d waits between reads)", within, len(made), waits)
-	if worst > 0 {
-		fmt.Fprintf(stdout, "; the longest past its bound: %s, %s", worst.Round(10*time.Millisecond), worstOf)
+	return k
+}
+
+// print says how many of payments kept every bound, the longest past one,
+// and each stage's waits.
+func (k boundsKept) print(stdout io.Writer, payments int) {
+	fmt.Fprintf(stdout, "  every payment read within its stage's bound: %d of %d payments (%d waits between reads)", k.within, payments, k.waits)
+	if k.worst > 0 {
+		fmt.Fprintf(stdout, "; the longest past its bound: %s, %s", k.worst.Round(10*time.Millisecond), k.worstOf)
 	}
 	fmt.Fprintln(stdout)
 	for stage := payment.StageNew; stage <= payment.StageQuiet; stage++ {
-		if s, ok := byStage[stage]; ok {
+		if s, ok := k.byStage[stage]; ok {
 			fmt.Fprintf(stdout, "    %-12s bound %-6s waits: %5d, p50 %s, p99 %s, max %s\n", stage.String()+":", stage.Bound(), len(s.latencies),
 				s.pct(0.5).Round(10*time.Millisecond), s.pct(0.99).Round(10*time.Millisecond), s.pct(1).Round(10*time.Millisecond))
 		}
 	}
-	return nil
 }
 
 // wait is the time a payment went unread in one stage: from a read (or its
