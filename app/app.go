@@ -359,7 +359,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	})
 	con, err := console.New(console.Config{
 		BaseURL: cfg.BaseURL, Ledger: a.ledger, Merchants: a.merchants, Settings: a.settings, Orders: a.orders, Webhooks: a.webhooks,
-		Mail: mailerOf(cfg), Links: paymentLinks,
+		Mail: mailerOf(cfg), Links: paymentLinks, Refunds: refundsService,
 		Banks: a.banks, Health: a.health, SessionKeys: keys, Assets: static.Assets(), Log: log, Outage: outage,
 		Previews: h.Previews(), Sandbox: cfg.SandboxMode(),
 	})

@@ -57,6 +57,13 @@ const (
 	Manage Action = "manage"
 	// Audit: the audit log.
 	Audit Action = "audit"
+	// Refund: make refunds, type a payer's account, send the payer's
+	// page again by e-mail, cancel a refund before it is sent.
+	Refund Action = "refund"
+	// PayRefunds: what moves the shop's money or says it moved: approve
+	// refunds, make and download transfer files, show a refund's EPC QR
+	// code, mark refunds sent and booked.
+	PayRefunds Action = "pay refunds"
 )
 
 // permissions is the table of docs/console.md: which roles may do what.
@@ -67,6 +74,9 @@ var permissions = map[Action][]Role{
 	Brand:   {Owner, Designer},
 	Manage:  {Owner},
 	Audit:   {Owner, Developer},
+	Refund:  {Owner, Support},
+	// Money leaves the shop's account on an owner's word only.
+	PayRefunds: {Owner},
 }
 
 // May reports whether the role allows action.

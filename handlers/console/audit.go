@@ -8,6 +8,7 @@ import (
 
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/refunds"
 	"github.com/paybybank/checkout/settings"
 )
 
@@ -27,10 +28,14 @@ func sayAudit(l *i18n.Localizer, e ledger.AuditEntry) string {
 }
 
 // sayActor is who did it: a person by their e-mail, the merchants file,
-// the command line or a start of the app by name.
+// the command line, a start of the app or a refund's payer by name.
 func sayActor(l *i18n.Localizer, actor string) string {
 	if name, ok := settings.Actors[actor]; ok {
 		return l.T("audit.actor." + name)
+	}
+	if actor == refunds.ByPayer {
+		// A payer typing their account on their refund page.
+		return l.T("audit.actor.payer")
 	}
 	return actor
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/paybybank/checkout/links"
 	"github.com/paybybank/checkout/mailer"
 	"github.com/paybybank/checkout/merchant"
+	"github.com/paybybank/checkout/refunds"
 	"github.com/paybybank/checkout/settings"
 )
 
@@ -80,6 +81,15 @@ var sampleLines = map[string][]ledger.AuditArg{
 	settings.EventPaymentLinkCancelled:     {ledger.Text("INV-2026-117")},
 	settings.EventPaymentLinkEmailed:       {ledger.Text("INV-2026-117"), ledger.Language("de")},
 	settings.EventMailRefused:              {ledger.Text("INV-2026-117"), ledger.Reason("mail-address")},
+	settings.EventRefundMade:               {ledger.Text("rf_abcdefghijklmnop"), ledger.Text("A-1"), ledger.Text("24.95 EUR")},
+	settings.EventRefundAccount:            {ledger.Text("rf_abcdefghijklmnop"), ledger.Text("DE89 **** **** **** 3000"), ledger.Reason("refund-by-console")},
+	settings.EventRefundApproved:           {ledger.Text("rf_abcdefghijklmnop")},
+	settings.EventRefundCancelled:          {ledger.Text("rf_abcdefghijklmnop")},
+	settings.EventRefundSent:               {ledger.Text("rf_abcdefghijklmnop")},
+	settings.EventRefundBooked:             {ledger.Text("rf_abcdefghijklmnop")},
+	settings.EventRefundEmailed:            {ledger.Text("rf_abcdefghijklmnop"), ledger.Language("fr")},
+	settings.EventTransferMade:             {ledger.Text("tr_abcdefghijklmnop"), ledger.Count(3), ledger.Text("74.85 EUR")},
+	settings.EventStatementImported:        {ledger.Text("camt053-2026-12-01.xml"), ledger.Text("DE89 **** **** **** 3000"), ledger.Count(12), ledger.Count(9), ledger.Count(3)},
 }
 
 // TestEveryAuditLineReadsInEveryLanguage: every event the settings write,
@@ -97,10 +107,13 @@ func TestEveryAuditLineReadsInEveryLanguage(t *testing.T) {
 		ledger.Reason(links.MailBoundReason(mailer.BoundThing)), ledger.Reason(links.MailBoundReason(mailer.BoundAddress)),
 		ledger.Reason(links.MailBoundReason(mailer.BoundMerchant)),
 		ledger.Duration(time.Hour), ledger.Duration(90 * time.Minute)}
+	for _, by := range []string{refunds.ByPayer, refunds.ByConsole, refunds.ByAPI} {
+		every = append(every, ledger.Reason("refund-by-"+by))
+	}
 	for _, secret := range []string{"set", "rolled", "removed"} {
 		every = append(every, ledger.Fields("webhook_secret:"+secret))
 	}
-	actors := []string{"ann@shop.example"}
+	actors := []string{"ann@shop.example", refunds.ByPayer}
 	for actor := range settings.Actors {
 		actors = append(actors, actor)
 	}

@@ -36,6 +36,7 @@ import (
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/password"
 	"github.com/paybybank/checkout/payment"
+	"github.com/paybybank/checkout/refunds"
 	"github.com/paybybank/checkout/settings"
 	"github.com/paybybank/checkout/views"
 	consoleviews "github.com/paybybank/checkout/views/console"
@@ -104,6 +105,9 @@ type Config struct {
 	Sandbox bool
 	// Links makes, cancels and sends payment links.
 	Links *links.Store
+	// Refunds makes and moves refunds; its Mail (SMTP_URL) sends the
+	// payers their pages.
+	Refunds *refunds.Service
 }
 
 // Mail sends an e-mail.
@@ -185,12 +189,14 @@ func (c *Console) Routes(e *echo.Echo) {
 	in(http.MethodGet, RoutePayments, merchant.Read, c.showPayments)
 	in(http.MethodGet, RouteCSV, merchant.Read, c.exportPayments)
 	in(http.MethodGet, RouteOrder, merchant.Read, c.showOrder)
-	in(http.MethodPost, RouteOrder, merchant.Operate, c.checkOrder)
+	// Each action under an order's address is allowed by its own.
+	in(http.MethodPost, RouteOrder, merchant.Read, c.orderAction)
 	in(http.MethodPost, RouteRedeliver, merchant.Operate, c.redeliver)
 	in(http.MethodGet, RouteWebhooks, merchant.Read, c.showWebhooks)
 	in(http.MethodPost, RouteTest, merchant.Operate, c.sendTest)
 	in(http.MethodPost, RouteAct, merchant.Read, c.actFor)
 	c.linkRoutes(in)
+	c.refundRoutes(in)
 	// Operators only: everyone else is told so.
 	operators := func(method, path string, h echo.HandlerFunc) {
 		e.Add(method, path, h, c.answerErrors, c.signedIn, c.operatorsOnly)

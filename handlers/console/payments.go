@@ -22,6 +22,7 @@ import (
 	"github.com/paybybank/checkout/pisclient"
 	"github.com/paybybank/checkout/rules"
 	consoleviews "github.com/paybybank/checkout/views/console"
+	refundviews "github.com/paybybank/checkout/views/console/refunds"
 )
 
 // pageSize is how many payments a page of the list shows.
@@ -185,7 +186,7 @@ func (c *Console) showPayments(ec echo.Context) error {
 		row := consoleviews.ConsolePaymentRow{
 			OrderID: o.OrderID, URL: c.orderURL(o.MerchantID, o.OrderID, options != nil), Amount: amount(localizerOf(ec), o.Amount, o.Currency),
 			Status: statusOf(localizerOf(ec), o.Status), Paid: yesNo(localizerOf(ec), !o.Paid.IsZero()), Bank: bankOf(list, o.Country, o.BankID), Country: o.Country,
-			Created: whenBare(localizerOf(ec), o.Created), Updated: whenBare(localizerOf(ec), o.Updated),
+			Created: whenBare(localizerOf(ec), o.Created), Updated: whenBare(localizerOf(ec), o.Updated), Refunded: sayRefunded(localizerOf(ec), o),
 		}
 		if options != nil {
 			row.Merchant = o.MerchantID
@@ -259,7 +260,8 @@ func (c *Console) exportPayments(ec echo.Context) error {
 	ec.Response().WriteHeader(http.StatusOK)
 	w := csv.NewWriter(ec.Response())
 	w.UseCRLF = true
-	header := []string{"order_id", "amount", "currency", "status", "paid", "paid_at", "bank_id", "bank_name", "country", "created_at", "updated_at"}
+	header := []string{"order_id", "amount", "currency", "status", "paid", "paid_at", "bank_id", "bank_name", "country", "created_at", "updated_at",
+		"refunded_amount"}
 	if options != nil {
 		header = append([]string{"merchant_id"}, header...)
 	}
@@ -274,7 +276,8 @@ func (c *Console) exportPayments(ec echo.Context) error {
 		}
 		for _, o := range orders {
 			row := []string{o.OrderID, o.Amount, o.Currency, o.Status, yesNo(english, !o.Paid.IsZero()), whenBare(english, o.Paid),
-				o.BankID, bankOf(list, o.Country, o.BankID).Name, o.Country, whenBare(english, o.Created), whenBare(english, o.Updated)}
+				o.BankID, bankOf(list, o.Country, o.BankID).Name, o.Country, whenBare(english, o.Created), whenBare(english, o.Updated),
+				o.Refunded()}
 			if options != nil {
 				row = append([]string{o.MerchantID}, row...)
 			}
@@ -349,7 +352,8 @@ func (c *Console) orderMerchant(ec echo.Context, orderID, asked string) (m *merc
 }
 
 // showOrder answers GET /console/payments/{order id}: the order, each
-// payment with its status history, each event with every delivery try.
+// payment with its status history, its refunds, each event with every
+// delivery try.
 func (c *Console) showOrder(ec echo.Context) error {
 	id, ok := orderIDOf(ec, "")
 	if !ok {
@@ -363,13 +367,33 @@ func (c *Console) showOrder(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
+	page, err := c.orderView(ec, m, id, nil, "")
+	if err != nil {
+		return err
+	}
+	switch ec.QueryParam("checked") {
+	case "known":
+		page.Notice = t(ec, "console.order.checked", page.Status.Word)
+	case "unknown":
+		page.Notice, page.NoticeError = t(ec, "console.order.checkedUnknown"), true
+	}
+	if ec.QueryParam("busy") == "1" {
+		page.Notice = t(ec, "console.order.busy")
+	}
+	return render(ec, http.StatusOK, consoleviews.ConsoleOrderPage(page))
+}
+
+// orderView is an order's page: the order, its payments, its refunds and
+// its events. The refund form is closed unless asked for (?refund=1), or
+// comes back as typed (form) with why it was refused (problem).
+func (c *Console) orderView(ec echo.Context, m *merchant.Merchant, id string, form *refundviews.Form, problem string) (consoleviews.ConsoleOrder, error) {
 	ctx := ec.Request().Context()
 	o, attempts, err := c.Ledger.Order(ctx, m.ID, id)
 	if errors.Is(err, ledger.ErrNotFound) {
-		return errNotFound
+		return consoleviews.ConsoleOrder{}, errNotFound
 	}
 	if err != nil {
-		return err
+		return consoleviews.ConsoleOrder{}, err
 	}
 	ids := make([]string, len(attempts))
 	for i, a := range attempts {
@@ -377,11 +401,11 @@ func (c *Console) showOrder(ec echo.Context) error {
 	}
 	history, err := c.Ledger.History(ctx, ids)
 	if err != nil {
-		return err
+		return consoleviews.ConsoleOrder{}, err
 	}
 	events, err := c.Ledger.OrderEvents(ctx, m.ID, id)
 	if err != nil {
-		return err
+		return consoleviews.ConsoleOrder{}, err
 	}
 	operator := sessionOf(ec).user.Operator
 	v := payment.Describe(o, attempts)
@@ -433,16 +457,17 @@ func (c *Console) showOrder(ec echo.Context) error {
 		}
 		page.Events = append(page.Events, ce)
 	}
-	switch ec.QueryParam("checked") {
-	case "known":
-		page.Notice = t(ec, "console.order.checked", page.Status.Word)
-	case "unknown":
-		page.Notice, page.NoticeError = t(ec, "console.order.checkedUnknown"), true
+	section, err := c.orderRefunds(ec, m, o, operator, ec.QueryParam("refund") == "1", form)
+	if err != nil {
+		return page, err
 	}
-	if ec.QueryParam("busy") == "1" {
-		page.Notice = t(ec, "console.order.busy")
+	section.Problem = problem
+	// An order never paid has nothing to refund, and says nothing of it
+	// unless asked.
+	if section.Refunded != "" || len(section.Rows) > 0 || form != nil {
+		page.Refunds = refundviews.OrderSection(section)
 	}
-	return render(ec, http.StatusOK, consoleviews.ConsoleOrderPage(page))
+	return page, nil
 }
 
 // tryOf is a delivery try as the page shows it.
@@ -456,6 +481,19 @@ func tryOf(ec echo.Context, d ledger.Delivery) consoleviews.ConsoleTry {
 		}
 	}
 	return tr
+}
+
+// orderAction answers a POST under an order's address, each allowed by
+// its own action: /refunds makes a refund, /check is Check status now.
+func (c *Console) orderAction(ec echo.Context) error {
+	action, do := merchant.Operate, c.checkOrder
+	if strings.HasSuffix(ec.Request().URL.EscapedPath(), refundsSuffix) {
+		action, do = merchant.Refund, c.makeRefund
+	}
+	if s := sessionOf(ec); !s.may(action) {
+		return errRole(ec, action, s.role)
+	}
+	return do(ec)
 }
 
 // checkOrder answers POST /console/payments/{order id}/check: one read

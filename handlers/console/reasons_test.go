@@ -13,9 +13,10 @@ import (
 )
 
 // TestEveryRefusalHasItsSentenceInTheConsolesCatalog reads the code that
-// refuses settings, passwords and logos: every key a refusal names must be
-// a sentence of the console's catalog (whose test holds every language to
-// English), or a person would read the catalog's marker for a missing key.
+// refuses settings, passwords, logos and refunds: every key a refusal
+// names must be a sentence of the console's catalog (whose test holds
+// every language to English), or a person would read the catalog's marker
+// for a missing key.
 func TestEveryRefusalHasItsSentenceInTheConsolesCatalog(t *testing.T) {
 	// Refusals name their key as .Says("key"), logoRefused("key"),
 	// Key: "key", and in the password package refuse("key").
@@ -25,7 +26,7 @@ func TestEveryRefusalHasItsSentenceInTheConsolesCatalog(t *testing.T) {
 	literal := regexp.MustCompile(`"console\.reason\.([A-Za-z]+)"()`)
 	english := i18n.Staff("en")
 	found := 0
-	for _, dir := range []string{"../../merchant", "../../settings", "../../password", "."} {
+	for _, dir := range []string{"../../merchant", "../../settings", "../../password", "../../refunds", "."} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 		for _, file := range files {
 			if strings.HasSuffix(file, "_test.go") {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/refunds"
+	"github.com/paybybank/checkout/settings"
 )
 
 // TestEachRoleMayDoWhatTheTableSays walks the permission table of
@@ -24,6 +26,13 @@ func TestEachRoleMayDoWhatTheTableSays(t *testing.T) {
 		t.Fatalf("seeded order has no event: %v", err)
 	}
 	eventID := events[0].ID
+	// A refund waiting for its payer's account, which no role's call
+	// below moves.
+	r, _, err := e.refunds.Make(ctx, settings.Actor{Name: shop1User}, e.merchant("shop1"), "A-1", refunds.Ask{Amount: "1", Reason: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refundID := r.ID
 	type call struct {
 		name   string
 		action merchant.Action
@@ -61,6 +70,17 @@ func TestEachRoleMayDoWhatTheTableSays(t *testing.T) {
 		{"save a draft", merchant.Brand, post("/console/branding", url.Values{"primaryColor": {"#AA0000"}})},
 		{"audit log", merchant.Audit, get("/console/audit")},
 		{"audit CSV", merchant.Audit, get("/console/audit.csv")},
+		{"refunds", merchant.Read, get("/console/refunds")},
+		{"a refund", merchant.Read, get("/console/refunds/" + refundID)},
+		// Refused for its amount when allowed: 422.
+		{"make a refund", merchant.Refund, post("/console/payments/A-1/refunds", url.Values{"amount": {"0"}})},
+		{"type a payer's account", merchant.Refund, post("/console/refunds/"+refundID+"/account", url.Values{"iban": {"x"}})},
+		{"the payer's page as a QR code", merchant.Refund, get("/console/refunds/" + refundID + "/page-qr.svg")},
+		// A file of nothing is refused when allowed: 422.
+		{"make a transfer file", merchant.PayRefunds, post("/console/refunds/transfers", url.Values{})},
+		// Not ready, so refused when allowed: 409.
+		{"a refund's EPC QR code", merchant.PayRefunds, get("/console/refunds/" + refundID + "/qr.png")},
+		{"mark a refund sent", merchant.PayRefunds, post("/console/refunds/"+refundID+"/sent", url.Values{})},
 	}
 	// The table of docs/console.md, written out here rather than read from
 	// the code it checks.
@@ -71,6 +91,9 @@ func TestEachRoleMayDoWhatTheTableSays(t *testing.T) {
 		merchant.Manage:  {merchant.Owner},
 		merchant.Audit:   {merchant.Owner, merchant.Developer},
 		merchant.Brand:   {merchant.Owner, merchant.Designer},
+		merchant.Refund:  {merchant.Owner, merchant.Support},
+		// Money leaves the shop on an owner's word.
+		merchant.PayRefunds: {merchant.Owner},
 	}
 	may := func(role merchant.Role, action merchant.Action) bool { return slices.Contains(table[action], role) }
 	for _, role := range merchant.Roles {
@@ -92,7 +115,7 @@ func TestEachRoleMayDoWhatTheTableSays(t *testing.T) {
 		// The menu shows only what the role may use.
 		doc := page(t, b.get("/console"), http.StatusOK)
 		for path, action := range map[string]merchant.Action{"/console/settings": merchant.Manage, "/console/audit": merchant.Audit,
-			"/console/developers": merchant.Develop, "/console/branding": merchant.Brand} {
+			"/console/developers": merchant.Develop, "/console/branding": merchant.Brand, "/console/refunds": merchant.Read} {
 			if shown := doc.Find(`nav a[href="`+path+`"]`).Length() > 0; shown != may(role, action) {
 				t.Errorf("%s: the menu shows %s: %v", role, path, shown)
 			}

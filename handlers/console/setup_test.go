@@ -31,6 +31,7 @@ import (
 	"github.com/paybybank/checkout/password"
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/pisclient"
+	"github.com/paybybank/checkout/refunds"
 	"github.com/paybybank/checkout/settings"
 	"github.com/paybybank/checkout/views"
 	"github.com/paybybank/checkout/webhook"
@@ -137,6 +138,9 @@ type env struct {
 	// links makes the payment links; its Mail is nil (no SMTP_URL) unless
 	// a test sets one before its first request.
 	links *links.Store
+	// refunds makes and moves refunds; its Mail is nil (no SMTP_URL)
+	// unless a test sets one before its first request.
+	refunds *refunds.Service
 }
 
 // fakeMail keeps the e-mails sent, or fails each when failing is set.
@@ -179,6 +183,21 @@ func setupGated(t testing.TB, databaseURL string, gate *password.Gate) *env {
 // to its host name (the tests' usual 127.0.0.1 has them off).
 func setupAt(t testing.TB, databaseURL string, gate *password.Gate, baseURL string) *env {
 	t.Helper()
+	return setupWith(t, databaseURL, gate, baseURL, "")
+}
+
+// setupShop1 is setupOn with settings of shop1's added to the tests'
+// merchants file (shop1 is a JSON object's fields, each followed by a
+// comma). A test of a setting the merchants file does not take yet is
+// skipped, saying which.
+func setupShop1(t testing.TB, databaseURL, shop1 string) *env {
+	t.Helper()
+	return setupWith(t, databaseURL, password.NewGate(16, time.Minute), "http://127.0.0.1", shop1)
+}
+
+// setupWith is setupAt with shop1's settings added (see setupShop1).
+func setupWith(t testing.TB, databaseURL string, gate *password.Gate, baseURL, shop1 string) *env {
+	t.Helper()
 	hash, err := password.Hash(secret, password.Params{Memory: 64, Time: 1, Threads: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -203,8 +222,11 @@ func setupAt(t testing.TB, databaseURL string, gate *password.Gate, baseURL stri
 			"console_users":` + users + `}`
 	}
 	file, err := merchant.Parse([]byte(`{"merchants":[` +
-		shop("shop1", shop1User, `"webhook_url":"`+hookSrv.URL+`","webhook_secret":"a-long-random-webhook-secret-of-shop1",`) + `,` +
+		shop("shop1", shop1User, `"webhook_url":"`+hookSrv.URL+`","webhook_secret":"a-long-random-webhook-secret-of-shop1",`+shop1) + `,` +
 		shop("shop2", shop2User, "") + `],"operators":` + user(operator) + `}`))
+	if err != nil && shop1 != "" {
+		t.Skipf("the merchants file does not take %s yet: %v", shop1, err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +261,8 @@ func setupAt(t testing.TB, databaseURL string, gate *password.Gate, baseURL stri
 	e.mail = &fakeMail{}
 	e.gate = gate
 	e.links = &links.Store{Ledger: l, Keys: keys, BaseURL: baseURL, Bounds: &mailer.Bounds{Ledger: l}}
-	c, err := console.New(console.Config{Mail: e.mail, Links: e.links, Hashing: gate, BaseURL: baseURL, Ledger: l, Merchants: dir, Settings: store, Orders: orders, Webhooks: hooks,
+	e.refunds = &refunds.Service{Ledger: l, Keys: keys, BaseURL: baseURL, Bounds: &mailer.Bounds{Ledger: l}}
+	c, err := console.New(console.Config{Mail: e.mail, Links: e.links, Refunds: e.refunds, Hashing: gate, BaseURL: baseURL, Ledger: l, Merchants: dir, Settings: store, Orders: orders, Webhooks: hooks,
 		Banks: fakeBanks{}, Health: e.health, Sandbox: true,
 		Previews: shopper.New(shopper.Config{BaseURL: "http://127.0.0.1", Merchants: dir, Banks: fakeBanks{}, Health: e.health,
 			Assets: views.Assets{CSS: "/static/app.css"}, Log: log}), SessionKeys: [][]byte{[]byte("a-session-key-of-32-bytes-or-more!!")}, Assets: views.Assets{CSS: "/static/app.css"}, Log: log,

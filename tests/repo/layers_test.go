@@ -24,6 +24,7 @@ func TestArrowsPointDown(t *testing.T) {
 		// A person's passkeys, shown on the account page (manage's).
 		"views/console/passkeys": {"i18n", "views", "views/console"},
 		"views/console/links":    {"i18n", "views", "views/console"},
+		"views/console/refunds":  {"i18n", "views", "views/console"},
 		"views/demo":             {"i18n", "views"},
 		"theme":                  {"rules"},
 		"merchant":               {"rules", "password"},

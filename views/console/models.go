@@ -228,6 +228,8 @@ type ConsolePaymentRow struct {
 	Country  string
 	Created  string
 	Updated  string
+	// Refunded is what was refunded of the order; empty when nothing was.
+	Refunded string
 }
 
 // ConsoleStatus is a status as a coloured badge with its word.
@@ -257,6 +259,8 @@ type ConsoleOrder struct {
 	Check      templ.SafeURL
 	MerchantID string
 	Back       templ.SafeURL
+	// Refunds is the order's refunds, drawn by the refunds' own views.
+	Refunds templ.Component
 }
 
 // ConsoleAttempt is one payment at the provider for the order.
