@@ -188,6 +188,10 @@ var ibanLengths = map[string]int{
 	"SE": 24, "SI": 19, "SK": 24, "SM": 27, "VA": 22,
 }
 
+// IBANLength is how many characters the IBANs of a SEPA country have; 0
+// for a country outside SEPA.
+func IBANLength(country string) int { return ibanLengths[country] }
+
 var ibanPattern = regexp.MustCompile(`^[A-Z]{2}[0-9]{2}[A-Z0-9]+$`)
 
 // NormalizeIBAN removes the spaces people type and upper-cases the rest.
