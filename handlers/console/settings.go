@@ -183,7 +183,8 @@ func (c *Console) settingsMerchant(ec echo.Context, asked string) (*merchant.Mer
 }
 
 // showSettings answers GET /console/settings: the shop's settings, as a
-// form for a merchant managed in the console, read-only for one the
+// form for its owners (and operators) when the console manages the
+// merchant, read-only for the rest of the team and for a merchant the
 // merchants file manages.
 func (c *Console) showSettings(ec echo.Context) error {
 	m, options, err := c.settingsMerchant(ec, ec.QueryParam("merchant"))
@@ -203,7 +204,7 @@ func (c *Console) settingsPage(ec echo.Context, m *merchant.Merchant, options []
 		ConsolePage: c.frame(ec, t(ec, "console.settings"), "settings"),
 		Merchants:   options, MerchantID: m.ID, Name: m.Name,
 		State: t(ec, "console.state."+m.State), Disabled: m.Disabled(),
-		Managed: managedLabel(ec, m), ReadOnly: m.ReadOnly(), Form: form,
+		Managed: managedLabel(ec, m), ReadOnly: m.ReadOnly(), MayChange: sessionOf(ec).may(merchant.Manage), Form: form,
 		Updated: when(localizerOf(ec), m.Updated), UpdatedBy: m.UpdatedBy,
 	}
 }

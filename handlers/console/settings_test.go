@@ -330,3 +330,38 @@ func TestARefusalIsSummedUpAtTheTopAndTheLineItNamesIsInSight(t *testing.T) {
 		t.Errorf("the box shows %d rows; the reason names line 4 of 5", rows)
 	}
 }
+
+// TestTheTeamReadsTheSettingsAndOnlyOwnersChangeThem: a support person of
+// a merchant the console manages reads its settings, every field read-only
+// and no Save button, the words saying why; a save of theirs is refused
+// (403) and changes nothing.
+func TestTheTeamReadsTheSettingsAndOnlyOwnersChangeThem(t *testing.T) {
+	e := setup(t)
+	e.shop3()
+	ops := e.browser()
+	csrf := ops.signIn(operator)
+	sup, _ := e.join(invite(t, ops, csrf, "shop3", "sam@shop3.example", "support"), newPassword, newPassword)
+	doc := page(t, sup.get("/console/settings"), http.StatusOK)
+	if doc.Find(`nav a[href="/console/settings"]`).Length() != 1 {
+		t.Error("the menu does not lead support to the settings")
+	}
+	if got := doc.Find(`[data-testid="read-only"]`).Text(); !strings.Contains(got, "Only the shop's owners change these settings") {
+		t.Errorf("support is told %q", got)
+	}
+	if doc.Find(`[data-testid="save-settings"]`).Length() != 0 {
+		t.Error("support is offered a Save button")
+	}
+	doc.Find(`[data-testid="settings-form"] input[type="text"], [data-testid="settings-form"] textarea`).Each(func(_ int, s *goquery.Selection) {
+		if _, ro := s.Attr("readonly"); !ro {
+			t.Errorf("support may type in %s", s.AttrOr("name", "?"))
+		}
+	})
+	if got, _ := doc.Find(`#name`).Attr("value"); got != "Shop 3" {
+		t.Errorf("support reads the name %q", got)
+	}
+	page(t, sup.post("/console/settings", url.Values{"csrf": {csrfOf(doc)}, "version": {doc.Find(`input[name="version"]`).AttrOr("value", "")},
+		"name": {"Sam's Shop"}, "return_origins": {"https://shop3.example"}}), http.StatusForbidden)
+	if m, _ := e.settings.Dir.Get("shop3"); m.Name != "Shop 3" {
+		t.Errorf("support renamed shop3 %q", m.Name)
+	}
+}

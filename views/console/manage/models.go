@@ -65,13 +65,19 @@ type ConsoleCreated struct {
 // ConsoleSettings is a merchant's shop settings.
 type ConsoleSettings struct {
 	console.ConsolePage
-	Merchants          []console.ConsoleOption
-	MerchantID, Name   string
-	State, Managed     string
-	Disabled, ReadOnly bool
-	Updated, UpdatedBy string
-	Form               ConsoleShopForm
+	Merchants        []console.ConsoleOption
+	MerchantID, Name string
+	State, Managed   string
+	// ReadOnly is a merchant the merchants file manages; MayChange a
+	// person whose role changes the settings (an owner, an operator).
+	Disabled, ReadOnly, MayChange bool
+	Updated, UpdatedBy            string
+	Form                          ConsoleShopForm
 }
+
+// Locked reports a form shown read-only: the file manages the merchant, or
+// the person may only read its settings.
+func (m ConsoleSettings) Locked() bool { return m.ReadOnly || !m.MayChange }
 
 // ConsoleShopForm is the shop settings form, as typed or as saved.
 type ConsoleShopForm struct {
