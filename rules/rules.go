@@ -245,6 +245,10 @@ func IBANNeedsBIC(iban string) bool {
 	return sepaCountries[iban[:2]].nonEEA
 }
 
+// IBANLength is how many characters the IBANs of a SEPA country have; 0
+// for a country outside SEPA.
+func IBANLength(country string) int { return ibanLengths[country] }
+
 var ibanPattern = regexp.MustCompile(`^[A-Z]{2}[0-9]{2}[A-Z0-9]+$`)
 
 // NormalizeIBAN removes the spaces people type and upper-cases the rest.
