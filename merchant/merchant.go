@@ -1,7 +1,8 @@
 // Package merchant is the configuration of the shops a deployment serves:
 // their link keys and API tokens, where shoppers may be sent back, who may
-// frame the picker, how their checkout looks, their webhook, their state and
-// who manages them, and the people of their teams with their roles. It holds
+// frame the picker, how their checkout looks, their webhook, who is paid
+// and the account their refunds are paid from, their state and who manages
+// them, and the people of their teams with their roles. It holds
 // the rules every merchant's settings keep (Check), the merchants file
 // (MERCHANTS_FILE, described in docs/integrate.md) and the directory every
 // request reads, swapped whole.
@@ -22,6 +23,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/paybybank/checkout/password"
 	"github.com/paybybank/checkout/rules"
@@ -85,6 +88,34 @@ type Merchant struct {
 	// RequireTwoStep takes every person of the team who signs in without
 	// two-step sign-in to set it up before anything else.
 	RequireTwoStep bool `json:"require_two_step"`
+
+	// Who is paid: the payee as payers' pages and receipts name it, and
+	// how payers reach the shop. Each is optional; the URLs are https.
+	LegalName    string `json:"legal_name"`
+	ContactEmail string `json:"contact_email"`
+	ContactPhone string `json:"contact_phone"`
+	ContactURL   string `json:"contact_url"`
+	TermsURL     string `json:"terms_url"`
+	PrivacyURL   string `json:"privacy_url"`
+	// TimeZone is the IANA name of the zone the shop's times are said in
+	// (DefaultTimeZone when empty): read it through Location.
+	TimeZone string `json:"time_zone"`
+
+	// The shop's own bank account, the debtor of its refunds' transfers:
+	// the holder's name and the IBAN go together, the BIC is optional.
+	// AccountIBAN is kept as Check writes it back: without spaces, in
+	// upper case. It is no secret, but only the people who may change the
+	// settings see it whole (MaskIBAN for the others).
+	AccountName string `json:"account_name"`
+	AccountIBAN string `json:"account_iban"`
+	AccountBIC  string `json:"account_bic"`
+	// RefundApprovalOver is the amount in euros above which a refund needs
+	// the approval of an owner other than the person who made it; nil for
+	// never. A pointer rather than a zero amount, so that "never" cannot
+	// be mistaken for "every refund". The merchants file writes it as a
+	// decimal string ("500.00"), read as ParseRefundApprovalOver reads a
+	// person's.
+	RefundApprovalOver *decimal.Decimal `json:"refund_approval_over"`
 
 	// State is MerchantActive or MerchantDisabled: a disabled merchant's
 	// links and API calls are refused, while its open payments are still
@@ -665,36 +696,68 @@ func (m *Merchant) check() error {
 
 // Check applies the rules every merchant's settings keep, wherever they are
 // changed (the merchants file, the console): the first broken one, as a
-// *FieldError. Origins are written back as browsers compare them.
+// *FieldError. Origins, the IBAN and the BIC are written back as they are
+// compared and kept.
 func (m *Merchant) Check() error {
+	if refused := m.Refusals(); len(refused) > 0 {
+		return refused[0]
+	}
+	return nil
+}
+
+// Refusals are the rules m's settings break, the first broken of each
+// field, in the order Check meets them: what a form says beside each of
+// its fields at once. Values are written back as Check writes them.
+func (m *Merchant) Refusals() []*FieldError {
+	var refused []*FieldError
+	said := map[string]bool{}
+	add := func(fe *FieldError) {
+		if fe != nil && !said[fe.Field] {
+			said[fe.Field] = true
+			refused = append(refused, fe)
+		}
+	}
+	m.checkServing(add)
+	m.checkPayee(add)
+	m.checkAccount(add)
+	m.checkApproval(add)
+	return refused
+}
+
+// checkServing refuses what would break how the merchant is served: its
+// id and name, the origins, keys, look, webhook and pins.
+func (m *Merchant) checkServing(add func(*FieldError)) {
 	switch {
 	case m.ID == "":
-		return refuse("id", "", "required").Says("required")
+		add(refuse("id", "", "required").Says("required"))
 	case len(m.ID) > MaxIDLength || strings.ContainsFunc(m.ID, func(r rune) bool { return r <= ' ' || r == 0x7f || r == ':' || r == '~' }):
 		// Said of an id typed: never "required" of one that is there.
-		return refuse("id", "", "at most %d characters, without spaces, colons or tildes", MaxIDLength).Says("id", MaxIDLength)
+		add(refuse("id", "", "at most %d characters, without spaces, colons or tildes", MaxIDLength).Says("id", MaxIDLength))
+	}
+	switch {
 	case strings.TrimSpace(m.Name) == "":
-		return refuse("name", "", "required").Says("required")
+		add(refuse("name", "", "required").Says("required"))
 	case len(m.Name) > MaxNameLength:
-		return refuse("name", "", "at most %d characters", MaxNameLength).Says("tooLong", MaxNameLength)
+		add(refuse("name", "", "at most %d characters", MaxNameLength).Says("tooLong", MaxNameLength))
 	case rules.HasHidden(m.Name):
 		// Shown on every payer's page: nothing in it may turn text around
 		// or hide.
-		return refuse("name", "", "holds a control or invisible formatting character (like a right-to-left mark)").Says("hidden")
-	case len(m.ReturnOrigins) == 0:
-		return refuse("return_origins", "", "at least one origin is required").Says("originRequired")
-	case m.APIRate != 0 && !(m.APIRate >= 1 && m.APIRate <= MaxAPIRate):
-		return refuse("api_rate", "", "requests a second, from 1 to %d (or absent for API_RATE)", MaxAPIRate)
+		add(refuse("name", "", "holds a control or invisible formatting character (like a right-to-left mark)").Says("hidden"))
+	}
+	if len(m.ReturnOrigins) == 0 {
+		add(refuse("return_origins", "", "at least one origin is required").Says("originRequired"))
+	}
+	if m.APIRate != 0 && !(m.APIRate >= 1 && m.APIRate <= MaxAPIRate) {
+		add(refuse("api_rate", "", "requests a second, from 1 to %d (or absent for API_RATE)", MaxAPIRate))
 	}
 	for kid, secret := range m.LinkKeys {
-		if strings.ContainsFunc(kid, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-			return refuse("link_keys", "", "key id %q holds a control character", kid)
-		}
-		if kid == "" {
-			return refuse("link_keys", "", "a key id is empty")
-		}
-		if len(secret) < MinSecretLength {
-			return refuse("link_keys", "link_keys["+kid+"]", "shorter than %d characters", MinSecretLength)
+		switch {
+		case strings.ContainsFunc(kid, func(r rune) bool { return r < ' ' || r == 0x7f }):
+			add(refuse("link_keys", "", "key id %q holds a control character", kid))
+		case kid == "":
+			add(refuse("link_keys", "", "a key id is empty"))
+		case len(secret) < MinSecretLength:
+			add(refuse("link_keys", "link_keys["+kid+"]", "shorter than %d characters", MinSecretLength))
 		}
 	}
 	for _, field := range []struct {
@@ -704,14 +767,15 @@ func (m *Merchant) Check() error {
 		for i, o := range field.origins {
 			u, ok := rules.WebURL(o)
 			if !ok || u.Path != "" || u.RawQuery != "" {
-				return refuse(field.name, fmt.Sprintf("%s[%d]", field.name, i), "%q is not an origin like https://shop.example", o).Says("origin", i+1, o)
+				add(refuse(field.name, fmt.Sprintf("%s[%d]", field.name, i), "%q is not an origin like https://shop.example", o).Says("origin", i+1, o))
+				continue
 			}
 			field.origins[i] = Origin(u)
 		}
 	}
 	if m.Customization != nil {
 		if errs := m.Customization.Check(); len(errs) > 0 {
-			return refuse("customization", errs[0].Field, "%s", errs[0].Message)
+			add(refuse("customization", errs[0].Field, "%s", errs[0].Message))
 		}
 	}
 	if m.WebhookURL != "" || m.WebhookSecret != "" {
@@ -719,25 +783,24 @@ func (m *Merchant) Check() error {
 		switch {
 		case err != nil || u.Host == "" || u.User != nil || u.Fragment != "" ||
 			u.Scheme != "https" && !(u.Scheme == "http" && loopbackName(u.Hostname())):
-			return refuse("webhook_url", "", "an https URL (http only for localhost, 127.0.0.1 or [::1])").Says("webhookURL")
+			add(refuse("webhook_url", "", "an https URL (http only for localhost, 127.0.0.1 or [::1])").Says("webhookURL"))
 		case len(m.WebhookSecret) < MinSecretLength:
-			return refuse("webhook_secret", "", "required with webhook_url, at least %d characters", MinSecretLength)
+			add(refuse("webhook_secret", "", "required with webhook_url, at least %d characters", MinSecretLength))
 		}
 	}
 	for country, ids := range m.PopularBanks {
 		if rules.CheckCountryCode("popular_banks", country) != nil {
-			return refuse("popular_banks", "", "%q is not a country code like DE", country).Says("pinCountry", country)
+			add(refuse("popular_banks", "", "%q is not a country code like DE", country).Says("pinCountry", country))
 		}
 		if len(ids) > MaxPopularBanks {
-			return refuse("popular_banks", "popular_banks["+country+"]", "at most %d banks", MaxPopularBanks).Says("pinTooMany", country, MaxPopularBanks)
+			add(refuse("popular_banks", "popular_banks["+country+"]", "at most %d banks", MaxPopularBanks).Says("pinTooMany", country, MaxPopularBanks))
 		}
 		for _, id := range ids {
 			if strings.TrimSpace(id) == "" {
-				return refuse("popular_banks", "popular_banks["+country+"]", "an institution id is empty").Says("pinEmpty", country)
+				add(refuse("popular_banks", "popular_banks["+country+"]", "an institution id is empty").Says("pinEmpty", country))
 			}
 		}
 	}
-	return nil
 }
 
 // MaxNameLength bounds a merchant's name, shown on every shopper's page.

@@ -252,7 +252,7 @@ func ibanRefusal(field, iban string, fe *rules.FieldError) *merchant.FieldError 
 	case rules.ReasonChecksum:
 		return merchant.Refuse(field, "the check digits do not match: a character is mistyped").Says("ibanChecksum")
 	case rules.ReasonLength:
-		want := rules.IBANLength(iban)
+		want := rules.IBANLength(iban[:2])
 		return merchant.Refuse(field, "an IBAN from %s has %d characters; this one has %d", iban[:2], want, len(iban)).Says("ibanLength", iban[:2], want, len(iban))
 	case rules.ReasonUnsupported:
 		return merchant.Refuse(field, "%s is not in SEPA: refunds go to accounts in SEPA countries only", iban[:2]).Says("ibanCountry", iban[:2])

@@ -222,15 +222,6 @@ func SEPACountry(iban string) bool {
 	return ok
 }
 
-// IBANLength is the length of the IBANs of iban's country; 0 outside SEPA.
-func IBANLength(iban string) int {
-	iban = NormalizeIBAN(iban)
-	if len(iban) < 2 {
-		return 0
-	}
-	return sepaCountries[iban[:2]].length
-}
-
 // IBANNeedsBIC reports whether a SEPA credit transfer to this IBAN needs
 // the beneficiary bank's BIC: the rulebook lets a payer leave it out only
 // inside the European Economic Area, so it is needed for Switzerland, the
@@ -244,6 +235,10 @@ func IBANNeedsBIC(iban string) bool {
 	}
 	return sepaCountries[iban[:2]].nonEEA
 }
+
+// IBANLength is how many characters the IBANs of a SEPA country have; 0
+// for a country outside SEPA.
+func IBANLength(country string) int { return sepaCountries[country].length }
 
 var ibanPattern = regexp.MustCompile(`^[A-Z]{2}[0-9]{2}[A-Z0-9]+$`)
 

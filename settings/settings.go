@@ -30,6 +30,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/rules"
@@ -134,6 +136,19 @@ type doc struct {
 	// WebhookPreviousUntil (unix milliseconds), while a roll overlaps.
 	WebhookPrevious      string `json:"webhook_previous_secret,omitempty"`
 	WebhookPreviousUntil int64  `json:"webhook_previous_until,omitempty"`
+	// Who is paid, and the shop's own account (not a secret: kept as it
+	// is, and named but never said in the audit log, as every value).
+	LegalName          string           `json:"legal_name,omitempty"`
+	ContactEmail       string           `json:"contact_email,omitempty"`
+	ContactPhone       string           `json:"contact_phone,omitempty"`
+	ContactURL         string           `json:"contact_url,omitempty"`
+	TermsURL           string           `json:"terms_url,omitempty"`
+	PrivacyURL         string           `json:"privacy_url,omitempty"`
+	TimeZone           string           `json:"time_zone,omitempty"`
+	AccountName        string           `json:"account_name,omitempty"`
+	AccountIBAN        string           `json:"account_iban,omitempty"`
+	AccountBIC         string           `json:"account_bic,omitempty"`
+	RefundApprovalOver *decimal.Decimal `json:"refund_approval_over,omitempty"`
 }
 
 // secretFields are the doc's fields whose values are secrets: the audit
@@ -146,6 +161,9 @@ func docOf(m *merchant.Merchant, seal func(value, place string) (string, error))
 		ReturnOrigins: m.ReturnOrigins, FrameAncestors: m.FrameAncestors, Customization: m.Customization,
 		IPVerification: m.IPVerification, APIRate: m.APIRate, PopularBanks: m.PopularBanks, WebhookURL: m.WebhookURL,
 		RequireTwoStep: m.RequireTwoStep,
+		LegalName:      m.LegalName, ContactEmail: m.ContactEmail, ContactPhone: m.ContactPhone, ContactURL: m.ContactURL,
+		TermsURL: m.TermsURL, PrivacyURL: m.PrivacyURL, TimeZone: m.TimeZone,
+		AccountName: m.AccountName, AccountIBAN: m.AccountIBAN, AccountBIC: m.AccountBIC, RefundApprovalOver: m.RefundApprovalOver,
 	}
 	for kid, until := range m.Retiring {
 		if d.LinkKeysUntil == nil {
@@ -233,6 +251,9 @@ func (s *Store) merchantOf(row ledger.MerchantRow, file *merchant.Directory) (*m
 		ReturnOrigins: d.ReturnOrigins, FrameAncestors: d.FrameAncestors, Customization: d.Customization,
 		IPVerification: d.IPVerification, APIRate: d.APIRate, PopularBanks: d.PopularBanks, WebhookURL: d.WebhookURL,
 		RequireTwoStep: d.RequireTwoStep,
+		LegalName:      d.LegalName, ContactEmail: d.ContactEmail, ContactPhone: d.ContactPhone, ContactURL: d.ContactURL,
+		TermsURL: d.TermsURL, PrivacyURL: d.PrivacyURL, TimeZone: d.TimeZone,
+		AccountName: d.AccountName, AccountIBAN: d.AccountIBAN, AccountBIC: d.AccountBIC, RefundApprovalOver: d.RefundApprovalOver,
 	}
 	for kid, made := range d.LinkKeysMade {
 		if m.KeysMade == nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pquerna/otp/totp"
+	"github.com/shopspring/decimal"
 
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/ledger/ledgertest"
@@ -555,6 +556,80 @@ func TestTheLinkKeyMadeLastSignsNewLinks(t *testing.T) {
 		}
 		if m, _ := other.Dir.Get("shop1"); m.NewestKID() != last.KID {
 			t.Errorf("another instance takes %s for the newest, not %s", m.NewestKID(), last.KID)
+		}
+	})
+}
+
+// TestWhoIsPaidAndTheAccountAreProvisionedAndChangedLikeEverySetting: the
+// merchants file's new fields reach every instance as the file has them
+// (the IBAN without its spaces); a change in the console names the fields
+// it changed in the audit log, never their values, and a bad value is
+// refused naming its field.
+func TestWhoIsPaidAndTheAccountAreProvisionedAndChangedLikeEverySetting(t *testing.T) {
+	ledgertest.OnBoth(t, func(t *testing.T, url string) {
+		l := ledgertest.Open(t, url)
+		a, b := instance(t, l, key1), instance(t, l, key1)
+		payee := strings.Replace(shop1("Shop 1"), `"return_origins"`, `"legal_name":"Shop One GmbH","contact_email":"help@shop1.example",
+			"contact_phone":"+49 30 1234567","contact_url":"https://shop1.example/contact","terms_url":"https://shop1.example/terms",
+			"privacy_url":"https://shop1.example/privacy","time_zone":"Europe/Berlin","account_name":"Shop One GmbH",
+			"account_iban":"DE89 3704 0044 0532 0130 00","account_bic":"COBADEFFXXX","refund_approval_over":"500.00","return_origins"`, 1)
+		if err := a.Provision(ctx, fileOf(t, payee, shop2)); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Load(ctx); err != nil {
+			t.Fatal(err)
+		}
+		m, _ := b.Dir.Get("shop1")
+		if m.LegalName != "Shop One GmbH" || m.ContactEmail != "help@shop1.example" || m.ContactPhone != "+49 30 1234567" ||
+			m.ContactURL != "https://shop1.example/contact" || m.TermsURL != "https://shop1.example/terms" ||
+			m.PrivacyURL != "https://shop1.example/privacy" || m.Location().String() != "Europe/Berlin" ||
+			m.AccountName != "Shop One GmbH" || m.AccountIBAN != "DE89370400440532013000" || m.AccountBIC != "COBADEFFXXX" ||
+			m.RefundApprovalOver == nil || m.RefundApprovalOver.StringFixed(2) != "500.00" {
+			t.Errorf("another instance reads shop1 as %+v", m)
+		}
+		// The same file again, its amount written otherwise: no change.
+		v := a.Version()
+		if err := a.Provision(ctx, fileOf(t, strings.Replace(payee, `"500.00"`, `500`, 1), shop2)); err != nil {
+			t.Fatal(err)
+		}
+		if a.Version() != v {
+			t.Error("the same amount written as 500 instead of \"500.00\" moved the settings version")
+		}
+		if m, _ := b.Dir.Get("shop2"); m.LegalName != "" || m.RefundApprovalOver != nil || m.Location().String() != merchant.DefaultTimeZone {
+			t.Errorf("shop2, which names none of them, reads as %+v", m)
+		}
+
+		by := settings.Actor{Name: "ann@psp.example"}
+		if _, err := a.CreateMerchant(ctx, by, "shop3", "Shop 3", []string{"https://shop3.example"}); err != nil {
+			t.Fatal(err)
+		}
+		err := a.Update(ctx, by, "shop3", 0, func(m *merchant.Merchant) {
+			m.LegalName, m.AccountName, m.AccountIBAN = "Shop Three SRL", "Shop Three SRL", "be68 5390 0754 7034"
+			over := decimal.RequireFromString("250")
+			m.RefundApprovalOver = &over
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, _ := l.Audit(ctx, ledger.AuditQuery{MerchantID: "shop3"})
+		if len(lines) == 0 || lines[0].Event != settings.EventSettingsChanged || len(lines[0].Args) != 1 ||
+			lines[0].Args[0] != ledger.Fields("account_iban", "account_name", "legal_name", "refund_approval_over") {
+			t.Errorf("the audit log's newest line for shop3 is %+v", lines[0])
+		}
+		for _, line := range lines {
+			for _, arg := range line.Args {
+				if strings.Contains(arg.Value, "BE68") || strings.Contains(arg.Value, "SRL") {
+					t.Errorf("the audit log says a value: %+v", line)
+				}
+			}
+		}
+		if m, _ := a.Dir.Get("shop3"); m.AccountIBAN != "BE68539007547034" {
+			t.Errorf("shop3's IBAN is kept as %q", m.AccountIBAN)
+		}
+		err = a.Update(ctx, by, "shop3", 0, func(m *merchant.Merchant) { m.AccountIBAN = "BE68 5390 0754 7035" })
+		var fe *merchant.FieldError
+		if !errors.As(err, &fe) || fe.Field != "account_iban" {
+			t.Errorf("a mistyped IBAN: err = %v, want a refusal of account_iban", err)
 		}
 	})
 }

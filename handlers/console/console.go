@@ -205,7 +205,8 @@ func (c *Console) Routes(e *echo.Echo) {
 	operators(http.MethodPost, RouteMerchants, c.createMerchant)
 	operators(http.MethodPost, RouteMerchantDisable, c.setMerchantState(merchant.Disabled))
 	operators(http.MethodPost, RouteMerchantEnable, c.setMerchantState(merchant.Active))
-	in(http.MethodGet, RouteSettings, merchant.Manage, c.showSettings)
+	// Everyone on the team reads the shop's settings; owners change them.
+	in(http.MethodGet, RouteSettings, merchant.Read, c.showSettings)
 	in(http.MethodPost, RouteSettings, merchant.Manage, c.saveSettings)
 	in(http.MethodGet, RouteTeam, merchant.Manage, c.showTeam)
 	in(http.MethodPost, RouteInvite, merchant.Manage, c.invite)

@@ -59,7 +59,7 @@ func TestEachRoleMayDoWhatTheTableSays(t *testing.T) {
 		{"check status now", merchant.Operate, post("/console/payments/A-1", url.Values{})},
 		{"redeliver", merchant.Operate, post("/console/events/"+eventID+"/redeliver", url.Values{})},
 		{"send test event", merchant.Operate, post("/console/webhooks/test", url.Values{})},
-		{"shop settings", merchant.Manage, get("/console/settings")},
+		{"shop settings", merchant.Read, get("/console/settings")},
 		{"save shop settings", merchant.Manage, post("/console/settings", url.Values{"version": {"0"}, "name": {"x"}})},
 		{"developers", merchant.Develop, get("/console/developers")},
 		{"make a token", merchant.Develop, post("/console/developers/tokens", url.Values{"name": {""}})},
@@ -114,7 +114,7 @@ func TestEachRoleMayDoWhatTheTableSays(t *testing.T) {
 		}
 		// The menu shows only what the role may use.
 		doc := page(t, b.get("/console"), http.StatusOK)
-		for path, action := range map[string]merchant.Action{"/console/settings": merchant.Manage, "/console/audit": merchant.Audit,
+		for path, action := range map[string]merchant.Action{"/console/settings": merchant.Read, "/console/team": merchant.Manage, "/console/audit": merchant.Audit,
 			"/console/developers": merchant.Develop, "/console/branding": merchant.Brand, "/console/refunds": merchant.Read} {
 			if shown := doc.Find(`nav a[href="`+path+`"]`).Length() > 0; shown != may(role, action) {
 				t.Errorf("%s: the menu shows %s: %v", role, path, shown)

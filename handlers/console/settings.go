@@ -1,6 +1,7 @@
 package console
 
 import (
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"maps"
@@ -17,6 +18,7 @@ import (
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/merchant"
 	"github.com/paybybank/checkout/settings"
+	"github.com/paybybank/checkout/views"
 	consoleviews "github.com/paybybank/checkout/views/console"
 	"github.com/paybybank/checkout/views/console/manage"
 )
@@ -183,7 +185,8 @@ func (c *Console) settingsMerchant(ec echo.Context, asked string) (*merchant.Mer
 }
 
 // showSettings answers GET /console/settings: the shop's settings, as a
-// form for a merchant managed in the console, read-only for one the
+// form for its owners (and operators) when the console manages the
+// merchant, read-only for the rest of the team and for a merchant the
 // merchants file manages.
 func (c *Console) showSettings(ec echo.Context) error {
 	m, options, err := c.settingsMerchant(ec, ec.QueryParam("merchant"))
@@ -199,13 +202,37 @@ func (c *Console) showSettings(ec echo.Context) error {
 
 func (c *Console) settingsPage(ec echo.Context, m *merchant.Merchant, options []consoleviews.ConsoleOption, form manage.ConsoleShopForm) manage.ConsoleSettings {
 	form.MerchantID = m.ID
+	mayChange := sessionOf(ec).may(merchant.Manage)
+	if !mayChange && form.AccountIBAN != "" {
+		// The IBAN is whole for the people who may change it only.
+		form.AccountIBAN, form.IBANHint = merchant.MaskIBAN(form.AccountIBAN), t(ec, "console.settings.ibanMasked")
+	}
 	return manage.ConsoleSettings{
 		ConsolePage: c.frame(ec, t(ec, "console.settings"), "settings"),
 		Merchants:   options, MerchantID: m.ID, Name: m.Name,
 		State: t(ec, "console.state."+m.State), Disabled: m.Disabled(),
-		Managed: managedLabel(ec, m), ReadOnly: m.ReadOnly(), Form: form,
+		Managed: managedLabel(ec, m), ReadOnly: m.ReadOnly(), MayChange: mayChange, Form: form,
 		Updated: when(localizerOf(ec), m.Updated), UpdatedBy: m.UpdatedBy,
+		TimeZones: timeZoneOptions(form.TimeZone),
 	}
+}
+
+// timeZoneOptions are the zones the console offers, chosen the one named
+// (the default for none; a zone of the merchants file's that the console
+// does not offer comes first, so that a save keeps it).
+func timeZoneOptions(chosen string) []consoleviews.ConsoleOption {
+	if chosen == "" {
+		chosen = merchant.DefaultTimeZone
+	}
+	zones := merchant.TimeZones
+	if !slices.Contains(zones, chosen) {
+		zones = append([]string{chosen}, zones...)
+	}
+	options := make([]consoleviews.ConsoleOption, len(zones))
+	for i, z := range zones {
+		options[i] = consoleviews.ConsoleOption{Value: z, Label: z, Selected: z == chosen}
+	}
+	return options
 }
 
 // shopFormOf is the settings form filled with m's values.
@@ -214,19 +241,42 @@ func shopFormOf(m *merchant.Merchant) manage.ConsoleShopForm {
 	for _, country := range slices.Sorted(maps.Keys(m.PopularBanks)) {
 		pins = append(pins, country+": "+strings.Join(m.PopularBanks[country], ", "))
 	}
-	return manage.ConsoleShopForm{
+	form := manage.ConsoleShopForm{
 		Version: strconv.FormatInt(m.Version, 10), Name: m.Name,
 		ReturnOrigins:  strings.Join(m.ReturnOrigins, "\n"),
 		FrameAncestors: strings.Join(m.FrameAncestors, "\n"),
 		PopularBanks:   strings.Join(pins, "\n"),
 		IPVerification: m.IPVerification,
+		LegalName:      m.LegalName, ContactEmail: m.ContactEmail, ContactPhone: m.ContactPhone,
+		ContactURL: m.ContactURL, TermsURL: m.TermsURL, PrivacyURL: m.PrivacyURL, TimeZone: m.TimeZone,
+		AccountName: m.AccountName, AccountIBAN: inGroups(m.AccountIBAN), AccountBIC: m.AccountBIC,
 	}
+	if form.TimeZone == "" {
+		form.TimeZone = merchant.DefaultTimeZone
+	}
+	if m.RefundApprovalOver != nil {
+		form.RefundApprovalOver = m.RefundApprovalOver.StringFixed(2)
+	}
+	return form
+}
+
+// inGroups writes an IBAN as people read it, in groups of four.
+func inGroups(iban string) string {
+	var b strings.Builder
+	for i, r := range iban {
+		if i > 0 && i%4 == 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // saveSettings answers POST /console/settings: the shop's settings saved
-// from the version the form was made from. A bad value comes back with
-// everything typed and the field's reason; a save made meanwhile by
-// someone else is shown beside what was typed, never overwritten.
+// from the version the form was made from. Every value refused comes back
+// with everything typed and its reason beside its field; a save made
+// meanwhile by someone else is shown beside what was typed, never
+// overwritten.
 func (c *Console) saveSettings(ec echo.Context) error {
 	m, options, err := c.settingsMerchant(ec, ec.FormValue("merchant"))
 	if err != nil {
@@ -236,6 +286,10 @@ func (c *Console) saveSettings(ec echo.Context) error {
 		Version: ec.FormValue("version"), Name: ec.FormValue("name"),
 		ReturnOrigins: ec.FormValue("return_origins"), FrameAncestors: ec.FormValue("frame_ancestors"),
 		PopularBanks: ec.FormValue("popular_banks"), IPVerification: ec.FormValue("ip_verification") == "on",
+		LegalName: ec.FormValue("legal_name"), ContactEmail: ec.FormValue("contact_email"), ContactPhone: ec.FormValue("contact_phone"),
+		ContactURL: ec.FormValue("contact_url"), TermsURL: ec.FormValue("terms_url"), PrivacyURL: ec.FormValue("privacy_url"),
+		TimeZone: ec.FormValue("time_zone"), AccountName: ec.FormValue("account_name"), AccountIBAN: ec.FormValue("account_iban"),
+		AccountBIC: ec.FormValue("account_bic"), RefundApprovalOver: ec.FormValue("refund_approval_over"),
 	}
 	if m.ReadOnly() {
 		return errManagedByFile
@@ -247,25 +301,51 @@ func (c *Console) saveSettings(ec echo.Context) error {
 		// never written over them.
 		version = -1
 	}
+	refusals := map[string]string{}
 	pins, pinErr := parsePins(form.PopularBanks)
 	if pinErr != nil {
-		form.Errors = map[string]string{"popular_banks": reasonOf(ec, pinErr)}
-		return c.settingsRefused(ec, m, options, form, http.StatusUnprocessableEntity)
+		refusals["popular_banks"] = reasonOf(ec, pinErr)
 	}
-	err = c.Settings.Update(ec.Request().Context(), actor(ec), m.ID, version, func(next *merchant.Merchant) {
+	over, overErr := merchant.ParseRefundApprovalOver(form.RefundApprovalOver)
+	if overErr != nil {
+		refusals["refund_approval_over"] = reasonOf(ec, overErr)
+	}
+	edit := func(next *merchant.Merchant) {
 		next.Name = strings.TrimSpace(form.Name)
 		next.ReturnOrigins = lines(form.ReturnOrigins)
 		next.FrameAncestors = lines(form.FrameAncestors)
 		next.PopularBanks = pins
 		next.IPVerification = form.IPVerification
-	})
+		next.LegalName, next.ContactEmail = strings.TrimSpace(form.LegalName), strings.TrimSpace(form.ContactEmail)
+		next.ContactPhone, next.ContactURL = strings.TrimSpace(form.ContactPhone), strings.TrimSpace(form.ContactURL)
+		next.TermsURL, next.PrivacyURL = strings.TrimSpace(form.TermsURL), strings.TrimSpace(form.PrivacyURL)
+		if zone := strings.TrimSpace(form.TimeZone); zone != next.Location().String() {
+			// The default zone chosen stays "the default", not a change.
+			next.TimeZone = zone
+		}
+		next.AccountName, next.AccountIBAN = strings.TrimSpace(form.AccountName), form.AccountIBAN
+		next.AccountBIC, next.RefundApprovalOver = form.AccountBIC, over
+	}
+	// Every refusal at once, each beside its field: the rules checked on a
+	// copy here, and again when the change is written.
+	try := *m
+	edit(&try)
+	for _, fe := range try.Refusals() {
+		if _, said := refusals[fe.Field]; !said {
+			refusals[fe.Field] = reasonOf(ec, fe)
+		}
+	}
+	if len(refusals) > 0 {
+		form.Errors = refusals
+		return c.settingsRefused(ec, m, options, form, http.StatusUnprocessableEntity)
+	}
+	err = c.Settings.Update(ec.Request().Context(), actor(ec), m.ID, version, edit)
 	var fe *merchant.FieldError
 	if ce, ok := settings.IsConflict(err); ok {
 		// The newer version's number goes with the form: sent again, it
 		// saves what was typed over what is shown.
 		form.Version = strconv.FormatInt(ce.Newer.Version, 10)
-		newer := shopFormOf(ce.Newer)
-		form.Newer = &newer
+		form.Newer = newerValues(ec, shopFormOf(ce.Newer))
 		form.NewerBy = t(ec, "console.settings.conflict", ce.By, when(localizerOf(ec), ce.At))
 		return c.settingsRefused(ec, m, options, form, http.StatusConflict)
 	}
@@ -281,13 +361,53 @@ func (c *Console) saveSettings(ec echo.Context) error {
 	return ec.Redirect(http.StatusSeeOther, pageFor(RouteSettings, m, options, url.Values{"saved": {"1"}}))
 }
 
+// settingsFields are the settings form's fields in the page's order (its
+// summary of refusals and the values saved meanwhile follow it), with
+// their labels' keys.
+var settingsFields = []struct{ name, label string }{
+	{"name", "console.settings.name"}, {"return_origins", "console.settings.returnOrigins"},
+	{"frame_ancestors", "console.settings.frameAncestors"}, {"popular_banks", "console.settings.popularBanks"},
+	{"legal_name", "console.settings.legalName"}, {"contact_email", "console.settings.contactEmail"},
+	{"contact_phone", "console.settings.contactPhone"}, {"contact_url", "console.settings.contactURL"},
+	{"terms_url", "console.settings.termsURL"}, {"privacy_url", "console.settings.privacyURL"},
+	{"time_zone", "console.settings.timeZone"}, {"account_name", "console.settings.accountName"},
+	{"account_iban", "console.settings.accountIBAN"}, {"account_bic", "console.settings.accountBIC"},
+	{"refund_approval_over", "console.settings.approvalOver"},
+}
+
 func (c *Console) settingsRefused(ec echo.Context, m *merchant.Merchant, options []consoleviews.ConsoleOption, form manage.ConsoleShopForm, status int) error {
 	page := c.settingsPage(ec, m, options, form)
 	refused(&page.ConsolePage, form.Errors)
+	slices.SortStableFunc(page.Problems, func(a, b views.FieldError) int {
+		return cmp.Compare(fieldOrder(a.ID), fieldOrder(b.ID))
+	})
 	if form.Newer != nil {
 		page.Notice, page.NoticeError = form.NewerBy, true
 	}
 	return render(ec, status, manage.ConsoleSettingsPage(page))
+}
+
+// fieldOrder is where a field stands on the settings form; one it does
+// not show comes last.
+func fieldOrder(field string) int {
+	for i, f := range settingsFields {
+		if f.name == field {
+			return i
+		}
+	}
+	return len(settingsFields)
+}
+
+// newerValues are a form's values as the settings page labels them, in
+// its order.
+func newerValues(ec echo.Context, f manage.ConsoleShopForm) []manage.ConsoleValue {
+	values := []string{f.Name, f.ReturnOrigins, f.FrameAncestors, f.PopularBanks, f.LegalName, f.ContactEmail, f.ContactPhone,
+		f.ContactURL, f.TermsURL, f.PrivacyURL, f.TimeZone, f.AccountName, f.AccountIBAN, f.AccountBIC, f.RefundApprovalOver}
+	out := make([]manage.ConsoleValue, len(values))
+	for i, v := range values {
+		out[i] = manage.ConsoleValue{Field: settingsFields[i].name, Label: t(ec, settingsFields[i].label), Value: v}
+	}
+	return out
 }
 
 // fieldReason is a refused setting's reason as the form shows it beside

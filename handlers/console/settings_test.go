@@ -330,3 +330,284 @@ func TestARefusalIsSummedUpAtTheTopAndTheLineItNamesIsInSight(t *testing.T) {
 		t.Errorf("the box shows %d rows; the reason names line 4 of 5", rows)
 	}
 }
+
+// TestTheTeamReadsTheSettingsAndOnlyOwnersChangeThem: a support person of
+// a merchant the console manages reads its settings, every field read-only
+// and no Save button, the words saying why; a save of theirs is refused
+// (403) and changes nothing.
+func TestTheTeamReadsTheSettingsAndOnlyOwnersChangeThem(t *testing.T) {
+	e := setup(t)
+	e.shop3()
+	ops := e.browser()
+	csrf := ops.signIn(operator)
+	sup, _ := e.join(invite(t, ops, csrf, "shop3", "sam@shop3.example", "support"), newPassword, newPassword)
+	doc := page(t, sup.get("/console/settings"), http.StatusOK)
+	if doc.Find(`nav a[href="/console/settings"]`).Length() != 1 {
+		t.Error("the menu does not lead support to the settings")
+	}
+	if got := doc.Find(`[data-testid="read-only"]`).Text(); !strings.Contains(got, "Only the shop's owners change these settings") {
+		t.Errorf("support is told %q", got)
+	}
+	if doc.Find(`[data-testid="save-settings"]`).Length() != 0 {
+		t.Error("support is offered a Save button")
+	}
+	doc.Find(`[data-testid="settings-form"] input[type="text"], [data-testid="settings-form"] textarea`).Each(func(_ int, s *goquery.Selection) {
+		if _, ro := s.Attr("readonly"); !ro {
+			t.Errorf("support may type in %s", s.AttrOr("name", "?"))
+		}
+	})
+	if got, _ := doc.Find(`#name`).Attr("value"); got != "Shop 3" {
+		t.Errorf("support reads the name %q", got)
+	}
+	page(t, sup.post("/console/settings", url.Values{"csrf": {csrfOf(doc)}, "version": {doc.Find(`input[name="version"]`).AttrOr("value", "")},
+		"name": {"Sam's Shop"}, "return_origins": {"https://shop3.example"}}), http.StatusForbidden)
+	if m, _ := e.settings.Dir.Get("shop3"); m.Name != "Shop 3" {
+		t.Errorf("support renamed shop3 %q", m.Name)
+	}
+}
+
+// whoIsPaid are the settings page's new fields as an owner types them.
+func whoIsPaid(fields map[string]string) url.Values {
+	form := url.Values{"name": {"Shop 3"}, "return_origins": {"https://shop3.example"}}
+	for k, v := range fields {
+		form.Set(k, v)
+	}
+	return form
+}
+
+// saveSettingsAs posts the settings form of the page doc with fields.
+func saveSettingsAs(b *browser, doc *goquery.Document, form url.Values) *http.Response {
+	form.Set("csrf", csrfOf(doc))
+	form.Set("version", doc.Find(`input[name="version"]`).AttrOr("value", ""))
+	if id := doc.Find(`input[name="merchant"]`).AttrOr("value", ""); id != "" {
+		form.Set("merchant", id)
+	}
+	return b.post("/console/settings", form)
+}
+
+// TestAnOwnerSetsWhoIsPaidAndTheRefundAccount: an owner is told every
+// value refused at once, each beside its field and in the summary in the
+// page's order, with everything typed kept; the values saved are the
+// merchant's on every instance and the audit log names them. Support reads
+// them with the IBAN masked, and cannot save.
+func TestAnOwnerSetsWhoIsPaidAndTheRefundAccount(t *testing.T) {
+	e := setup(t)
+	e.shop3()
+	ops := e.browser()
+	csrf := ops.signIn(operator)
+	ann, _ := e.join(invite(t, ops, csrf, "shop3", "ann@shop3.example", "owner"), newPassword, newPassword)
+	sam, _ := e.join(invite(t, ops, csrf, "shop3", "sam@shop3.example", "support"), newPassword, newPassword)
+
+	doc := page(t, ann.get("/console/settings"), http.StatusOK)
+	for _, section := range []string{"payee-settings", "refunds-settings"} {
+		if doc.Find(`[data-testid="`+section+`"] legend`).Length() != 1 {
+			t.Errorf("the page has no %s section", section)
+		}
+	}
+	if got := doc.Find(`#time_zone option[selected]`).AttrOr("value", ""); got != "Europe/Brussels" {
+		t.Errorf("a shop that chose no zone is shown in %q", got)
+	}
+	if n := doc.Find(`#time_zone option`).Length(); n != len(merchant.TimeZones) {
+		t.Errorf("the zones offered are %d, want %d", n, len(merchant.TimeZones))
+	}
+	// Saved as shown, the default zone chosen changes nothing.
+	first, _ := e.settings.Dir.Get("shop3")
+	if res := saveSettingsAs(ann, doc, whoIsPaid(map[string]string{"time_zone": "Europe/Brussels"})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the page saved as shown: %d", res.StatusCode)
+	}
+	if m, _ := e.settings.Dir.Get("shop3"); m.Version != first.Version || m.TimeZone != "" {
+		t.Errorf("the page saved as shown wrote version %d (from %d), zone %q", m.Version, first.Version, m.TimeZone)
+	}
+
+	bad := map[string]string{
+		"legal_name":           "Shop \u202eThree",
+		"contact_email":        "help at shop3",
+		"contact_phone":        "call us",
+		"contact_url":          "http://shop3.example/contact",
+		"terms_url":            "javascript:alert(1)",
+		"privacy_url":          "ftp://shop3.example/privacy",
+		"time_zone":            "Mars/Olympus_Mons",
+		"account_name":         strings.Repeat("x", 71),
+		"account_iban":         "DE89 3704 0044 0532 0130 01",
+		"account_bic":          "COBA",
+		"refund_approval_over": "0.50",
+	}
+	doc = page(t, saveSettingsAs(ann, doc, whoIsPaid(bad)), http.StatusUnprocessableEntity)
+	reasons := map[string]string{
+		"legal_name":           "invisible formatting character",
+		"contact_email":        `"help at shop3" is not a plain e-mail address`,
+		"contact_phone":        "Digits, spaces and + - ( ) / only, at most 32 characters",
+		"contact_url":          "An https address",
+		"terms_url":            "An https address",
+		"privacy_url":          "An https address",
+		"time_zone":            `"Mars/Olympus_Mons" is not a time zone`,
+		"account_name":         "at most 70 characters; this one has 71",
+		"account_iban":         "The check digits do not match",
+		"account_bic":          "8 or 11 letters and digits",
+		"refund_approval_over": "From 1 to 15000 euros",
+	}
+	summary := doc.Find(`[data-testid="error-summary"]`)
+	var order []string
+	summary.Find("a").Each(func(_ int, a *goquery.Selection) {
+		order = append(order, strings.TrimPrefix(a.AttrOr("href", ""), "#"))
+	})
+	if got := strings.Join(order, " "); got != "legal_name contact_email contact_phone contact_url terms_url privacy_url time_zone account_name account_iban account_bic refund_approval_over" {
+		t.Errorf("the summary names, in this order: %s", got)
+	}
+	for field, want := range reasons {
+		reason := doc.Find("#" + field + "-error").Text()
+		if !strings.Contains(reason, want) || !strings.Contains(summary.Text(), reason) {
+			t.Errorf("%s: beside it %q, want %q, in the summary too", field, reason, want)
+		}
+		typed := doc.Find("#"+field).AttrOr("value", "")
+		if field == "time_zone" {
+			typed = doc.Find(`#time_zone option[selected]`).AttrOr("value", "")
+		}
+		if typed != bad[field] {
+			t.Errorf("%s: typed %q, the form holds %q", field, bad[field], typed)
+		}
+		if doc.Find("#"+field).AttrOr("aria-invalid", "") != "true" {
+			t.Errorf("%s is not marked invalid", field)
+		}
+	}
+	if m, _ := e.settings.Dir.Get("shop3"); m.LegalName != "" || m.AccountIBAN != "" {
+		t.Errorf("a refused form changed shop3: %+v", m)
+	}
+
+	good := map[string]string{
+		"legal_name": "Shop Three GmbH", "contact_email": "help@shop3.example", "contact_phone": "+49 30 123 456-7",
+		"contact_url": "https://shop3.example/contact", "terms_url": "https://shop3.example/terms",
+		"privacy_url": "https://shop3.example/privacy", "time_zone": "Europe/Berlin", "account_name": "Shop Three GmbH",
+		"account_iban": "de89 3704 0044 0532 0130 00", "account_bic": "cobadeffxxx", "refund_approval_over": "500",
+	}
+	res := saveSettingsAs(ann, doc, whoIsPaid(good))
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the owner's save: %d", res.StatusCode)
+	}
+	m, _ := e.settings.Dir.Get("shop3")
+	if m.LegalName != "Shop Three GmbH" || m.ContactEmail != "help@shop3.example" || m.ContactPhone != "+49 30 123 456-7" ||
+		m.ContactURL != "https://shop3.example/contact" || m.TermsURL != "https://shop3.example/terms" ||
+		m.PrivacyURL != "https://shop3.example/privacy" || m.Location().String() != "Europe/Berlin" ||
+		m.AccountName != "Shop Three GmbH" || m.AccountIBAN != "DE89370400440532013000" || m.AccountBIC != "COBADEFFXXX" ||
+		m.RefundApprovalOver == nil || m.RefundApprovalOver.StringFixed(2) != "500.00" {
+		t.Errorf("shop3 after the owner's save: %+v", m)
+	}
+	doc = page(t, ann.get(res.Header.Get("Location")), http.StatusOK)
+	for field, want := range map[string]string{"account_iban": "DE89 3704 0044 0532 0130 00", "refund_approval_over": "500.00", "legal_name": "Shop Three GmbH"} {
+		if got := doc.Find("#"+field).AttrOr("value", ""); got != want {
+			t.Errorf("the owner reads %s as %q, want %q", field, got, want)
+		}
+	}
+	if got := doc.Find(`#time_zone option[selected]`).AttrOr("value", ""); got != "Europe/Berlin" {
+		t.Errorf("the zone chosen reads %q", got)
+	}
+	audit := page(t, ops.get("/console/audit?merchant=shop3"), http.StatusOK).Find(`[data-testid="audit-row"]`).First().Text()
+	for _, want := range []string{"Legal name", "Contact e-mail", "Time zone", "Refund account's IBAN", "Second owner's approval of refunds"} {
+		if !strings.Contains(audit, want) {
+			t.Errorf("the audit line %q does not name %s", audit, want)
+		}
+	}
+	if strings.Contains(audit, "DE89") || strings.Contains(audit, "GmbH") {
+		t.Errorf("the audit line says a value: %q", audit)
+	}
+	// Saved again unchanged: nothing to write.
+	before := m.Version
+	if res := saveSettingsAs(ann, doc, whoIsPaid(good)); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the same values again: %d", res.StatusCode)
+	}
+	if m, _ := e.settings.Dir.Get("shop3"); m.Version != before {
+		t.Errorf("saving the same values moved shop3 from version %d to %d", before, m.Version)
+	}
+
+	// Support reads it all, the IBAN masked, and cannot save.
+	res = sam.get("/console/settings")
+	raw := readAll(t, res)
+	doc, _ = goquery.NewDocumentFromReader(strings.NewReader(raw))
+	if got := doc.Find(`#account_iban`).AttrOr("value", ""); res.StatusCode != http.StatusOK || got != "DE89 **** **** **** 3000" {
+		t.Errorf("support reads the IBAN as %q (%d)", got, res.StatusCode)
+	}
+	if strings.Contains(raw, "3704") || strings.Contains(raw, "370400440532013000") {
+		t.Error("the page support reads holds the IBAN's digits")
+	}
+	if got := doc.Find(`#account_iban-hint`).Text(); got != "Only owners see the whole IBAN." {
+		t.Errorf("support is told %q under the IBAN", got)
+	}
+	for _, field := range []string{"legal_name", "contact_email", "account_name", "refund_approval_over"} {
+		if _, ro := doc.Find("#" + field).Attr("readonly"); !ro || doc.Find("#"+field).AttrOr("value", "") == "" {
+			t.Errorf("support does not read %s, read-only", field)
+		}
+	}
+	if _, off := doc.Find(`#time_zone`).Attr("disabled"); !off || doc.Find(`[data-testid="save-settings"]`).Length() != 0 {
+		t.Error("support may choose a zone, or save")
+	}
+	page(t, saveSettingsAs(sam, doc, whoIsPaid(map[string]string{"account_iban": "NL91 ABNA 0417 1643 00", "account_name": "Sam"})), http.StatusForbidden)
+	if m, _ := e.settings.Dir.Get("shop3"); m.AccountIBAN != "DE89370400440532013000" {
+		t.Errorf("support's save changed the IBAN to %q", m.AccountIBAN)
+	}
+	// An operator reads it whole.
+	if got := page(t, ops.get("/console/settings?merchant=shop3"), http.StatusOK).Find(`#account_iban`).AttrOr("value", ""); got != "DE89 3704 0044 0532 0130 00" {
+		t.Errorf("an operator reads the IBAN as %q", got)
+	}
+}
+
+// TestTheSettingsPageEscapesTheLegalName: a legal name that holds markup
+// is shown as the text typed, in the form and among the values saved
+// meanwhile, never as markup.
+func TestTheSettingsPageEscapesTheLegalName(t *testing.T) {
+	e := setup(t)
+	e.shop3()
+	const name = `Shop "3"><script>alert(1)</script><img src=x onerror=alert(2)>`
+	if err := e.settings.Update(ctx, settings.Actor{Name: operator}, "shop3", 0, func(m *merchant.Merchant) { m.LegalName = name }); err != nil {
+		t.Fatal(err)
+	}
+	ops := e.browser()
+	ops.signIn(operator)
+	stale := page(t, ops.get("/console/settings?merchant=shop3"), http.StatusOK)
+	// Someone saves another name meanwhile: the next save shows it beside
+	// what was typed.
+	if err := e.settings.Update(ctx, settings.Actor{Name: "bob@psp.example"}, "shop3", 0, func(m *merchant.Merchant) { m.LegalName = name + "!" }); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		res        *http.Response
+		form, seen string
+	}{
+		{ops.get("/console/settings?merchant=shop3"), name + "!", ""},
+		{saveSettingsAs(ops, stale, whoIsPaid(map[string]string{"legal_name": name})), name, name + "!"},
+	} {
+		raw := readAll(t, tt.res)
+		doc, _ := goquery.NewDocumentFromReader(strings.NewReader(raw))
+		if strings.Contains(raw, "<script>alert") || strings.Contains(raw, "<img src=x") || doc.Find(`img[src="x"], script:not([src])`).Length() != 0 {
+			t.Errorf("%d: the legal name is rendered as markup", tt.res.StatusCode)
+		}
+		if got := doc.Find(`#legal_name`).AttrOr("value", ""); got != tt.form {
+			t.Errorf("%d: the form holds %q, want %q", tt.res.StatusCode, got, tt.form)
+		}
+		if got := doc.Find(`[data-testid="newer-legal-name"]`).Text(); got != tt.seen {
+			t.Errorf("%d: the legal name saved meanwhile reads %q, want %q", tt.res.StatusCode, got, tt.seen)
+		}
+	}
+}
+
+// TestAZoneTheConsoleDoesNotOfferIsKept: a zone outside Europe, set in
+// the merchants file or before an import, is shown chosen, so that a save
+// keeps it.
+func TestAZoneTheConsoleDoesNotOfferIsKept(t *testing.T) {
+	e := setup(t)
+	e.shop3()
+	if err := e.settings.Update(ctx, settings.Actor{Name: operator}, "shop3", 0, func(m *merchant.Merchant) { m.TimeZone = "America/Cayman" }); err != nil {
+		t.Fatal(err)
+	}
+	ops := e.browser()
+	ops.signIn(operator)
+	doc := page(t, ops.get("/console/settings?merchant=shop3"), http.StatusOK)
+	if got := doc.Find(`#time_zone option[selected]`).AttrOr("value", ""); got != "America/Cayman" {
+		t.Fatalf("the zone shown chosen is %q", got)
+	}
+	if res := saveSettingsAs(ops, doc, whoIsPaid(map[string]string{"time_zone": "America/Cayman", "legal_name": "Shop 3 Ltd"})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("saving: %d", res.StatusCode)
+	}
+	if m, _ := e.settings.Dir.Get("shop3"); m.TimeZone != "America/Cayman" || m.LegalName != "Shop 3 Ltd" {
+		t.Errorf("after a save shop3 is in %q, named %q", m.TimeZone, m.LegalName)
+	}
+}

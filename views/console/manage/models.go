@@ -65,13 +65,21 @@ type ConsoleCreated struct {
 // ConsoleSettings is a merchant's shop settings.
 type ConsoleSettings struct {
 	console.ConsolePage
-	Merchants          []console.ConsoleOption
-	MerchantID, Name   string
-	State, Managed     string
-	Disabled, ReadOnly bool
-	Updated, UpdatedBy string
-	Form               ConsoleShopForm
+	Merchants        []console.ConsoleOption
+	MerchantID, Name string
+	State, Managed   string
+	// ReadOnly is a merchant the merchants file manages; MayChange a
+	// person whose role changes the settings (an owner, an operator).
+	Disabled, ReadOnly, MayChange bool
+	Updated, UpdatedBy            string
+	Form                          ConsoleShopForm
+	// TimeZones are the zones offered, the form's chosen.
+	TimeZones []console.ConsoleOption
 }
+
+// Locked reports a form shown read-only: the file manages the merchant, or
+// the person may only read its settings.
+func (m ConsoleSettings) Locked() bool { return m.ReadOnly || !m.MayChange }
 
 // ConsoleShopForm is the shop settings form, as typed or as saved.
 type ConsoleShopForm struct {
@@ -83,10 +91,21 @@ type ConsoleShopForm struct {
 	PopularBanks   string
 	IPVerification bool
 	Errors         map[string]string
+
+	// Who is paid, and the shop's own account: AccountIBAN masked, with
+	// IBANHint saying so, for a person who may only read the settings.
+	LegalName, ContactEmail, ContactPhone, ContactURL string
+	TermsURL, PrivacyURL, TimeZone                    string
+	AccountName, AccountIBAN, AccountBIC, IBANHint    string
+	RefundApprovalOver                                string
+
 	// Newer are the values someone saved meanwhile, NewerBy who and when.
-	Newer   *ConsoleShopForm
+	Newer   []ConsoleValue
 	NewerBy string
 }
+
+// ConsoleValue is a field's value, labelled.
+type ConsoleValue struct{ Field, Label, Value string }
 
 // ConsoleAudit is a page of the audit log.
 type ConsoleAudit struct {
