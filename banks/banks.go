@@ -1,7 +1,8 @@
 // Package banks keeps the provider's banks list close at hand: cached for a
-// while, fetched once however many shoppers ask at the same moment, served
-// from the last good copy (marked stale) when the provider fails or sends an
-// implausible list, and searchable by name, former and short names, and BIC.
+// while and refreshed in the background before it ends, fetched once
+// however many shoppers ask at the same moment, served from the last good
+// copy (marked stale) when the provider fails or sends an implausible list,
+// and searchable by name, former and short names, and BIC.
 package banks
 
 import (

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	gocache "github.com/patrickmn/go-cache"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/paybybank/checkout/pisclient"
@@ -19,7 +18,12 @@ type Source interface {
 	Institutions(ctx context.Context) ([]pisclient.Institution, error)
 }
 
-// Cache serves the banks list for TTL, then asks the provider again.
+// Cache serves the banks list for TTL. A request that finds the list past
+// refreshShare of its TTL starts one refresh in the background and is
+// answered from the list at hand, as is every request until the refresh
+// ends, past the TTL too: shoppers who come while the provider answers
+// never wait for it. Only a list that nobody asked for until it expired,
+// or none at all, is fetched while the request waits.
 type Cache struct {
 	src      Source
 	ttl      time.Duration
@@ -27,22 +31,41 @@ type Cache struct {
 	log      *slog.Logger
 	now      func() time.Time
 
-	store *gocache.Cache
-	group singleflight.Group
-	last  atomic.Pointer[List]
+	// current is the list served, with when it is refreshed and when it
+	// expires; nil before the first fetch.
+	current atomic.Pointer[entry]
+	// refreshing is set while a background refresh runs.
+	refreshing atomic.Bool
+	group      singleflight.Group
 	// shrunk counts fetches in a row that brought a much shorter list.
 	shrunk atomic.Int64
 	stats  stats
 }
 
+// entry is one list as the cache holds it.
+type entry struct {
+	list *List
+	// refreshAt is when a request starts a background refresh; expires
+	// when a request no longer takes the list unless one is under way.
+	refreshAt, expires time.Time
+}
+
 // Stats counts how the cache answered, for metrics and tests.
 type Stats struct {
 	Hits, Misses, StaleServes, Fetches, Failures int64
+	// Refreshes are the fetches started ahead of the expiry, in the
+	// background.
+	Refreshes int64
 }
 
 type stats struct {
-	hits, misses, stale, fetches, failures atomic.Int64
+	hits, misses, stale, fetches, failures, refreshes atomic.Int64
 }
+
+// refreshShare is the share of the TTL after which a request starts a
+// refresh: early enough that a provider slow to answer still answers
+// before the list expires.
+const refreshShare = 0.8
 
 // staleRetry is how long a stale copy is served before the provider is asked
 // again, so that an outage does not turn every page view into an upstream call.
@@ -57,22 +80,14 @@ const key = "institutions"
 // NewCache returns a cache over src. Test banks are kept only withTest
 // (sandbox mode).
 func NewCache(src Source, ttl time.Duration, withTest bool, log *slog.Logger) *Cache {
-	return &Cache{
-		src: src, ttl: ttl, withTest: withTest, log: log, now: time.Now,
-		store: gocache.New(ttl, 0),
-	}
+	return &Cache{src: src, ttl: ttl, withTest: withTest, log: log, now: time.Now}
 }
 
 // List returns the banks list: the cached copy, a fresh one, or, when the
 // provider fails, the last good copy marked Stale. It fails only when the
 // provider fails and there has never been a good copy. Errors are not cached.
 func (c *Cache) List(ctx context.Context) (*List, error) {
-	if v, ok := c.store.Get(key); ok {
-		l := v.(*List)
-		c.stats.hits.Add(1)
-		if l.Stale {
-			c.stats.stale.Add(1)
-		}
+	if l, ok := c.cached(); ok {
 		return l, nil
 	}
 	c.stats.misses.Add(1)
@@ -90,6 +105,44 @@ func (c *Cache) List(ctx context.Context) (*List, error) {
 	}
 }
 
+// cached is the list at hand, unless it expired with no refresh under way;
+// past refreshShare of its TTL it starts one.
+func (c *Cache) cached() (*List, bool) {
+	now := c.now()
+	e := c.current.Load()
+	if e != nil && !now.Before(e.expires) && !c.refreshing.Load() {
+		// A refresh may have ended between the two reads: its list is
+		// in place now.
+		e = c.current.Load()
+	}
+	if e == nil || !now.Before(e.expires) && !c.refreshing.Load() {
+		return nil, false
+	}
+	if !now.Before(e.refreshAt) {
+		c.refresh()
+	}
+	c.stats.hits.Add(1)
+	if e.list.Stale {
+		c.stats.stale.Add(1)
+	}
+	return e.list, true
+}
+
+// refresh fetches the list in the background, unless a refresh is under
+// way already. It shares its call with any request that finds no list.
+func (c *Cache) refresh() {
+	if !c.refreshing.CompareAndSwap(false, true) {
+		return
+	}
+	c.stats.refreshes.Add(1)
+	go func() {
+		// Cleared once the new list is in place, so that no request
+		// between the two finds the old one expired with no refresh.
+		defer c.refreshing.Store(false)
+		c.group.Do(key, func() (any, error) { return c.fetch(context.Background()) })
+	}()
+}
+
 func (c *Cache) fetch(ctx context.Context) (*List, error) {
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
@@ -98,14 +151,13 @@ func (c *Cache) fetch(ctx context.Context) (*List, error) {
 	if err == nil {
 		l := NewList(institutions, c.withTest, c.now())
 		if err = c.plausible(l); err == nil {
-			l.remember(c.last.Load())
-			c.last.Store(l)
-			c.store.Set(key, l, c.ttl)
+			l.remember(c.last())
+			c.keep(l, c.ttl)
 			return l, nil
 		}
 	}
 	c.stats.failures.Add(1)
-	last := c.last.Load()
+	last := c.last()
 	if last == nil {
 		c.log.ErrorContext(ctx, "banks list unavailable", "err", err)
 		return nil, err
@@ -114,8 +166,23 @@ func (c *Cache) fetch(ctx context.Context) (*List, error) {
 	stale := *last
 	stale.Stale = true
 	c.stats.stale.Add(1)
-	c.store.Set(key, &stale, min(c.ttl, staleRetry))
+	c.keep(&stale, min(c.ttl, staleRetry))
 	return &stale, nil
+}
+
+// keep makes l the list served for ttl from now.
+func (c *Cache) keep(l *List, ttl time.Duration) {
+	now := c.now()
+	c.current.Store(&entry{list: l, refreshAt: now.Add(time.Duration(refreshShare * float64(ttl))), expires: now.Add(ttl)})
+}
+
+// last is the list served last, fresh or stale; nil before the first
+// good fetch.
+func (c *Cache) last() *List {
+	if e := c.current.Load(); e != nil {
+		return e.list
+	}
+	return nil
 }
 
 // ErrImplausibleList means the provider answered with a list that is empty
@@ -133,7 +200,7 @@ func (c *Cache) plausible(l *List) error {
 	if n == 0 {
 		return ErrImplausibleList
 	}
-	last := c.last.Load()
+	last := c.last()
 	if last == nil || n*2 >= last.Len() {
 		c.shrunk.Store(0)
 		return nil
@@ -147,12 +214,12 @@ func (c *Cache) plausible(l *List) error {
 }
 
 // Warm reports whether a list, fresh or stale, is at hand.
-func (c *Cache) Warm() bool { return c.last.Load() != nil }
+func (c *Cache) Warm() bool { return c.current.Load() != nil }
 
 // Stats returns the counters so far.
 func (c *Cache) Stats() Stats {
 	return Stats{
 		Hits: c.stats.hits.Load(), Misses: c.stats.misses.Load(), StaleServes: c.stats.stale.Load(),
-		Fetches: c.stats.fetches.Load(), Failures: c.stats.failures.Load(),
+		Fetches: c.stats.fetches.Load(), Failures: c.stats.failures.Load(), Refreshes: c.stats.refreshes.Load(),
 	}
 }
