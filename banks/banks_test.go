@@ -295,7 +295,7 @@ func TestShoppersAcrossAnExpiryDoNotWaitForTheProvider(t *testing.T) {
 	}
 	asked(t, src) // the refresh waits on the provider from here on
 
-	now.Add(ttl / 2) // the list's expiry is behind
+	now.Add(ttl * 3 / 2) // the list's TTL is behind, twice over
 	var wg sync.WaitGroup
 	for range 50 {
 		wg.Go(func() {
@@ -349,18 +349,67 @@ func TestAFailedRefreshKeepsTheLastGoodListMarkedStale(t *testing.T) {
 	}
 }
 
-// TestAListNobodyAskedForIsFetchedAnew: an instance that served no one
-// through the list's last minute does not hand out a list past its TTL;
-// its next shopper waits for the provider, as the first did.
+// TestAListPastItsTTLIsServedWhileItIsRefreshed: an instance nobody asked
+// for the list in the last part of its TTL answers its next shopper from
+// the list at hand, up to one TTL past its own, and refreshes it.
+func TestAListPastItsTTLIsServedWhileItIsRefreshed(t *testing.T) {
+	const ttl = 5 * time.Minute
+	c, src, now := warmCache(t, ttl)
+	now.Add(ttl * 19 / 10)
+	if l := answered(t, c); l.Len() != 1 {
+		t.Fatalf("past the TTL: %d banks", l.Len())
+	}
+	asked(t, src)
+	src.answer <- []pisclient.Institution{ing, dkb}
+	until(t, c, func(l *banks.List) bool { return l.Len() == 2 })
+}
+
+// TestAListNobodyAskedForIsFetchedAnew: an instance that served no one for
+// twice the list's TTL does not hand out that list; its next shopper
+// waits for the provider, as the first did.
 func TestAListNobodyAskedForIsFetchedAnew(t *testing.T) {
 	const ttl = 5 * time.Minute
 	c, src, now := warmCache(t, ttl)
-	now.Add(ttl + time.Second)
+	now.Add(2 * ttl)
 	got := make(chan *banks.List, 1)
 	go func() { l, _ := c.List(context.Background()); got <- l }()
 	asked(t, src)
 	src.answer <- []pisclient.Institution{ing, dkb}
 	if l := <-got; l.Len() != 2 {
 		t.Errorf("the shopper after the expiry got %d banks, want the 2 of the new list", l.Len())
+	}
+}
+
+// TestTheSameListAgainKeepsItsPages: a refresh that brings the list as it
+// was keeps the same value, so the bank pages kept rendered from it stay
+// and no shopper waits for them to be rendered again; a changed list is a
+// new value.
+func TestTheSameListAgainKeepsItsPages(t *testing.T) {
+	const ttl = 5 * time.Minute
+	c, src, now := warmCache(t, ttl)
+	first := answered(t, c)
+	refreshWith := func(institutions []pisclient.Institution) *banks.List {
+		t.Helper()
+		now.Add(ttl * 9 / 10)
+		answered(t, c)
+		asked(t, src)
+		src.answer <- institutions
+		deadline := time.Now().Add(10 * time.Second)
+		for banks.Refreshing(c) {
+			if time.Now().After(deadline) {
+				t.Fatal("the refresh never ended")
+			}
+			time.Sleep(time.Millisecond)
+		}
+		return answered(t, c)
+	}
+	if l := refreshWith([]pisclient.Institution{ing}); l != first {
+		t.Error("the same list again is a new value: every kept page is rendered again")
+	}
+	if l := refreshWith([]pisclient.Institution{ing, dkb}); l == first || l.Len() != 2 {
+		t.Errorf("a changed list: the same value %v, %d banks", l == first, l.Len())
+	}
+	if st := c.Stats(); st.Misses != 1 || st.Refreshes != 2 {
+		t.Errorf("stats %+v: want two refreshes ahead and no miss after the first", st)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"sync/atomic"
 	"time"
 
@@ -22,8 +23,9 @@ type Source interface {
 // refreshShare of its TTL starts one refresh in the background and is
 // answered from the list at hand, as is every request until the refresh
 // ends, past the TTL too: shoppers who come while the provider answers
-// never wait for it. Only a list that nobody asked for until it expired,
-// or none at all, is fetched while the request waits.
+// never wait for it. A list nobody asked for in the last part of its TTL
+// is still taken, and refreshed, up to one TTL past its own; only one
+// older than that, or none at all, is fetched while the request waits.
 type Cache struct {
 	src      Source
 	ttl      time.Duration
@@ -32,7 +34,7 @@ type Cache struct {
 	now      func() time.Time
 
 	// current is the list served, with when it is refreshed and when it
-	// expires; nil before the first fetch.
+	// lapses; nil before the first fetch.
 	current atomic.Pointer[entry]
 	// refreshing is set while a background refresh runs.
 	refreshing atomic.Bool
@@ -45,16 +47,19 @@ type Cache struct {
 // entry is one list as the cache holds it.
 type entry struct {
 	list *List
-	// refreshAt is when a request starts a background refresh; expires
-	// when a request no longer takes the list unless one is under way.
-	refreshAt, expires time.Time
+	// refreshAt is when a request starts a background refresh; lapses,
+	// one TTL past the list's own, when a request no longer takes it
+	// unless a refresh is under way.
+	refreshAt, lapses time.Time
+	// answered is when the provider last sent a good list.
+	answered time.Time
 }
 
 // Stats counts how the cache answered, for metrics and tests.
 type Stats struct {
 	Hits, Misses, StaleServes, Fetches, Failures int64
-	// Refreshes are the fetches started ahead of the expiry, in the
-	// background.
+	// Refreshes are the fetches started in the background while
+	// requests are answered from the list at hand.
 	Refreshes int64
 }
 
@@ -105,17 +110,17 @@ func (c *Cache) List(ctx context.Context) (*List, error) {
 	}
 }
 
-// cached is the list at hand, unless it expired with no refresh under way;
+// cached is the list at hand, unless it lapsed with no refresh under way;
 // past refreshShare of its TTL it starts one.
 func (c *Cache) cached() (*List, bool) {
 	now := c.now()
 	e := c.current.Load()
-	if e != nil && !now.Before(e.expires) && !c.refreshing.Load() {
+	if e != nil && !now.Before(e.lapses) && !c.refreshing.Load() {
 		// A refresh may have ended between the two reads: its list is
 		// in place now.
 		e = c.current.Load()
 	}
-	if e == nil || !now.Before(e.expires) && !c.refreshing.Load() {
+	if e == nil || !now.Before(e.lapses) && !c.refreshing.Load() {
 		return nil, false
 	}
 	if !now.Before(e.refreshAt) {
@@ -137,7 +142,7 @@ func (c *Cache) refresh() {
 	c.stats.refreshes.Add(1)
 	go func() {
 		// Cleared once the new list is in place, so that no request
-		// between the two finds the old one expired with no refresh.
+		// between the two finds the old one lapsed with no refresh.
 		defer c.refreshing.Store(false)
 		c.group.Do(key, func() (any, error) { return c.fetch(context.Background()) })
 	}()
@@ -148,11 +153,18 @@ func (c *Cache) fetch(ctx context.Context) (*List, error) {
 	defer cancel()
 	c.stats.fetches.Add(1)
 	institutions, err := c.src.Institutions(ctx)
+	if last := c.last(); err == nil && last != nil && !last.Stale && reflect.DeepEqual(last.source, institutions) {
+		// The same list again: the same value, so that the pages kept
+		// rendered from it stay (handlers/shopper's pageCache).
+		c.shrunk.Store(0)
+		c.keep(last, c.ttl, c.now())
+		return last, nil
+	}
 	if err == nil {
 		l := NewList(institutions, c.withTest, c.now())
 		if err = c.plausible(l); err == nil {
 			l.remember(c.last())
-			c.keep(l, c.ttl)
+			c.keep(l, c.ttl, c.now())
 			return l, nil
 		}
 	}
@@ -162,18 +174,21 @@ func (c *Cache) fetch(ctx context.Context) (*List, error) {
 		c.log.ErrorContext(ctx, "banks list unavailable", "err", err)
 		return nil, err
 	}
-	c.log.WarnContext(ctx, "banks list: provider failed, serving the last good copy", "err", err, "fetched_at", last.FetchedAt)
+	answered := c.current.Load().answered
+	c.log.WarnContext(ctx, "banks list: provider failed, serving the last good copy", "err", err, "answered_at", answered)
 	stale := *last
 	stale.Stale = true
 	c.stats.stale.Add(1)
-	c.keep(&stale, min(c.ttl, staleRetry))
+	c.keep(&stale, min(c.ttl, staleRetry), answered)
 	return &stale, nil
 }
 
-// keep makes l the list served for ttl from now.
-func (c *Cache) keep(l *List, ttl time.Duration) {
+// keep makes l the list served for ttl from now, and while it is
+// refreshed for one ttl more; the provider last sent a good list at
+// answered.
+func (c *Cache) keep(l *List, ttl time.Duration, answered time.Time) {
 	now := c.now()
-	c.current.Store(&entry{list: l, refreshAt: now.Add(time.Duration(refreshShare * float64(ttl))), expires: now.Add(ttl)})
+	c.current.Store(&entry{list: l, refreshAt: now.Add(time.Duration(refreshShare * float64(ttl))), lapses: now.Add(2 * ttl), answered: answered})
 }
 
 // last is the list served last, fresh or stale; nil before the first
