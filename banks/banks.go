@@ -1,7 +1,8 @@
 // Package banks keeps the provider's banks list close at hand: cached for a
-// while, fetched once however many shoppers ask at the same moment, served
-// from the last good copy (marked stale) when the provider fails or sends an
-// implausible list, and searchable by name, former and short names, and BIC.
+// while and refreshed in the background before it ends, fetched once
+// however many shoppers ask at the same moment, served from the last good
+// copy (marked stale) when the provider fails or sends an implausible list,
+// and searchable by name, former and short names, and BIC.
 package banks
 
 import (
@@ -59,8 +60,12 @@ type List struct {
 	// gone are the names of banks earlier lists held and this one does
 	// not, by country and id: a link or a shopper may still name them.
 	gone map[string]string
-	// FetchedAt is when the provider sent this copy.
+	// FetchedAt is when the provider first sent this list: a later answer
+	// that is the same keeps it (Cache.fetch).
 	FetchedAt time.Time
+	// source is what the provider sent, to tell a later answer that is
+	// the same.
+	source []pisclient.Institution
 	// Stale is set when the provider failed and this is the last good copy.
 	Stale bool
 }
@@ -68,7 +73,8 @@ type List struct {
 // NewList groups institutions by country, names in alphabetical order. Test
 // banks are left out unless withTest.
 func NewList(institutions []pisclient.Institution, withTest bool, fetchedAt time.Time) *List {
-	l := &List{byCountry: make(map[string][]Bank), byID: make(map[string]Bank), logos: make(map[string]Logo), FetchedAt: fetchedAt}
+	l := &List{byCountry: make(map[string][]Bank), byID: make(map[string]Bank), logos: make(map[string]Logo), FetchedAt: fetchedAt,
+		source: institutions}
 	for _, in := range institutions {
 		if in.IsForTest && !withTest {
 			continue

@@ -185,7 +185,11 @@ func TestACancelIsSeenByEveryInstance(t *testing.T) {
 		if doc.Find(testid("link-ended")).AttrOr("data-state", "") != ledger.LinkCancelled || text(doc, testid("link-ended-heading")) != "Ce lien de paiement a été annulé" {
 			t.Errorf("a submit after the cancel: %q", text(doc, testid("link-ended-heading")))
 		}
-		page(t, two.get(two.url+links.Route+p.ID), http.StatusGone)
+		doc = page(t, two.get(two.url+links.Route+p.ID), http.StatusGone)
+		// The payer is told whom to ask for a new link: the shop, by name.
+		if msg := text(doc, testid("link-ended-message")); !strings.HasSuffix(msg, "demandez un nouveau lien à Shop <One>.") || strings.Contains(msg, "%!") {
+			t.Errorf("the cancelled link's page reads %q", msg)
+		}
 		if st := one.sandbox.Stats(); st.CreateCalls != 0 {
 			t.Errorf("%d payments made after the cancel", st.CreateCalls)
 		}

@@ -164,6 +164,7 @@ func (m *Metrics) WatchCache(stats func() banks.Stats) {
 		counter("checkout_banks_cache_stale_total", "Banks list requests served the last good list while the provider failed.", func(s banks.Stats) int64 { return s.StaleServes }),
 		counter("checkout_banks_cache_fetches_total", "Banks list fetches from the provider.", func(s banks.Stats) int64 { return s.Fetches }),
 		counter("checkout_banks_cache_failures_total", "Banks list fetches that failed.", func(s banks.Stats) int64 { return s.Failures }),
+		counter("checkout_banks_cache_refreshes_total", "Banks list fetches started in the background while requests were served the list at hand.", func(s banks.Stats) int64 { return s.Refreshes }),
 	)
 }
 

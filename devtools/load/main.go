@@ -3,9 +3,9 @@
 // against the machine's limit for that page: a server in this command handing
 // out the page's own bytes, gzip'd, from memory. The two are measured in
 // turns within one run, so that a busy machine slows both alike, and the
-// command prints throughput and p99 of each and their ratios, the provider
-// calls the run caused, the page's compressed weight and the app's resident
-// memory.
+// command prints the throughput, p99 and slowest answer of each, the
+// ratios of throughput and p99, the provider calls the run caused, the
+// page's compressed weight and the app's resident memory.
 //
 //	go run ./devtools/load -url http://localhost:8080 -c 64 -d 20s -country FR
 //
@@ -240,8 +240,9 @@ func (s *sample) pct(p float64) time.Duration {
 }
 
 func (s sample) String() string {
-	return fmt.Sprintf("%6.0f requests/s, p50 %s, p99 %s (%d ok, %d failed)", s.throughput(),
-		s.pct(0.50).Round(10*time.Microsecond), s.pct(0.99).Round(10*time.Microsecond), len(s.latencies), s.failures)
+	return fmt.Sprintf("%6.0f requests/s, p50 %s, p99 %s, max %s (%d ok, %d failed)", s.throughput(),
+		s.pct(0.50).Round(10*time.Microsecond), s.pct(0.99).Round(10*time.Microsecond), s.pct(1).Round(10*time.Microsecond),
+		len(s.latencies), s.failures)
 }
 
 // measure loads u from conns connections for d.

@@ -199,7 +199,8 @@ func (h *Steps) linkEnded(c echo.Context, m *merchant.Merchant, p ledger.Payment
 	case state == ledger.LinkPaid:
 		page.Heading, page.Message = l.T("plink.full"), l.T("plink.full.text", m.Name)
 	case state == ledger.LinkCancelled:
-		page.Heading, page.Message = l.T("plink.cancelled"), l.T("plink.cancelled.text", m.Name)
+		// The shop is named twice: it cancelled, and it is whom to ask.
+		page.Heading, page.Message = l.T("plink.cancelled"), l.T("plink.cancelled.text", m.Name, m.Name)
 	default:
 		page.Heading, page.Message = l.T("plink.expired"), l.T("plink.expired.text", l.DateTime(p.Expires)+" UTC", m.Name)
 	}

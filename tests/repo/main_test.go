@@ -1,5 +1,6 @@
 // Package repo holds the checks of the repository as a whole: its packages'
-// layers, its guides, its Dockerfile and its Kubernetes manifests.
+// layers, its guides, the values its messages are given, its Dockerfile and
+// its Kubernetes manifests.
 package repo
 
 import (
