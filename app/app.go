@@ -40,6 +40,7 @@ import (
 	"github.com/paybybank/checkout/pisclient/sandbox"
 	"github.com/paybybank/checkout/refunds"
 	"github.com/paybybank/checkout/settings"
+	"github.com/paybybank/checkout/statements"
 	"github.com/paybybank/checkout/static"
 	"github.com/paybybank/checkout/telemetry"
 	"github.com/paybybank/checkout/webhook"
@@ -360,6 +361,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	con, err := console.New(console.Config{
 		BaseURL: cfg.BaseURL, Ledger: a.ledger, Merchants: a.merchants, Settings: a.settings, Orders: a.orders, Webhooks: a.webhooks,
 		Mail: mailerOf(cfg), Links: paymentLinks, Refunds: refundsService,
+		Statements: &statements.Service{Ledger: a.ledger}, ReceivedWithin: cfg.ReceivedWithin,
 		Banks: a.banks, Health: a.health, SessionKeys: keys, Assets: static.Assets(), Log: log, Outage: outage,
 		Previews: h.Previews(), Sandbox: cfg.SandboxMode(),
 	})

@@ -47,6 +47,10 @@ type Config struct {
 	// (MAIL_PER_LINK_DAY, MAIL_PER_ADDRESS_DAY, MAIL_PER_MERCHANT_HOUR);
 	// the ledger is set when the app is built.
 	MailBounds mailer.Bounds
+	// ReceivedWithin is how many bank days after it is paid an order's
+	// money should be on the shop's account before the console's overview
+	// counts it as not seen (RECEIVED_WITHIN_BANK_DAYS, 3).
+	ReceivedWithin int
 	// StudioTokenSet tells that STUDIO_TOKEN is set: it opened the studio,
 	// which the console's Branding page replaced; it is ignored, with a
 	// warning.
@@ -217,6 +221,14 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			}
 			*bound.n = n
 		}
+	}
+	c.ReceivedWithin = 3
+	if v := getenv("RECEIVED_WITHIN_BANK_DAYS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 30 {
+			return c, fmt.Errorf("RECEIVED_WITHIN_BANK_DAYS: %q is not a number of bank days from 1 to 30", v)
+		}
+		c.ReceivedWithin = n
 	}
 	c.BankHealthEvery = bankhealth.RefreshEvery
 	if v := getenv("BANK_HEALTH_REFRESH"); v != "" {

@@ -39,8 +39,9 @@ const (
 
 // largerBodies are the routes whose bodies may be larger than MaxBody,
 // each with its own limit in bytes: the console's logo upload carries an
-// image (console.MaxLogoForm).
-var largerBodies = map[string]int64{console.RouteBrandingLogo: console.MaxLogoForm}
+// image (console.MaxLogoForm), its statement upload a bank statement
+// (console.MaxStatementForm).
+var largerBodies = map[string]int64{console.RouteBrandingLogo: console.MaxLogoForm, console.RouteStatements: console.MaxStatementForm}
 
 // guard is the app-wide protections in front of every route, in order:
 // request ids, security headers, a request deadline and a body limit; and

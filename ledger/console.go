@@ -25,6 +25,9 @@ type OrderFilter struct {
 	Country  string
 	// Prefix finds orders whose id starts with it (an exact id included).
 	Prefix string
+	// Received, "yes" or "no", keeps the paid orders whose money a bank
+	// statement showed on the merchant's account, or those it did not yet.
+	Received string
 }
 
 // where is the filter as SQL conditions and their arguments.
@@ -55,6 +58,12 @@ func (f OrderFilter) where(l *Ledger) (string, []any) {
 	}
 	if f.Country != "" {
 		add("country = ?", f.Country)
+	}
+	switch f.Received {
+	case "yes":
+		add("received_at > 0")
+	case "no":
+		add("paid_at > 0 AND received_at = 0")
 	}
 	if f.Prefix != "" {
 		// Byte order: every id starting with the prefix lies between it
@@ -111,7 +120,8 @@ func (l *Ledger) ListOrders(ctx context.Context, f OrderFilter, after OrderCurso
 		where += fmt.Sprintf("(updated_at, merchant_id, order_id) < ($%d, $%d, $%d)", n+1, n+2, n+3)
 		args = append(args, after.At.UnixMilli(), after.MerchantID, after.OrderID)
 	}
-	rows, err := l.db.QueryContext(ctx, `SELECT merchant_id, order_id, amount, currency, return_url, status, created_at, updated_at, bank_id, country, paid_at
+	rows, err := l.db.QueryContext(ctx, `SELECT merchant_id, order_id, amount, currency, return_url, status, created_at, updated_at, bank_id, country, paid_at,
+			refunded_cents, received_on
 		FROM orders`+where+fmt.Sprintf(` ORDER BY updated_at DESC, merchant_id DESC, order_id DESC LIMIT %d`, limit), args...)
 	if err != nil {
 		return nil, err
@@ -121,7 +131,8 @@ func (l *Ledger) ListOrders(ctx context.Context, f OrderFilter, after OrderCurso
 	for rows.Next() {
 		var o Order
 		var created, updated, paid int64
-		if err := rows.Scan(&o.MerchantID, &o.OrderID, &o.Amount, &o.Currency, &o.ReturnURL, &o.Status, &created, &updated, &o.BankID, &o.Country, &paid); err != nil {
+		if err := rows.Scan(&o.MerchantID, &o.OrderID, &o.Amount, &o.Currency, &o.ReturnURL, &o.Status, &created, &updated, &o.BankID, &o.Country, &paid,
+			&o.RefundedCents, &o.ReceivedOn); err != nil {
 			return nil, err
 		}
 		o.Created, o.Updated = time.UnixMilli(created), time.UnixMilli(updated)

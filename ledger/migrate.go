@@ -694,6 +694,11 @@ var migrations = []string{
 	CREATE INDEX statement_entries_open ON statement_entries (merchant_id, outcome, booked_on);
 	ALTER TABLE orders ADD COLUMN received_at BIGINT NOT NULL DEFAULT 0;
 	ALTER TABLE orders ADD COLUMN received_on TEXT NOT NULL DEFAULT ''`,
+
+	// 22: the language the payer went through the checkout in, kept with
+	// the e-mail address a shop's signed link gave (and forgotten with
+	// it): a refund's page is e-mailed in it.
+	`ALTER TABLE orders ADD COLUMN payer_lang TEXT NOT NULL DEFAULT ''`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

@@ -698,17 +698,29 @@ func (l *Ledger) OrderEmail(ctx context.Context, merchantID, orderID string) (st
 }
 
 // KeepOrderEmail keeps the sealed e-mail address of a merchant's order,
-// unless one is kept already: what a refund's page is e-mailed to.
-func (l *Ledger) KeepOrderEmail(ctx context.Context, merchantID, orderID, sealed string) error {
-	_, err := l.db.ExecContext(ctx, `UPDATE orders SET email_sealed = $3 WHERE merchant_id = $1 AND order_id = $2 AND email_sealed = ''`,
-		merchantID, orderID, sealed)
+// with the language the payer checked out in, unless an address is kept
+// already: what a refund's page is e-mailed to, and in.
+func (l *Ledger) KeepOrderEmail(ctx context.Context, merchantID, orderID, sealed, lang string) error {
+	_, err := l.db.ExecContext(ctx, `UPDATE orders SET email_sealed = $3, payer_lang = $4
+		WHERE merchant_id = $1 AND order_id = $2 AND email_sealed = ''`, merchantID, orderID, sealed, lang)
 	return err
+}
+
+// OrderLang is the language an order's payer checked out in, kept with
+// its e-mail address; "" when none is kept.
+func (l *Ledger) OrderLang(ctx context.Context, merchantID, orderID string) (string, error) {
+	var lang string
+	err := l.db.QueryRowContext(ctx, `SELECT payer_lang FROM orders WHERE merchant_id = $1 AND order_id = $2`, merchantID, orderID).Scan(&lang)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	return lang, err
 }
 
 // ForgetOrderEmails drops the e-mail addresses of orders made before
 // before, at most batch of them, and reports how many.
 func (l *Ledger) ForgetOrderEmails(ctx context.Context, before time.Time, batch int) (int64, error) {
-	res, err := l.db.ExecContext(ctx, `UPDATE orders SET email_sealed = '' WHERE (merchant_id, order_id) IN (
+	res, err := l.db.ExecContext(ctx, `UPDATE orders SET email_sealed = '', payer_lang = '' WHERE (merchant_id, order_id) IN (
 		SELECT merchant_id, order_id FROM orders WHERE email_sealed <> '' AND created_at < $1 LIMIT $2)`, before.UnixMilli(), batch)
 	if err != nil {
 		return 0, err

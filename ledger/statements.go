@@ -157,7 +157,7 @@ type Statement struct {
 	Uploaded                   time.Time
 	FileName, Message, Account string
 	// From and To are the statement's period, as dates (YYYY-MM-DD).
-	From, To                                                       string
+	From, To                                                             string
 	Entries, Booked, Returned, Received, Mismatched, Unmatched, Repeated int
 }
 
@@ -267,4 +267,13 @@ func (l *Ledger) Unreceived(ctx context.Context, merchantID string, from, before
 	err = l.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM refunds WHERE merchant_id = $1 AND state = 'sent' AND sent_at < $2`,
 		merchantID, before.UnixMilli()).Scan(&refunds)
 	return orders, refunds, err
+}
+
+// FirstBooked is the earliest booking date of a merchant's statement
+// entries (YYYY-MM-DD): statements say nothing of what came before it.
+// "" while no statement was uploaded.
+func (l *Ledger) FirstBooked(ctx context.Context, merchantID string) (string, error) {
+	var first sql.NullString
+	err := l.db.QueryRowContext(ctx, `SELECT MIN(booked_on) FROM statement_entries WHERE merchant_id = $1`, merchantID).Scan(&first)
+	return first.String, err
 }

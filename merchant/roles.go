@@ -64,6 +64,9 @@ const (
 	// refunds, make and download transfer files, show a refund's EPC QR
 	// code, mark refunds sent and booked.
 	PayRefunds Action = "pay refunds"
+	// Reconcile: upload the shop's bank statements, which book refunds
+	// and say which payments reached the shop's account.
+	Reconcile Action = "reconcile"
 )
 
 // permissions is the table of docs/console.md: which roles may do what.
@@ -77,6 +80,7 @@ var permissions = map[Action][]Role{
 	Refund:  {Owner, Support},
 	// Money leaves the shop's account on an owner's word only.
 	PayRefunds: {Owner},
+	Reconcile:  {Owner, Support},
 }
 
 // May reports whether the role allows action.

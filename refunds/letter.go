@@ -63,13 +63,14 @@ func Write(shop string, r ledger.Refund, url, lang string) (Letter, error) {
 }
 
 // KeepOrderEmail keeps, sealed, the e-mail address a shop's signed link
-// gave for its order: where a refund's page is sent. Without SETTINGS_KEYS
+// gave for its order, with the language its payer checks out in: where,
+// and in which language, a refund's page is sent. Without SETTINGS_KEYS
 // nothing is kept.
-func (s *Service) KeepOrderEmail(ctx context.Context, merchantID, orderID, email string) error {
+func (s *Service) KeepOrderEmail(ctx context.Context, merchantID, orderID, email, lang string) error {
 	if s == nil || s.Keys == nil || email == "" {
 		return nil
 	}
-	return s.Ledger.KeepOrderEmail(ctx, merchantID, orderID, s.Keys.Seal(email, orderEmailBinding(merchantID, orderID)))
+	return s.Ledger.KeepOrderEmail(ctx, merchantID, orderID, s.Keys.Seal(email, orderEmailBinding(merchantID, orderID)), lang)
 }
 
 func orderEmailBinding(merchantID, orderID string) string {

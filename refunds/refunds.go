@@ -229,6 +229,10 @@ func CheckAccount(a Account, prefix string) (Account, []*merchant.FieldError) {
 		errs = append(errs, merchant.Refuse(prefix+"name", "holds a control or invisible formatting character").Says("hidden"))
 	case n > MaxName:
 		errs = append(errs, merchant.Refuse(prefix+"name", "at most %d characters; this one has %d", MaxName, n).Says("tooLongHas", MaxName, n))
+	case !strings.ContainsFunc(sepa.Transliterate(out.Name), isLatinLetter):
+		// A transfer carries Latin letters only: a name in a script with
+		// no transliteration would reach the bank as dots.
+		errs = append(errs, merchant.Refuse(prefix+"name", "holds no letter a bank transfer can carry: type it in Latin letters").Says("nameLatin"))
 	}
 	if out.IBAN == "" {
 		errs = append(errs, merchant.Refuse(prefix+"iban", "required").Says("required"))
@@ -341,6 +345,10 @@ func (s *Service) Make(ctx context.Context, by settings.Actor, m *merchant.Merch
 	r.State = next(r)
 	if p, err := s.Ledger.OrderLink(ctx, m.ID, orderID); err == nil && p.ID != "" {
 		r.Lang = p.Lang
+	}
+	if r.Lang == "" {
+		// A signed link's payer: the language they checked out in.
+		r.Lang, _ = s.Ledger.OrderLang(ctx, m.ID, orderID)
 	}
 	return s.Ledger.CreateRefund(ctx, r, ledger.AuditEntry{Actor: by.Name, RequestID: by.RequestID, MerchantID: m.ID,
 		Event: settings.EventRefundMade, Args: []ledger.AuditArg{ledger.Text(r.ID), ledger.Text(orderID), ledger.Text(r.Amount + " " + r.Currency)}})
@@ -542,3 +550,6 @@ func (s *Service) Erase(ctx context.Context) (int64, error) {
 		}
 	}
 }
+
+// isLatinLetter reports whether r is a letter of the basic Latin alphabet.
+func isLatinLetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }

@@ -38,6 +38,7 @@ import (
 	"github.com/paybybank/checkout/payment"
 	"github.com/paybybank/checkout/refunds"
 	"github.com/paybybank/checkout/settings"
+	"github.com/paybybank/checkout/statements"
 	"github.com/paybybank/checkout/views"
 	consoleviews "github.com/paybybank/checkout/views/console"
 	"github.com/paybybank/checkout/webhook"
@@ -108,6 +109,12 @@ type Config struct {
 	// Refunds makes and moves refunds; its Mail (SMTP_URL) sends the
 	// payers their pages.
 	Refunds *refunds.Service
+	// Statements imports the shop's bank statements.
+	Statements *statements.Service
+	// ReceivedWithin is how many bank days after it is paid an order's
+	// money should be seen on the shop's account: the overview counts
+	// those not seen after it (RECEIVED_WITHIN_BANK_DAYS; 3 when 0).
+	ReceivedWithin int
 }
 
 // Mail sends an e-mail.
@@ -197,6 +204,7 @@ func (c *Console) Routes(e *echo.Echo) {
 	in(http.MethodPost, RouteAct, merchant.Read, c.actFor)
 	c.linkRoutes(in)
 	c.refundRoutes(in)
+	c.statementRoutes(in)
 	// Operators only: everyone else is told so.
 	operators := func(method, path string, h echo.HandlerFunc) {
 		e.Add(method, path, h, c.answerErrors, c.signedIn, c.operatorsOnly)
@@ -335,6 +343,14 @@ func render(ec echo.Context, status int, page templ.Component) error {
 
 // t is the console's text for key.
 func t(ec echo.Context, key string, args ...any) string { return localizerOf(ec).T(key, args...) }
+
+// around is the sentence of key (which names one value) before and after
+// its value, so that a page sets the value apart and keeps it on one
+// line: a date, an address.
+func around(ec echo.Context, key string) (before, after string) {
+	before, after, _ = strings.Cut(t(ec, key, "\x00"), "\x00")
+	return before, after
+}
 
 // localizerOf is the language a console request is answered in: the
 // person's own choice, else their browser's, else English.

@@ -93,9 +93,9 @@ func (c *Console) showLinks(ec echo.Context) error {
 }
 
 // emptyForm is the form as it first shows: 30 days, single-use, in the
-// person's own language.
+// payer's own language (their browser's).
 func (c *Console) emptyForm(ec echo.Context, m *merchant.Merchant, options []consoleviews.ConsoleOption) linkviews.Form {
-	f := linkviews.Form{ExpiresDays: "30", Kind: ledger.LinkSingle, Lang: localizerOf(ec).Lang()}
+	f := linkviews.Form{ExpiresDays: "30", Kind: ledger.LinkSingle}
 	if options != nil {
 		f.Merchant = m.ID
 	}
@@ -117,6 +117,7 @@ func (c *Console) linksPage(ec echo.Context, m *merchant.Merchant, options []con
 	if form.Errors == nil {
 		form.Errors = map[string]string{}
 	}
+	form.Languages = append(form.Languages, consoleviews.ConsoleOption{Value: "", Label: t(ec, "console.links.langBrowser"), Selected: form.Lang == ""})
 	for _, ch := range i18n.Choices {
 		form.Languages = append(form.Languages, consoleviews.ConsoleOption{Value: ch.Code, Label: ch.Name, Selected: ch.Code == form.Lang})
 	}
@@ -356,6 +357,9 @@ func (c *Console) linkPage(ec echo.Context, p ledger.PaymentLink, m *merchant.Me
 		page.SendTo = t(ec, "console.link.sendToKept", maskEmail(email))
 	}
 	lang := p.Lang
+	if lang == "" {
+		lang = t(ec, "console.links.langBrowser")
+	}
 	for _, ch := range i18n.Choices {
 		if ch.Code == p.Lang {
 			lang = ch.Name

@@ -8,20 +8,17 @@ import (
 	"mime"
 	"mime/multipart"
 	"mime/quotedprintable"
-	"net"
 	"net/http"
 	"net/mail"
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/emersion/go-smtp"
-
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/mailer"
+	"github.com/paybybank/checkout/mailer/mailertest"
 	"github.com/paybybank/checkout/merchant"
 )
 
@@ -230,60 +227,6 @@ func TestTheLinksCSVIsGuardedLikeThePayments(t *testing.T) {
 	}
 }
 
-// smtpSink is an SMTP server on loopback that keeps what it is sent.
-type smtpSink struct {
-	mu   sync.Mutex
-	mail []received
-}
-
-type received struct {
-	to   []string
-	data []byte
-}
-
-func (s *smtpSink) NewSession(*smtp.Conn) (smtp.Session, error) { return &sinkSession{sink: s}, nil }
-
-type sinkSession struct {
-	sink *smtpSink
-	to   []string
-}
-
-func (s *sinkSession) Reset()                                    { s.to = nil }
-func (s *sinkSession) Logout() error                             { return nil }
-func (s *sinkSession) Mail(string, *smtp.MailOptions) error      { return nil }
-func (s *sinkSession) Rcpt(to string, _ *smtp.RcptOptions) error { s.to = append(s.to, to); return nil }
-func (s *sinkSession) Data(r io.Reader) error {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	s.sink.mu.Lock()
-	defer s.sink.mu.Unlock()
-	s.sink.mail = append(s.sink.mail, received{to: s.to, data: b})
-	return nil
-}
-
-func (s *smtpSink) sent() []received {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]received(nil), s.mail...)
-}
-
-// startSMTP serves an SMTP sink on loopback and returns its SMTP_URL.
-func startSMTP(t *testing.T) (*smtpSink, string) {
-	sink := &smtpSink{}
-	srv := smtp.NewServer(sink)
-	srv.Domain = "localhost"
-	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return sink, "smtp+insecure://" + ln.Addr().String() + "?from=pay@shop1.example"
-}
-
 // parts reads a multipart/alternative e-mail into its parts by type.
 func parts(t *testing.T, raw []byte) (*mail.Message, map[string]string) {
 	t.Helper()
@@ -317,7 +260,7 @@ func parts(t *testing.T, raw []byte) (*mail.Message, map[string]string) {
 
 func TestALinkIsEmailedInThePayersLanguageThroughARealSMTPServer(t *testing.T) {
 	e := setup(t)
-	sink, smtpURL := startSMTP(t)
+	sink, smtpURL := mailertest.Start(t, "pay@shop1.example")
 	m, err := mailer.Parse(smtpURL)
 	if err != nil {
 		t.Fatal(err)
@@ -333,11 +276,11 @@ func TestALinkIsEmailedInThePayersLanguageThroughARealSMTPServer(t *testing.T) {
 	if !strings.Contains(doc.Find(`[data-testid="notice"]`).Text(), "sent to the payer") {
 		t.Errorf("the new link's page says %q", doc.Find(`[data-testid="notice"]`).Text())
 	}
-	got := sink.sent()
-	if len(got) != 1 || len(got[0].to) != 1 || got[0].to[0] != payer {
+	got := sink.Sent()
+	if len(got) != 1 || len(got[0].To) != 1 || got[0].To[0] != payer {
 		t.Fatalf("mail sent: %+v", got)
 	}
-	msg, body := parts(t, got[0].data)
+	msg, body := parts(t, got[0].Data)
 	subject, _ := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
 	if subject != "Shop shop1 bittet Sie, 25,00\u00a0€ zu zahlen" {
 		t.Errorf("subject %q", subject)
@@ -360,7 +303,7 @@ func TestALinkIsEmailedInThePayersLanguageThroughARealSMTPServer(t *testing.T) {
 	if res := b.post("/console/links/"+id+"/send", url.Values{"csrf": {csrf}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("send again: %d", res.StatusCode)
 	}
-	if got := sink.sent(); len(got) != 2 || got[1].to[0] != payer {
+	if got := sink.Sent(); len(got) != 2 || got[1].To[0] != payer {
 		t.Errorf("after send again: %d mails", len(got))
 	}
 	bad := page(t, b.post("/console/links/"+id+"/send", url.Values{"csrf": {csrf}, "email": {"not an address"}}), http.StatusUnprocessableEntity)
@@ -399,7 +342,7 @@ func quotedPrintable(b []byte) io.Reader { return quotedprintable.NewReader(byte
 // address.
 func TestTheConsoleSendsNoOnesMailForThem(t *testing.T) {
 	e := setup(t)
-	sink, smtpURL := startSMTP(t)
+	sink, smtpURL := mailertest.Start(t, "pay@shop1.example")
 	m, err := mailer.Parse(smtpURL)
 	if err != nil {
 		t.Fatal(err)
@@ -413,7 +356,7 @@ func TestTheConsoleSendsNoOnesMailForThem(t *testing.T) {
 	for range 9 {
 		last = support.post("/console/links/"+id+"/send", url.Values{"csrf": {csrf}})
 	}
-	if got := len(sink.sent()); got != 3 {
+	if got := len(sink.Sent()); got != 3 {
 		t.Fatalf("%d e-mails delivered for one link, want 3", got)
 	}
 	doc := page(t, last, http.StatusTooManyRequests)
@@ -480,5 +423,27 @@ func TestALinksExpiryAndTextAreCheckedBeforeUse(t *testing.T) {
 	}
 	if doc.Find("#description").AttrOr("value", "") != "Invoice \u202egnp.exe" {
 		t.Error("the description typed is lost")
+	}
+}
+
+// TestALinkSpeaksThePayersLanguageUnlessOneIsChosen: the form starts on
+// the payer's own language (their browser's), whatever the console's;
+// a link made so says it on its page.
+func TestALinkSpeaksThePayersLanguageUnlessOneIsChosen(t *testing.T) {
+	e := setup(t)
+	b := e.browser()
+	csrf := b.signIn(shop1User)
+	doc := page(t, b.get("/console/links"), http.StatusOK)
+	selected := doc.Find(`#lang option[selected]`)
+	if v, _ := selected.Attr("value"); selected.Length() != 1 || v != "" {
+		t.Fatalf("the form's language starts on %q, want the payer's own", v)
+	}
+	if _, has := selected.Attr("lang"); has {
+		t.Error("the payer's-own choice claims a language of its own")
+	}
+	address := b.makeLink(csrf, url.Values{"amount": {"12.00"}, "description": {"Browser language"}, "kind": {"single"},
+		"lang": {""}, "expires_in_days": {"30"}})
+	if got := page(t, b.get(address), http.StatusOK).Text(); !strings.Contains(got, "The payer's own (their browser's)") {
+		t.Error("the link's page does not say it speaks the payer's language")
 	}
 }

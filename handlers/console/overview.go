@@ -18,6 +18,7 @@ import (
 	"github.com/paybybank/checkout/handlers/logos"
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/ledger"
+	"github.com/paybybank/checkout/rules"
 	consoleviews "github.com/paybybank/checkout/views/console"
 )
 
@@ -118,7 +119,61 @@ func (c *Console) showOverview(ec echo.Context) error {
 			q.Set("merchant", merchantID)
 		}
 	}, l)
+	if merchantID != "" {
+		if m.Account, err = c.accountSection(ec, merchantID, options != nil); err != nil {
+			return err
+		}
+	}
 	return render(ec, 200, consoleviews.ConsoleOverviewPage(m))
+}
+
+// unreceivedSpan is how far back the overview looks for paid orders not
+// seen on the shop's account: older ones are the statements page's.
+const unreceivedSpan = 90 * 24 * time.Hour
+
+// accountSection is what the overview says of the money on a merchant's
+// account, once it uploaded a statement (nil before): orders paid over
+// ReceivedWithin bank days ago, since the first day a statement showed
+// (in the last unreceivedSpan), not yet seen in one, and refunds sent as
+// long ago not yet seen leaving.
+func (c *Console) accountSection(ec echo.Context, merchantID string, operator bool) (*consoleviews.ConsoleAccount, error) {
+	ctx := ec.Request().Context()
+	first, err := c.Ledger.FirstBooked(ctx, merchantID)
+	if err != nil || first == "" {
+		// No statement yet: nothing is known of the account.
+		return nil, err
+	}
+	now := c.Now()
+	from := now.Add(-unreceivedSpan)
+	if day, err := time.Parse(time.DateOnly, first); err == nil && day.After(from) {
+		from = day
+	}
+	before := rules.BankDaysBefore(now, cmp.Or(c.ReceivedWithin, 3))
+	orders, refunds, err := c.Ledger.Unreceived(ctx, merchantID, from, before)
+	if err != nil {
+		return nil, err
+	}
+	l := localizerOf(ec)
+	q := url.Values{}
+	if operator {
+		q.Set("merchant", merchantID)
+	}
+	refundsQuery := url.Values{"state": {ledger.RefundSent}}
+	if operator {
+		refundsQuery.Set("merchant", merchantID)
+	}
+	paymentsQuery := url.Values{"received": {"no"}, "status": {"paid"}}
+	if operator {
+		paymentsQuery.Set("merchant", merchantID)
+	}
+	return &consoleviews.ConsoleAccount{
+		Unreceived:    t(ec, "console.account.unreceived", l.Number(int64(cmp.Or(c.ReceivedWithin, 3))), count(l, int64(orders))),
+		Unbooked:      t(ec, "console.account.unbooked", count(l, int64(refunds))),
+		Quiet:         orders == 0 && refunds == 0,
+		StatementsURL: templ.SafeURL(RouteStatements + queryOf(q)),
+		PaymentsURL:   templ.SafeURL(RoutePayments + "?" + paymentsQuery.Encode()),
+		RefundsURL:    templ.SafeURL(RouteRefunds + "?" + refundsQuery.Encode()),
+	}, nil
 }
 
 // healthRows is how many of the busiest banks the bank health table

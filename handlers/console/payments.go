@@ -60,19 +60,19 @@ func amount(l *i18n.Localizer, value, currency string) string {
 // listQuery is the list's filters as the request gave them: kept as typed,
 // so that the form shows them back even when wrong.
 type listQuery struct {
-	q, status, bank, country, from, to, merchant, after string
+	q, status, received, bank, country, from, to, merchant, after string
 }
 
 func listQueryOf(ec echo.Context) listQuery {
 	get := func(k string) string { return strings.TrimSpace(ec.QueryParam(k)) }
-	return listQuery{q: get("q"), status: get("status"), bank: get("bank"), country: get("country"),
+	return listQuery{q: get("q"), status: get("status"), received: get("received"), bank: get("bank"), country: get("country"),
 		from: get("from"), to: get("to"), merchant: get("merchant"), after: get("after")}
 }
 
 // values are the filters as a URL's query, without the cursor.
 func (q listQuery) values() url.Values {
 	v := url.Values{}
-	for k, val := range map[string]string{"q": q.q, "status": q.status, "bank": q.bank, "country": q.country,
+	for k, val := range map[string]string{"q": q.q, "status": q.status, "received": q.received, "bank": q.bank, "country": q.country,
 		"from": q.from, "to": q.to, "merchant": q.merchant} {
 		if val != "" {
 			v.Set(k, val)
@@ -91,6 +91,12 @@ func (q listQuery) filter(ec echo.Context, merchantID string) (ledger.OrderFilte
 			errs["status"] = t(ec, "console.filters.badStatus")
 		}
 		f.Status = q.status
+	}
+	if q.received != "" {
+		if q.received != "yes" && q.received != "no" {
+			errs["received"] = t(ec, "console.filters.badReceived")
+		}
+		f.Received = q.received
 	}
 	if q.country != "" {
 		if rules.CheckCountryCode("country", q.country) != nil {
@@ -144,6 +150,9 @@ func (c *Console) showPayments(ec echo.Context) error {
 	for _, s := range statuses {
 		m.Statuses = append(m.Statuses, consoleviews.ConsoleOption{Value: string(s), Label: statusOf(localizerOf(ec), string(s)).Word, Selected: q.status == string(s)})
 	}
+	for _, r := range []string{"yes", "no"} {
+		m.Received = append(m.Received, consoleviews.ConsoleOption{Value: r, Label: t(ec, "console.filters.received."+r), Selected: q.received == r})
+	}
 	seen, err := c.Ledger.BanksSeen(ctx, merchantID, c.Now().Add(-90*24*time.Hour))
 	if err != nil {
 		return err
@@ -187,6 +196,7 @@ func (c *Console) showPayments(ec echo.Context) error {
 			OrderID: o.OrderID, URL: c.orderURL(o.MerchantID, o.OrderID, options != nil), Amount: amount(localizerOf(ec), o.Amount, o.Currency),
 			Status: statusOf(localizerOf(ec), o.Status), Paid: yesNo(localizerOf(ec), !o.Paid.IsZero()), Bank: bankOf(list, o.Country, o.BankID), Country: o.Country,
 			Created: whenBare(localizerOf(ec), o.Created), Updated: whenBare(localizerOf(ec), o.Updated), Refunded: sayRefunded(localizerOf(ec), o),
+			Received: o.ReceivedOn,
 		}
 		if options != nil {
 			row.Merchant = o.MerchantID
@@ -261,7 +271,7 @@ func (c *Console) exportPayments(ec echo.Context) error {
 	w := csv.NewWriter(ec.Response())
 	w.UseCRLF = true
 	header := []string{"order_id", "amount", "currency", "status", "paid", "paid_at", "bank_id", "bank_name", "country", "created_at", "updated_at",
-		"refunded_amount"}
+		"refunded_amount", "received_at"}
 	if options != nil {
 		header = append([]string{"merchant_id"}, header...)
 	}
@@ -277,7 +287,7 @@ func (c *Console) exportPayments(ec echo.Context) error {
 		for _, o := range orders {
 			row := []string{o.OrderID, o.Amount, o.Currency, o.Status, yesNo(english, !o.Paid.IsZero()), whenBare(english, o.Paid),
 				o.BankID, bankOf(list, o.Country, o.BankID).Name, o.Country, whenBare(english, o.Created), whenBare(english, o.Updated),
-				o.Refunded()}
+				o.Refunded(), o.ReceivedOn}
 			if options != nil {
 				row = append([]string{o.MerchantID}, row...)
 			}
@@ -417,6 +427,13 @@ func (c *Console) orderView(ec echo.Context, m *merchant.Merchant, id string, fo
 	}
 	if v.Attempt == nil {
 		page.Status = statusOf(localizerOf(ec), "")
+	}
+	switch {
+	case o.ReceivedOn != "":
+		page.Received, page.ReceivedAfter = around(ec, "console.order.receivedOn")
+		page.ReceivedOn = o.ReceivedOn
+	case v.Paid:
+		page.Received = t(ec, "console.order.notReceived")
 	}
 	if !v.Known {
 		page.Status = consoleviews.ConsoleStatus{Word: t(ec, "console.status.unknown"), Tone: "processing", Code: string(v.Status)}

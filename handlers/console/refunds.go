@@ -370,7 +370,7 @@ func (c *Console) refundPage(ec echo.Context, r ledger.Refund, m *merchant.Merch
 		page.Terms = append(page.Terms, refundviews.Term{Label: t(ec, "console.refund.bookedOn"), Value: r.BookedOn})
 	}
 	if r.ReturnReason != "" {
-		page.Terms = append(page.Terms, refundviews.Term{Label: t(ec, "console.refund.returnReason"), Value: r.ReturnReason})
+		page.Terms = append(page.Terms, refundviews.Term{Label: t(ec, "console.refund.returnReason"), Value: returnReason(ec, r.ReturnReason)})
 	}
 	history, err := c.Ledger.RefundHistory(ctx, r.ID)
 	if err != nil {
@@ -395,7 +395,8 @@ func (c *Console) refundPage(ec echo.Context, r ledger.Refund, m *merchant.Merch
 		case email == "":
 			page.SendNote = t(ec, "console.refund.noAddress")
 		default:
-			page.Send, page.SendTo = templ.SafeURL(base+"/send"), t(ec, "console.refund.sendTo", maskEmail(email))
+			page.Send, page.SendToAddress = templ.SafeURL(base+"/send"), maskEmail(email)
+			page.SendTo, page.SendToAfter = around(ec, "console.refund.sendTo")
 		}
 	}
 	waits := r.NeedsApproval && r.ApprovedBy == "" && (r.State == ledger.RefundAwaitingApproval || r.State == ledger.RefundAwaitingAccount)
@@ -853,4 +854,13 @@ func sayRefunded(l *i18n.Localizer, o ledger.Order) string {
 		return ""
 	}
 	return amount(l, o.Refunded(), o.Currency)
+}
+
+// returnReason is a return's reason code with what it means, in the
+// person's language; a code no bank list names is shown as it came.
+func returnReason(ec echo.Context, code string) string {
+	if _, known := sepa.ReturnReasons[code]; !known {
+		return code
+	}
+	return t(ec, "console.refund.returnCode", code, t(ec, "console.returnReason."+code))
 }

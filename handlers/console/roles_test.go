@@ -81,6 +81,8 @@ func TestEachRoleMayDoWhatTheTableSays(t *testing.T) {
 		// Not ready, so refused when allowed: 409.
 		{"a refund's EPC QR code", merchant.PayRefunds, get("/console/refunds/" + refundID + "/qr.png")},
 		{"mark a refund sent", merchant.PayRefunds, post("/console/refunds/"+refundID+"/sent", url.Values{})},
+		{"bank statements", merchant.Read, get("/console/statements")},
+		{"upload a statement", merchant.Reconcile, post("/console/statements", url.Values{})},
 	}
 	// The table of docs/console.md, written out here rather than read from
 	// the code it checks.
@@ -94,6 +96,7 @@ func TestEachRoleMayDoWhatTheTableSays(t *testing.T) {
 		merchant.Refund:  {merchant.Owner, merchant.Support},
 		// Money leaves the shop on an owner's word.
 		merchant.PayRefunds: {merchant.Owner},
+		merchant.Reconcile:  {merchant.Owner, merchant.Support},
 	}
 	may := func(role merchant.Role, action merchant.Action) bool { return slices.Contains(table[action], role) }
 	for _, role := range merchant.Roles {

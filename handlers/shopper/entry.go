@@ -50,7 +50,7 @@ func (h *Steps) enter(c echo.Context) error {
 	}
 	// The shop's link gave the payer's address: kept sealed with the
 	// order, where a refund's page may be sent to (refunds.KeepOrderEmails).
-	if err := h.Refunds.KeepOrderEmail(c.Request().Context(), m.ID, o.ID, o.Email); err != nil {
+	if err := h.Refunds.KeepOrderEmail(c.Request().Context(), m.ID, o.ID, o.Email, h.loc(c).Lang()); err != nil {
 		h.log(c).Warn("keeping the order's e-mail for a refund", "merchant", m.ID, "err", err)
 	}
 	// The same browser coming in again through the shop's link finds its

@@ -184,6 +184,8 @@ func refundReason(l *i18n.Localizer, label string, fe *merchant.FieldError) stri
 		return l.T("invalid.tooLong", label, fe.Args[0])
 	case "hidden":
 		return l.T("invalid.character", label)
+	case "nameLatin":
+		return l.T("refund.nameLatin")
 	}
 	return l.T("invalid.iban")
 }

@@ -100,6 +100,19 @@ type ConsoleOverview struct {
 	Chart      ConsoleChart
 	Banks      ConsoleBankChart
 	Health     ConsoleHealth
+	// Account is what a person should look at on the shop's account
+	// (one merchant's overview only); nil shows nothing.
+	Account *ConsoleAccount
+}
+
+// ConsoleAccount is what the overview says of the money on the shop's
+// account, from its bank statements: paid orders not seen there after the
+// bank days they take, and refunds sent but not seen leaving it.
+type ConsoleAccount struct {
+	Unreceived, Unbooked string
+	// Quiet is set when both are none.
+	Quiet                                  bool
+	StatementsURL, PaymentsURL, RefundsURL templ.SafeURL
 }
 
 // ConsoleHealth is every bank's health over the whole deployment, in one
@@ -195,9 +208,11 @@ type ConsoleBank struct {
 // ConsolePayments is the list of payments with its filters.
 type ConsolePayments struct {
 	ConsolePage
-	Action    templ.SafeURL
-	Query     string
-	Statuses  []ConsoleOption
+	Action   templ.SafeURL
+	Query    string
+	Statuses []ConsoleOption
+	// Received filters on the money seen on the shop's account.
+	Received  []ConsoleOption
 	From, To  string
 	Banks     []ConsoleOption
 	Countries []ConsoleOption
@@ -230,6 +245,9 @@ type ConsolePaymentRow struct {
 	Updated  string
 	// Refunded is what was refunded of the order; empty when nothing was.
 	Refunded string
+	// Received is the day a bank statement showed the order's money on
+	// the merchant's account; empty before.
+	Received string
 }
 
 // ConsoleStatus is a status as a coloured badge with its word.
@@ -249,11 +267,16 @@ type ConsoleOrder struct {
 	Amount   string
 	Status   ConsoleStatus
 	Paid     string
-	Final    string
-	Created  string
-	Updated  string
-	Attempts []ConsoleAttempt
-	Events   []ConsoleEvent
+	// Received says whether, and when, a bank statement showed the
+	// order's money on the shop's account; empty for an unpaid order.
+	// ReceivedOn, the booking date, goes between Received and
+	// ReceivedAfter, kept on one line.
+	Received, ReceivedOn, ReceivedAfter string
+	Final                               string
+	Created                             string
+	Updated                             string
+	Attempts                            []ConsoleAttempt
+	Events                              []ConsoleEvent
 	// Check is where Check status now posts; MerchantID goes with it for
 	// operators.
 	Check      templ.SafeURL

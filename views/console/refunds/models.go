@@ -140,12 +140,13 @@ type Refund struct {
 	Account       *AccountForm
 	AccountAction templ.SafeURL
 	// Send offers Send by e-mail (mail set up, the order has an address);
-	// SendTo names the address masked, SendNote says why it is not offered.
-	Send       templ.SafeURL
-	SendTo     string
-	SendNote   string
-	SendError  string
-	MayApprove bool
+	// SendTo and SendToAfter are the sentence around the address masked
+	// (SendToAddress), SendNote says why it is not offered.
+	Send                               templ.SafeURL
+	SendTo, SendToAddress, SendToAfter string
+	SendNote                           string
+	SendError                          string
+	MayApprove                         bool
 	// ApproveNote says who may approve, or why this person may not.
 	ApproveNote string
 	Approve     templ.SafeURL
