@@ -7,7 +7,6 @@ package app
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -111,8 +110,8 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer) 
 	}
 	fmt.Fprintf(stdout, "Pay by bank checkout on %s (listening on %s), using %s\n", cfg.BaseURL, ln.Addr(), provider)
 	if cfg.SandboxMode() {
-		if _, ok := a.merchants.Get(merchant.DemoID); ok {
-			link, err := demoLink(cfg)
+		if demo, ok := a.merchants.Get(merchant.DemoID); ok {
+			link, err := order.DemoLinkOf(cfg.BaseURL, demo, order.NewDemoOrder(), order.DemoTTL, time.Now(), nil)
 			if err != nil {
 				return err
 			}
@@ -174,8 +173,10 @@ type App struct {
 	workers []func(context.Context)
 	// opens counts payment links' payers, added in the background.
 	opens *links.Opens
-	// refunds erases payers' accounts and addresses in the background.
-	refunds *refunds.Service
+	// refunds erases payers' accounts and addresses in the background;
+	// statements forgets the parties of old statement entries.
+	refunds    *refunds.Service
+	statements *statements.Service
 }
 
 // newWorkers are the background work of an instance: the follower, which
@@ -218,8 +219,9 @@ func newWorkers(a *App, cfg Config, log *slog.Logger) []func(context.Context) {
 	keepRequests := func(ctx context.Context) { a.requests.Run(ctx, log) }
 	a.opens = &links.Opens{Ledger: a.ledger, Log: log}
 	eraseRefunds := func(ctx context.Context) { a.refunds.Run(ctx, 10*time.Minute) }
+	forgetParties := func(ctx context.Context) { a.statements.Run(ctx, time.Hour) }
 	return []func(context.Context){follower.Run, dispatcher.Run, keepCounts, a.health.Run, prune, a.settings.Watch, keepRequests, a.opens.Run,
-		eraseRefunds}
+		eraseRefunds, forgetParties}
 }
 
 // New builds every part of the app from the configuration. The caller
@@ -335,6 +337,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		refundsService.Mail = cfg.Mailer
 	}
 	a.refunds = refundsService
+	a.statements = &statements.Service{Ledger: a.ledger}
 	h := handlers.New(handlers.Config{
 		Config: shopper.Config{
 			BaseURL:        cfg.BaseURL,
@@ -361,7 +364,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	con, err := console.New(console.Config{
 		BaseURL: cfg.BaseURL, Ledger: a.ledger, Merchants: a.merchants, Settings: a.settings, Orders: a.orders, Webhooks: a.webhooks,
 		Mail: mailerOf(cfg), Links: paymentLinks, Refunds: refundsService,
-		Statements: &statements.Service{Ledger: a.ledger}, ReceivedWithin: cfg.ReceivedWithin,
+		Statements: a.statements, ReceivedWithin: cfg.ReceivedWithin,
 		Banks: a.banks, Health: a.health, SessionKeys: keys, Assets: static.Assets(), Log: log, Outage: outage,
 		Previews: h.Previews(), Sandbox: cfg.SandboxMode(),
 	})
@@ -471,12 +474,4 @@ func mailerOf(cfg Config) console.Mail {
 		return nil
 	}
 	return cfg.Mailer
-}
-
-// demoLink is the ready link printed at start in sandbox mode: a new order
-// each start, paid to the demo shop.
-func demoLink(cfg Config) (string, error) {
-	b := make([]byte, 4)
-	rand.Read(b)
-	return order.DemoLink(cfg.BaseURL, order.Order{ID: "DEMO-" + hex.EncodeToString(b), Amount: "49.90"}, 24*time.Hour, time.Now(), nil)
 }

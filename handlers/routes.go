@@ -8,6 +8,7 @@ import (
 
 	"github.com/paybybank/checkout/handlers/api"
 	"github.com/paybybank/checkout/handlers/brand"
+	"github.com/paybybank/checkout/handlers/console"
 	"github.com/paybybank/checkout/handlers/demoshop"
 	"github.com/paybybank/checkout/handlers/health"
 	"github.com/paybybank/checkout/handlers/shopper"
@@ -18,6 +19,7 @@ import (
 // Route paths other programs rely on: shops' links and API calls
 // (docs/integrate.md), operators' probes and metrics (docs/operate.md).
 const (
+	RouteStart         = shopper.RouteStart
 	RouteEntry         = shopper.RouteEntry
 	RouteCountry       = shopper.RouteCountry
 	RouteBanks         = shopper.RouteBanks
@@ -60,8 +62,10 @@ func (h *Handler) Routes(e *echo.Echo, static http.Handler, sandbox http.Handler
 	everyRequest = append(everyRequest, h.guard()...)
 	e.Use(chained(append(everyRequest, h.logRequests)...))
 
-	// Shoppers: the steps of a checkout (package handlers/shopper).
+	// Shoppers: the steps of a checkout (package handlers/shopper), and
+	// the app's own address for whoever types it.
 	h.steps.Routes(people, programs)
+	people.GET(RouteStart, h.steps.ShowStart(console.RouteOverview))
 	files := echo.WrapHandler(static)
 	people.GET(RouteStatic, func(c echo.Context) error {
 		if !assets.Known(c.Param("*")) {

@@ -697,8 +697,10 @@ var migrations = []string{
 
 	// 22: the language the payer went through the checkout in, kept with
 	// the e-mail address a shop's signed link gave (and forgotten with
-	// it): a refund's page is e-mailed in it.
-	`ALTER TABLE orders ADD COLUMN payer_lang TEXT NOT NULL DEFAULT ''`,
+	// it): a refund's page is e-mailed in it. statements.held counts the
+	// entries naming refunds that the upload left for an owner's.
+	`ALTER TABLE orders ADD COLUMN payer_lang TEXT NOT NULL DEFAULT '';
+	ALTER TABLE statements ADD COLUMN held INTEGER NOT NULL DEFAULT 0`,
 }
 
 // migrate brings the schema up to date. Several instances may start at once

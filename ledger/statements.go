@@ -159,6 +159,9 @@ type Statement struct {
 	// From and To are the statement's period, as dates (YYYY-MM-DD).
 	From, To                                                             string
 	Entries, Booked, Returned, Received, Mismatched, Unmatched, Repeated int
+	// Held counts the entries naming refunds left for an owner's upload
+	// of the same statement (not kept: they are not among Entries).
+	Held int
 }
 
 // RecordStatement keeps an uploaded statement's summary, with its audit
@@ -170,10 +173,10 @@ func (l *Ledger) RecordStatement(ctx context.Context, s Statement, audit AuditEn
 	}
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO statements (id, merchant_id, uploaded_by, uploaded_at, file_name, message, account, period_from,
-			period_to, entries, booked, returned, received, mismatched, unmatched, repeated)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+			period_to, entries, booked, returned, received, mismatched, unmatched, repeated, held)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
 		s.ID, s.MerchantID, s.UploadedBy, s.Uploaded.UnixMilli(), s.FileName, s.Message, s.Account, s.From, s.To, s.Entries, s.Booked,
-		s.Returned, s.Received, s.Mismatched, s.Unmatched, s.Repeated); err != nil {
+		s.Returned, s.Received, s.Mismatched, s.Unmatched, s.Repeated, s.Held); err != nil {
 		return err
 	}
 	if err := insertAudit(ctx, tx, l.now(), audit); err != nil {
@@ -185,7 +188,7 @@ func (l *Ledger) RecordStatement(ctx context.Context, s Statement, audit AuditEn
 // Statements lists a merchant's uploaded statements, newest first.
 func (l *Ledger) Statements(ctx context.Context, merchantID string, limit int) ([]Statement, error) {
 	rows, err := l.db.QueryContext(ctx, `SELECT id, uploaded_by, uploaded_at, file_name, message, account, period_from, period_to, entries,
-			booked, returned, received, mismatched, unmatched, repeated
+			booked, returned, received, mismatched, unmatched, repeated, held
 		FROM statements WHERE merchant_id = $1 ORDER BY uploaded_at DESC, id DESC LIMIT `+strconv.Itoa(limit), merchantID)
 	if err != nil {
 		return nil, err
@@ -196,7 +199,7 @@ func (l *Ledger) Statements(ctx context.Context, merchantID string, limit int) (
 		s := Statement{MerchantID: merchantID}
 		var at int64
 		if err := rows.Scan(&s.ID, &s.UploadedBy, &at, &s.FileName, &s.Message, &s.Account, &s.From, &s.To, &s.Entries, &s.Booked,
-			&s.Returned, &s.Received, &s.Mismatched, &s.Unmatched, &s.Repeated); err != nil {
+			&s.Returned, &s.Received, &s.Mismatched, &s.Unmatched, &s.Repeated, &s.Held); err != nil {
 			return nil, err
 		}
 		s.Uploaded = time.UnixMilli(at)
@@ -267,6 +270,20 @@ func (l *Ledger) Unreceived(ctx context.Context, merchantID string, from, before
 	err = l.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM refunds WHERE merchant_id = $1 AND state = 'sent' AND sent_at < $2`,
 		merchantID, before.UnixMilli()).Scan(&refunds)
 	return orders, refunds, err
+}
+
+// ForgetStatementParties drops who paid or was paid, their IBAN (masked)
+// and the remittance text of statement entries booked before day
+// (YYYY-MM-DD), at most batch of them, and reports how many: a person
+// acted on them long ago.
+func (l *Ledger) ForgetStatementParties(ctx context.Context, before string, batch int) (int64, error) {
+	res, err := l.db.ExecContext(ctx, `UPDATE statement_entries SET counterparty = '', counter_iban = '', remittance = ''
+		WHERE (merchant_id, entry_key) IN (SELECT merchant_id, entry_key FROM statement_entries
+			WHERE booked_on < $1 AND (counterparty <> '' OR counter_iban <> '' OR remittance <> '') LIMIT $2)`, before, batch)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
 // FirstBooked is the earliest booking date of a merchant's statement

@@ -1,6 +1,8 @@
 package order
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -270,6 +272,13 @@ func DemoLink(baseURL string, o Order, ttl time.Duration, now time.Time, change 
 		return "", err
 	}
 	demo, _ := dir.Get(merchant.DemoID)
+	return DemoLinkOf(baseURL, demo, o, ttl, now, change)
+}
+
+// DemoLinkOf is DemoLink signed with the newest key of demo, the demo
+// merchant as the running settings hold it: its keys may have been rolled
+// in the console since it was made.
+func DemoLinkOf(baseURL string, demo *merchant.Merchant, o Order, ttl time.Duration, now time.Time, change func(*Link)) (string, error) {
 	if o.Currency == "" {
 		o.Currency = rules.Currency
 	}
@@ -279,4 +288,20 @@ func DemoLink(baseURL string, o Order, ttl time.Duration, now time.Time, change 
 		change(&l)
 	}
 	return l.URL(baseURL, demo, now)
+}
+
+// DemoAmount is what a demo order asks for, and DemoTTL how long its link
+// works.
+const (
+	DemoAmount = "49.90"
+	DemoTTL    = 24 * time.Hour
+)
+
+// NewDemoOrder is a demo order of its own, as the app offers one at start
+// (printed) and on its start page: each has a new id, so that a newcomer
+// who paid one can try again.
+func NewDemoOrder() Order {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return Order{ID: "DEMO-" + hex.EncodeToString(b), Amount: DemoAmount}
 }

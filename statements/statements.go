@@ -61,17 +61,36 @@ func (s *Service) now() time.Time {
 	return time.Now()
 }
 
+// Upload is a statement file as a person uploads it.
+type Upload struct {
+	Name string
+	File io.Reader
+	Size int64
+	// OtherAccount takes a statement of another account than the shop's
+	// own, as the person said it is theirs too.
+	OtherAccount bool
+	// MovesRefunds is set when the person may say money left the shop's
+	// account (an owner: merchant.PayRefunds). Only then, and only for a
+	// statement of the shop's own account, do entries book or return
+	// refunds; otherwise they are held (not kept, counted as Held), so
+	// that the same file uploaded by an owner does it. A made-up
+	// statement cannot make a refunded amount refundable again.
+	MovesRefunds bool
+}
+
 // Import reads an uploaded file and does what its entries say, each entry
 // once. A file that is not a camt statement (or is too large, truncated,
 // a zip bomb, XML with a DOCTYPE…) gives a *sepa.FileError and changes
 // nothing; a statement of another account than the shop's own gives an
-// *OtherAccountError unless otherAccount is set, and changes nothing.
-func (s *Service) Import(ctx context.Context, by settings.Actor, m *merchant.Merchant, name string, r io.Reader, size int64, otherAccount bool) ([]ledger.Statement, error) {
-	read, err := sepa.ReadStatements(name, r, size)
+// *OtherAccountError unless the upload says it is theirs too, and changes
+// nothing.
+func (s *Service) Import(ctx context.Context, by settings.Actor, m *merchant.Merchant, up Upload) ([]ledger.Statement, error) {
+	read, err := sepa.ReadStatements(up.Name, up.File, up.Size)
 	if err != nil {
 		return nil, err
 	}
-	if own, ok := m.ShopAccount(); ok && !otherAccount {
+	own, hasOwn := m.ShopAccount()
+	if hasOwn && !up.OtherAccount {
 		for _, st := range read {
 			if st.Account != "" && st.Account != rules.NormalizeIBAN(own.IBAN) {
 				return nil, &OtherAccountError{Statement: st.Account, Shop: own.IBAN}
@@ -80,7 +99,8 @@ func (s *Service) Import(ctx context.Context, by settings.Actor, m *merchant.Mer
 	}
 	var done []ledger.Statement
 	for _, st := range read {
-		kept, err := s.importOne(ctx, by, m, name, st)
+		ownAccount := hasOwn && st.Account != "" && st.Account == rules.NormalizeIBAN(own.IBAN)
+		kept, err := s.importOne(ctx, by, m, up.Name, st, up.MovesRefunds && ownAccount)
 		if err != nil {
 			return done, err
 		}
@@ -89,7 +109,11 @@ func (s *Service) Import(ctx context.Context, by settings.Actor, m *merchant.Mer
 	return done, nil
 }
 
-func (s *Service) importOne(ctx context.Context, by settings.Actor, m *merchant.Merchant, name string, st sepa.Statement) (ledger.Statement, error) {
+// maxEntries bounds the entries of one upload, all statements together:
+// a busy shop's month is a few thousand.
+const maxEntries = 50_000
+
+func (s *Service) importOne(ctx context.Context, by settings.Actor, m *merchant.Merchant, name string, st sepa.Statement, movesRefunds bool) (ledger.Statement, error) {
 	kept := ledger.Statement{ID: "st_" + strings.ToLower(rand.Text()[:16]), MerchantID: m.ID, UploadedBy: by.Name, Uploaded: s.now(),
 		FileName: name, Message: st.Message, Account: st.Account, From: day(st.From), To: day(st.To)}
 	for _, e := range st.Entries {
@@ -99,6 +123,13 @@ func (s *Service) importOne(ctx context.Context, by settings.Actor, m *merchant.
 		}
 		for i, part := range parts(e) {
 			entry, act := s.match(ctx, m, st, e, part, i)
+			if act.RefundID != "" && !movesRefunds {
+				kept.Held++
+				continue
+			}
+			if kept.Entries >= maxEntries {
+				return kept, fmt.Errorf("statements: more than %d entries in one upload", maxEntries)
+			}
 			entry.StatementID = kept.ID
 			got, repeated, err := s.Ledger.RecordEntry(ctx, entry, act)
 			if err != nil {
@@ -129,6 +160,30 @@ func (s *Service) importOne(ctx context.Context, by settings.Actor, m *merchant.
 	return kept, err
 }
 
+// KeepParties is how long the other party, their masked IBAN and the
+// remittance of a statement's entries are kept: past a year's closing.
+const KeepParties = 400 * 24 * time.Hour
+
+// Run forgets, every Every, the parties of entries booked over
+// KeepParties ago, until ctx ends.
+func (s *Service) Run(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		for {
+			n, err := s.Ledger.ForgetStatementParties(ctx, day(s.now().Add(-KeepParties)), 500)
+			if err != nil || n < 500 {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
 func day(t time.Time) string {
 	if t.IsZero() {
 		return ""
@@ -155,11 +210,12 @@ func parts(e sepa.Entry) []part {
 	}
 	out := make([]part, 0, len(e.Details))
 	for _, d := range e.Details {
-		amount := d.Amount
-		if amount.IsZero() {
-			amount = e.Amount
+		if d.Amount.IsZero() {
+			// A batch whose transactions do not say their own amounts:
+			// none of them can be matched to its amount.
+			return []part{{amount: e.Amount}}
 		}
-		out = append(out, part{detail: d, amount: amount})
+		out = append(out, part{detail: d, amount: d.Amount})
 	}
 	return out
 }
@@ -182,7 +238,14 @@ func (s *Service) match(ctx context.Context, m *merchant.Merchant, st sepa.State
 		}
 		entry.Remittance = strings.Join(nonEmpty(append(p.detail.Remittance, e.AdditionalInfo)), " / ")
 	}
-	returned := e.Reversal || p.detail.ReturnReason != ""
+	if st.Currency != "" && st.Currency != rules.Currency || !p.amount.Equal(p.amount.Round(2)) {
+		// Money in another currency, or in fractions of a cent, is no
+		// payment or refund here, whatever it names.
+		keepParty()
+		return entry, ledger.EntryAction{}
+	}
+	// A return gives money back to the shop's account: a credit.
+	returned := e.Credit && (e.Reversal || p.detail.ReturnReason != "")
 	if id := findRefund(texts); id != "" && (!e.Credit || returned) {
 		r, err := s.Ledger.Refund(ctx, m.ID, id)
 		switch {
@@ -249,6 +312,7 @@ func findRefund(texts []string) string {
 // a payment by or an order's own id.
 func (s *Service) findOrder(ctx context.Context, m *merchant.Merchant, texts []string) (ledger.Order, bool) {
 	seen := map[string]bool{}
+	looked := 0
 	for _, t := range texts {
 		// An order id may hold a slash, so only spaces, commas and
 		// semicolons part the words.
@@ -261,6 +325,9 @@ func (s *Service) findOrder(ctx context.Context, m *merchant.Merchant, texts []s
 				continue
 			}
 			seen[c] = true
+			if looked++; looked > maxCandidates {
+				return ledger.Order{}, false
+			}
 			if o, err := s.Ledger.AttemptOrder(ctx, m.ID, c); err == nil {
 				return o, true
 			}
@@ -271,6 +338,10 @@ func (s *Service) findOrder(ctx context.Context, m *merchant.Merchant, texts []s
 	}
 	return ledger.Order{}, false
 }
+
+// maxCandidates bounds the words of one entry looked up as order ids: a
+// remittance line holds a handful, a crafted one thousands.
+const maxCandidates = 40
 
 // entryKey is what makes an entry the same in two statements: its
 // account, booking date, amount, direction and the bank's reference (and,

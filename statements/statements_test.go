@@ -24,7 +24,7 @@ var ctx = context.Background()
 
 const shopIBAN = "DE89370400440532013000"
 
-var shop = &merchant.Merchant{ID: "shop1", Name: "Shop One"}
+var shop = &merchant.Merchant{ID: "shop1", Name: "Shop One", AccountName: "Shop One GmbH", AccountIBAN: shopIBAN}
 
 var by = settings.Actor{Name: "owner@shop.example"}
 
@@ -102,7 +102,7 @@ func TestStatementsBookRefundsAndReceivePayments(t *testing.T) {
 				}
 				message := "camt." + version.kind + ".001." + version.v
 				t.Run("schema", func(t *testing.T) { sepatest.ValidateXSD(t, sepatest.Schema(message), doc) })
-				got, err := s.Import(ctx, by, shop, "statement.xml", bytes.NewReader(doc), int64(len(doc)), false)
+				got, err := s.Import(ctx, by, shop, statements.Upload{Name: "statement.xml", File: bytes.NewReader(doc), Size: int64(len(doc)), MovesRefunds: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -135,14 +135,14 @@ func TestStatementsBookRefundsAndReceivePayments(t *testing.T) {
 				}
 				// The same statement again, and one overlapping it with a
 				// return of the second refund: only the return is new.
-				again, err := s.Import(ctx, by, shop, "statement.xml", bytes.NewReader(doc), int64(len(doc)), false)
+				again, err := s.Import(ctx, by, shop, statements.Upload{Name: "statement.xml", File: bytes.NewReader(doc), Size: int64(len(doc)), MovesRefunds: true})
 				if err != nil || again[0].Repeated != 5 || again[0].Booked+again[0].Received+again[0].Unmatched+again[0].Mismatched != 0 {
 					t.Errorf("the same statement again: %+v, %v", again, err)
 				}
 				overlap := sepatest.Statement("08", shopIBAN, monday, monday.AddDate(0, 0, 1), append(entries[:2:2],
 					sepatest.Entry{Ref: "E6", Booked: monday.AddDate(0, 0, 1), Amount: d("5.00"), Credit: true, EndToEndID: sepa.Reference(back),
 						ReturnReason: "AC04", Counterparty: "Ben"}))
-				more, err := s.Import(ctx, by, shop, "overlap.xml", bytes.NewReader(overlap), int64(len(overlap)), false)
+				more, err := s.Import(ctx, by, shop, statements.Upload{Name: "overlap.xml", File: bytes.NewReader(overlap), Size: int64(len(overlap)), MovesRefunds: true})
 				if err != nil || more[0].Repeated != 2 || more[0].Returned != 1 {
 					t.Errorf("an overlapping statement: %+v, %v", more, err)
 				}
@@ -187,7 +187,7 @@ func TestABadFileChangesNothing(t *testing.T) {
 		"laughs.xml":  []byte(`<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">]><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08">&lol;</Document>`),
 		"bomb.zip":    bomb,
 	} {
-		_, err := s.Import(ctx, by, shop, name, bytes.NewReader(file), int64(len(file)), false)
+		_, err := s.Import(ctx, by, shop, statements.Upload{Name: name, File: bytes.NewReader(file), Size: int64(len(file)), MovesRefunds: true})
 		var fe *sepa.FileError
 		if !errors.As(err, &fe) {
 			t.Errorf("%s: %v, want a file error", name, err)
@@ -210,13 +210,133 @@ func TestAStatementOfAnotherAccountIsImportedOnlyWhenAsked(t *testing.T) {
 	m.AccountName, m.AccountIBAN = "Shop One GmbH", "FR1420041010050500013M02606"
 	doc := sepatest.Statement("08", shopIBAN, monday, monday, []sepatest.Entry{{Ref: "E1", Booked: monday, Amount: d("1.00"), Credit: true, Remittance: "x"}})
 	var other *statements.OtherAccountError
-	if _, err := s.Import(ctx, by, &m, "s.xml", bytes.NewReader(doc), int64(len(doc)), false); !errors.As(err, &other) {
+	if _, err := s.Import(ctx, by, &m, statements.Upload{Name: "s.xml", File: bytes.NewReader(doc), Size: int64(len(doc)), MovesRefunds: true}); !errors.As(err, &other) {
 		t.Fatalf("another account's statement: %v", err)
 	}
 	if list, _ := l.Statements(ctx, "shop1", 10); len(list) != 0 {
 		t.Error("the refused statement is kept")
 	}
-	if got, err := s.Import(ctx, by, &m, "s.xml", bytes.NewReader(doc), int64(len(doc)), true); err != nil || len(got) != 1 || got[0].Unmatched != 1 {
+	if got, err := s.Import(ctx, by, &m, statements.Upload{Name: "s.xml", File: bytes.NewReader(doc), Size: int64(len(doc)), MovesRefunds: true, OtherAccount: true}); err != nil || len(got) != 1 || got[0].Unmatched != 1 {
 		t.Errorf("imported when asked: %+v, %v", got, err)
 	}
+}
+
+// TestOnlyAnOwnersStatementOfTheShopsAccountMovesRefunds: a made-up
+// statement is the way to make a refunded amount refundable again. A
+// statement uploaded by someone who may not pay refunds, or of another
+// account, or naming no account, leaves every entry naming a refund
+// alone (held, not kept), while it still receives payments; the same file
+// uploaded by an owner then books them.
+func TestOnlyAnOwnersStatementOfTheShopsAccountMovesRefunds(t *testing.T) {
+	l := ledgertest.Open(t, ledgertest.SQLiteURL(t))
+	s := &statements.Service{Ledger: l}
+	paid(t, l, "A-1", "49.90")
+	paid(t, l, "A-2", "20.00")
+	refund := sent(t, l, "A-1", "10.00", "rf_aaaaaaaaaaaaaaaa")
+	entries := []sepatest.Entry{
+		{Ref: "E1", Booked: monday, Amount: d("10.00"), EndToEndID: sepa.Reference(refund), Counterparty: "Anna"},
+		{Ref: "E2", Booked: monday, Amount: d("20.00"), Credit: true, Remittance: "A-2"},
+	}
+	doc := sepatest.Statement("08", shopIBAN, monday, monday, entries)
+	other := sepatest.Statement("08", "FR1420041010050500013M02606", monday, monday, entries)
+	for what, up := range map[string]statements.Upload{
+		"support's upload":  {Name: "s.xml", File: bytes.NewReader(doc), Size: int64(len(doc))},
+		"another account's": {Name: "o.xml", File: bytes.NewReader(other), Size: int64(len(other)), OtherAccount: true, MovesRefunds: true},
+	} {
+		got, err := s.Import(ctx, by, shop, up)
+		if err != nil || len(got) != 1 || got[0].Held != 1 {
+			t.Fatalf("%s: %+v, %v", what, got, err)
+		}
+		if r, _ := l.Refund(ctx, "shop1", refund); r.State != ledger.RefundSent {
+			t.Errorf("%s moved the refund to %s", what, r.State)
+		}
+	}
+	if on, _ := l.Received(ctx, "shop1", "A-2"); on != "2026-12-07" {
+		t.Errorf("support's upload did not receive A-2: %q", on)
+	}
+	got, err := s.Import(ctx, by, shop, statements.Upload{Name: "s.xml", File: bytes.NewReader(doc), Size: int64(len(doc)), MovesRefunds: true})
+	if err != nil || got[0].Booked != 1 || got[0].Held != 0 {
+		t.Fatalf("the owner's upload: %+v, %v", got, err)
+	}
+	if r, _ := l.Refund(ctx, "shop1", refund); r.State != ledger.RefundBooked {
+		t.Errorf("the owner's upload left the refund %s", r.State)
+	}
+}
+
+// TestOnlyWhatIsSureIsMatched: a debit with a return reason is no return
+// (a return brings money back), money in another currency matches
+// nothing, and a batch whose transactions do not say
+// their amounts matches nothing: each is left for a person.
+func TestOnlyWhatIsSureIsMatched(t *testing.T) {
+	l := ledgertest.Open(t, ledgertest.SQLiteURL(t))
+	s := &statements.Service{Ledger: l}
+	paid(t, l, "A-1", "49.90")
+	paid(t, l, "A-2", "20.00")
+	paid(t, l, "A-3", "15.00")
+	refund := sent(t, l, "A-1", "10.00", "rf_aaaaaaaaaaaaaaaa")
+	doc := sepatest.Statement("08", shopIBAN, monday, monday, []sepatest.Entry{
+		{Ref: "E1", Booked: monday, Amount: d("10.00"), EndToEndID: sepa.Reference(refund), ReturnReason: "AC04"},
+		{Ref: "E3", Booked: monday, Amount: d("30.00"), Credit: true, Batch: []sepatest.Entry{
+			{Amount: d("0"), Remittance: "A-3"}, {Amount: d("0"), Remittance: "A-2"}}},
+	})
+	got, err := s.Import(ctx, by, shop, statements.Upload{Name: "s.xml", File: bytes.NewReader(doc), Size: int64(len(doc)), MovesRefunds: true})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("%+v, %v", got, err)
+	}
+	if r, _ := l.Refund(ctx, "shop1", refund); r.State != ledger.RefundBooked {
+		t.Errorf("a debit with a return reason left the refund %s, want booked (it left the account)", r.State)
+	}
+	for _, order := range []string{"A-2", "A-3"} {
+		if on, _ := l.Received(ctx, "shop1", order); on != "" {
+			t.Errorf("%s received by an entry that is not sure: %s", order, on)
+		}
+	}
+	if got[0].Unmatched != 1 {
+		t.Errorf("%d entries left for a person, want the batch: %+v", got[0].Unmatched, got[0])
+	}
+	chf := bytes.Replace(sepatest.Statement("08", shopIBAN, monday, monday, []sepatest.Entry{
+		{Ref: "F1", Booked: monday, Amount: d("20.00"), Credit: true, Remittance: "A-2"}}), []byte(`Ccy="EUR"`), []byte(`Ccy="CHF"`), -1)
+	chf = bytes.Replace(chf, []byte("<Ccy>EUR</Ccy>"), []byte("<Ccy>CHF</Ccy>"), -1)
+	if got, err := s.Import(ctx, by, shop, statements.Upload{Name: "chf.xml", File: bytes.NewReader(chf), Size: int64(len(chf)), MovesRefunds: true}); err != nil || got[0].Unmatched != 1 {
+		t.Errorf("a statement in francs: %+v, %v", got, err)
+	}
+	if on, _ := l.Received(ctx, "shop1", "A-2"); on != "" {
+		t.Error("20 francs received a 20-euro order")
+	}
+}
+
+// TestTheOtherPartiesAreForgottenAfterAYear: who paid, their masked IBAN
+// and the remittance of an entry left for a person are dropped once it is
+// KeepParties old; its date and amount stay.
+func TestTheOtherPartiesAreForgottenAfterAYear(t *testing.T) {
+	l := ledgertest.Open(t, ledgertest.SQLiteURL(t))
+	doc := sepatest.Statement("08", shopIBAN, monday, monday, []sepatest.Entry{
+		{Ref: "E1", Booked: monday, Amount: d("12.34"), Credit: true, Remittance: "Invoice 9", Counterparty: "Dora Weiss", CounterIBAN: "NL91ABNA0417164300"}})
+	s := &statements.Service{Ledger: l}
+	if _, err := s.Import(ctx, by, shop, statements.Upload{Name: "s.xml", File: bytes.NewReader(doc), Size: int64(len(doc)), MovesRefunds: true}); err != nil {
+		t.Fatal(err)
+	}
+	later := &statements.Service{Ledger: l, Now: func() time.Time { return monday.Add(statements.KeepParties + 48*time.Hour) }}
+	run, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { later.Run(run, time.Hour); close(done) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		open, err := l.OpenEntries(ctx, "shop1", 10)
+		if err != nil || len(open) != 1 {
+			t.Fatalf("%+v, %v", open, err)
+		}
+		if e := open[0]; e.Counterparty == "" && e.CounterIBAN == "" && e.Remittance == "" {
+			if e.Amount() != "12.34" || e.BookedOn != "2026-12-07" {
+				t.Errorf("the entry lost its date or amount: %+v", e)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the parties are still kept: %+v", open[0])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	<-done
 }

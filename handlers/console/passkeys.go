@@ -316,6 +316,13 @@ func refuseJSON(ec echo.Context, status int, problem, field string) error {
 // sentCSRF is the CSRF token a POST carries: its form field, or the
 // X-CSRF-Token header of a script's JSON.
 func sentCSRF(ec echo.Context) string {
+	if r := ec.Request(); strings.HasPrefix(r.Header.Get(echo.HeaderContentType), echo.MIMEMultipartForm) {
+		// An upload's file waits on disk, not in memory (FormValue would
+		// hold 32 MB of it), before the person's role is even known.
+		if err := r.ParseMultipartForm(uploadMemory); err != nil {
+			return ""
+		}
+	}
 	if v := ec.FormValue("csrf"); v != "" {
 		return v
 	}

@@ -1,11 +1,13 @@
 package console
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -29,9 +31,14 @@ const RouteStatements = "/console/statements"
 // refused with 413 unread.
 const MaxStatementForm = 3 * statements.MaxFile
 
-// statementMemory is how much of an upload is held in memory; the rest of
-// the file waits on disk until the request ends.
-const statementMemory = 1 << 20
+// uploadMemory is how much of a multipart upload (a statement, a logo) is
+// held in memory; the rest of the file waits on disk until the request
+// ends.
+const uploadMemory = 1 << 20
+
+// importTimeout bounds one upload's import: 50,000 entries take well
+// under a minute.
+const importTimeout = 5 * time.Minute
 
 // Bounds of what the statements page lists.
 const (
@@ -81,13 +88,13 @@ func (c *Console) statementsPage(ec echo.Context, m *merchant.Merchant, options 
 	if err != nil {
 		return page, err
 	}
-	var found, entries, matched, left, repeated int
+	var found, entries, matched, left, repeated, held int
 	for _, s := range list {
 		isNew := slices.Contains(imported, s.ID)
 		if isNew {
 			found++
 			entries, matched = entries+s.Entries, matched+s.Booked+s.Returned+s.Received
-			left, repeated = left+s.Mismatched+s.Unmatched, repeated+s.Repeated
+			left, repeated, held = left+s.Mismatched+s.Unmatched, repeated+s.Repeated, held+s.Held
 		}
 		period := s.From
 		if s.To != "" && s.To != s.From {
@@ -101,6 +108,9 @@ func (c *Console) statementsPage(ec echo.Context, m *merchant.Merchant, options 
 	if found > 0 {
 		page.Notice = t(ec, "console.statements.imported", l.Number(int64(found)), l.Number(int64(entries)), l.Number(int64(matched)),
 			l.Number(int64(left)), l.Number(int64(repeated)))
+		if held > 0 {
+			page.Held = t(ec, "console.statements.held", l.Number(int64(held)))
+		}
 	}
 	open, err := c.Ledger.OpenEntries(ctx, m.ID, maxOpenListed)
 	if err != nil {
@@ -149,7 +159,7 @@ func (c *Console) uploadStatement(ec echo.Context) error {
 	if c.Statements == nil {
 		return errNotFound
 	}
-	if err := ec.Request().ParseMultipartForm(statementMemory); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+	if err := ec.Request().ParseMultipartForm(uploadMemory); err != nil && !errors.Is(err, http.ErrNotMultipart) {
 		return err
 	}
 	m, options, err := c.linkScope(ec, ec.FormValue("merchant"))
@@ -177,8 +187,12 @@ func (c *Console) uploadStatement(ec echo.Context) error {
 		return err
 	}
 	defer src.Close()
-	name := fileName(file.Filename)
-	done, err := c.Statements.Import(ec.Request().Context(), actor(ec), m, name, src, file.Size, ec.FormValue("other_account") == "1")
+	// The import goes on if the person leaves: each entry is done once
+	// whenever it is done, and the statement's audit line comes last.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ec.Request().Context()), importTimeout)
+	defer cancel()
+	done, err := c.Statements.Import(ctx, actor(ec), m, statements.Upload{Name: fileName(file.Filename), File: src, Size: file.Size,
+		OtherAccount: ec.FormValue("other_account") == "1", MovesRefunds: sessionOf(ec).may(merchant.PayRefunds)})
 	var fe *sepa.FileError
 	var other *statements.OtherAccountError
 	switch {

@@ -63,13 +63,14 @@ func text(doc *goquery.Document, testID string) string {
 	return strings.Join(strings.Fields(doc.Find(`[data-testid="`+testID+`"]`).Text()), " ")
 }
 
-// TestSupportUploadsAStatementThatBooksARefundAndReceivesAPayment: a
-// support person uploads the shop's camt.053; the sent refund it shows
-// leaving is booked, the payment it shows coming in is received (on the
-// order's page, in the list, its filter and the CSV), and what matched
-// nothing or named an order for another amount is left for a person with
-// who paid and why. The same statement again changes nothing.
-func TestSupportUploadsAStatementThatBooksARefundAndReceivesAPayment(t *testing.T) {
+// TestAStatementBooksARefundAndReceivesAPayment: a support person uploads
+// the shop's camt.053; the payment it shows coming in is received (on the
+// order's page, in the list, its filter and the CSV), what matched nothing
+// or named an order for another amount is left for a person with who paid
+// and why, and the sent refund it shows leaving waits for an owner, whose
+// upload of the same file books it. The same statement again changes
+// nothing.
+func TestAStatementBooksARefundAndReceivesAPayment(t *testing.T) {
 	ledgertest.OnBoth(t, func(t *testing.T, databaseURL string) {
 		e := setupShop1(t, databaseURL, shopAccount)
 		e.paid("shop1", "A-1")
@@ -95,8 +96,20 @@ func TestSupportUploadsAStatementThatBooksARefundAndReceivesAPayment(t *testing.
 			{Ref: "E4", Booked: bookingDay, Amount: decimal.RequireFromString("20.00"), Credit: true, Remittance: "A-2", Counterparty: "Carla"},
 		})
 		doc = support.follow(support.uploadStatement(csrf, "2026-12-07.xml", statement, nil))
-		if got := text(doc, "statement-notice"); !strings.Contains(got, "statements 1, entries 4, matched 2, left for you 2, seen before 0") {
+		if got := text(doc, "statement-notice"); !strings.Contains(got, "statements 1, entries 3, matched 1, left for you 2, seen before 0") {
 			t.Errorf("the notice after the upload: %q", got)
+		}
+		// Money leaving the shop's account is an owner's to say: the
+		// refund waits for an owner's upload of the same file.
+		if got := text(doc, "statement-held"); !strings.Contains(got, "Entries naming refunds: 1") {
+			t.Errorf("support's upload does not say the refund waits for an owner's: %q", got)
+		}
+		if doc := page(t, support.get("/console/refunds/"+refund), http.StatusOK); stateOf(t, doc) != ledger.RefundSent {
+			t.Errorf("support's upload moved the refund to %q", stateOf(t, doc))
+		}
+		doc = owner.follow(owner.uploadStatement(ocsrf, "2026-12-07.xml", statement, nil))
+		if got := text(doc, "statement-notice"); !strings.Contains(got, "entries 4, matched 1, left for you 0, seen before 3") || text(doc, "statement-held") != "" {
+			t.Errorf("the notice after the owner's upload: %q", got)
 		}
 		if got := doc.Find(`[data-testid="statement-row"][data-new="true"]`).Text(); !strings.Contains(got, "2026-12-07.xml") || !strings.Contains(got, "DE02 **** **** **** 2051") {
 			t.Errorf("the new statement's row: %q", got)
@@ -148,7 +161,7 @@ func TestSupportUploadsAStatementThatBooksARefundAndReceivesAPayment(t *testing.
 		}
 
 		// The same statement again: every entry was seen, nothing moves.
-		doc = support.follow(support.uploadStatement(csrf, "again.xml", statement, nil))
+		doc = owner.follow(owner.uploadStatement(ocsrf, "again.xml", statement, nil))
 		if got := text(doc, "statement-notice"); !strings.Contains(got, "matched 0, left for you 0, seen before 4") {
 			t.Errorf("the notice after the same statement again: %q", got)
 		}

@@ -47,8 +47,9 @@ type Page struct {
 	MayUpload bool
 	// MaxSize is the largest file taken, written out ("20 MB").
 	MaxSize string
-	// Notice says what the upload did; Problem why it was refused.
-	Notice, Problem string
+	// Notice says what the upload did; Problem why it was refused; Held,
+	// that entries naming refunds wait for an owner's upload.
+	Notice, Problem, Held string
 	// OtherAccount, when set, says the file is of another account than
 	// the shop's own and asks the person to confirm.
 	OtherAccount string
