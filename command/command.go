@@ -20,8 +20,18 @@ const commandTimeout = time.Minute
 // and the tests start it alike: args without the program's name, the
 // environment, and the standard streams.
 func Run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "console-password" {
-		return consolePassword(stdin, stdout, stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "console-password":
+			return consolePassword(stdin, stdout, stderr)
+		case "help", "-h", "-help", "--help":
+			// Before the configuration: help works whatever it holds.
+			return help(stdout)
+		case "link", "operator", "merchants", "backup":
+		default:
+			// Before the configuration too: a typo is told as one.
+			return unknown(args[0])
+		}
 	}
 	cfg, err := app.LoadConfig(getenv)
 	if err != nil {
@@ -43,5 +53,10 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		// A big ledger takes as long as it takes to copy.
 		return backupLedger(ctx, args[1:], cfg, stdout)
 	}
-	return fmt.Errorf("unknown command %q (commands: link, console-password, operator add, merchants import, backup; the load generator is go run ./devtools/load)", args[0])
+	return unknown(args[0])
+}
+
+// unknown is the answer to a command that is none.
+func unknown(name string) error {
+	return fmt.Errorf("unknown command %q (commands: link, console-password, operator add, merchants import, backup, help; the load generator is go run ./devtools/load)", name)
 }

@@ -261,3 +261,20 @@ type RefundPage struct {
 	Fields []views.Field
 	Errors []views.FieldError
 }
+
+// StartPage is the app's own address: in sandbox mode a newcomer's start
+// with a demo checkout, in live mode what the service is; in both, where
+// the console is.
+type StartPage struct {
+	views.Page
+	// Sandbox is set when the provider is the built-in sandbox.
+	Sandbox bool
+	// AppName is the product's name, in the visitor's language.
+	AppName string
+	// DemoURL is a signed link of a new demo order, and DemoAmount its
+	// amount as the language writes it; empty without the demo merchant.
+	DemoURL    templ.SafeURL
+	DemoAmount string
+	// ConsoleURL is the console's address, shown whole.
+	ConsoleURL templ.SafeURL
+}
