@@ -204,8 +204,9 @@ func (c *Console) uploadStatement(ec echo.Context) error {
 	case err != nil && len(done) == 0:
 		return err
 	case err != nil:
-		// The statements before the one that failed are in: say so, and
-		// that the rest may be uploaded again (what is in counts once).
+		// The statements before the one that failed are in, and the page
+		// shows them; the file may be uploaded again, as what is in counts
+		// once. The log says why the rest failed.
 		c.log(ec).Error("console: a statement failed half way", "merchant", m.ID, "err", err)
 	}
 	ids := make([]string, len(done))
