@@ -154,25 +154,21 @@ func (c *Console) accountSection(ec echo.Context, merchantID string, operator bo
 		return nil, err
 	}
 	l := localizerOf(ec)
-	q := url.Values{}
-	if operator {
-		q.Set("merchant", merchantID)
+	// An operator's addresses name the merchant.
+	with := func(q url.Values) string {
+		if operator {
+			q.Set("merchant", merchantID)
+		}
+		return queryOf(q)
 	}
-	refundsQuery := url.Values{"state": {ledger.RefundSent}}
-	if operator {
-		refundsQuery.Set("merchant", merchantID)
-	}
-	paymentsQuery := url.Values{"received": {"no"}, "status": {"paid"}}
-	if operator {
-		paymentsQuery.Set("merchant", merchantID)
-	}
+	within := cmp.Or(c.ReceivedWithin, 3)
 	return &consoleviews.ConsoleAccount{
-		Unreceived:    t(ec, "console.account.unreceived", l.Number(int64(cmp.Or(c.ReceivedWithin, 3))), count(l, int64(orders))),
+		Unreceived:    t(ec, "console.account.unreceived", l.Number(int64(within)), count(l, int64(orders))),
 		Unbooked:      t(ec, "console.account.unbooked", count(l, int64(refunds))),
 		Quiet:         orders == 0 && refunds == 0,
-		StatementsURL: templ.SafeURL(RouteStatements + queryOf(q)),
-		PaymentsURL:   templ.SafeURL(RoutePayments + "?" + paymentsQuery.Encode()),
-		RefundsURL:    templ.SafeURL(RouteRefunds + "?" + refundsQuery.Encode()),
+		StatementsURL: templ.SafeURL(RouteStatements + with(url.Values{})),
+		PaymentsURL:   templ.SafeURL(RoutePayments + with(url.Values{"received": {"no"}})),
+		RefundsURL:    templ.SafeURL(RouteRefunds + with(url.Values{"state": {ledger.RefundSent}})),
 	}, nil
 }
 

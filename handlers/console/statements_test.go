@@ -212,8 +212,13 @@ func TestTheOverviewSaysWhatIsNotSeenOnTheAccount(t *testing.T) {
 	if got := text(doc, "overview-unbooked"); !strings.HasSuffix(got, ": 1") {
 		t.Errorf("ten days on, the refunds not seen leaving: %q", got)
 	}
-	if doc.Find(`[data-testid="overview-unreceived"] a[href="/console/payments?received=no&status=paid"]`).Length() != 1 {
-		t.Error("the orders not seen do not lead to their list")
+	list := doc.Find(`[data-testid="overview-unreceived"] a`).AttrOr("href", "")
+	if rows := page(t, later.get(list), http.StatusOK).Find(`[data-testid="order-link"]`); rows.Length() != 1 || rows.Text() != "A-1" {
+		t.Errorf("the orders not seen lead to %q, which lists %q", list, rows.Text())
+	}
+	refunds := doc.Find(`[data-testid="overview-unbooked"] a`).AttrOr("href", "")
+	if rows := page(t, later.get(refunds), http.StatusOK).Find(`[data-testid="refund-row"]`); rows.Length() != 1 {
+		t.Errorf("the refunds not seen leaving lead to %q, which lists %d", refunds, rows.Length())
 	}
 }
 
