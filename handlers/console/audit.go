@@ -5,11 +5,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/paybybank/checkout/i18n"
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/refunds"
 	"github.com/paybybank/checkout/settings"
+	"github.com/paybybank/checkout/views/console/manage"
 )
 
 // sayAudit is an audit line as a sentence in l's language: "Anna rolled the
@@ -25,6 +27,37 @@ func sayAudit(l *i18n.Localizer, e ledger.AuditEntry) string {
 		args = append(args, sayArg(l, a))
 	}
 	return l.T("audit."+e.Event, args...)
+}
+
+// auditParts is sayAudit as the audit page shows it: each value that is
+// one word of at most 40 characters (an order's or a refund's id, a
+// token's prefix) apart, to be kept on one line, where a hyphen in it
+// would otherwise let it break.
+func auditParts(l *i18n.Localizer, e ledger.AuditEntry) []manage.Part {
+	if e.Event == "" {
+		return []manage.Part{{Text: e.Action}}
+	}
+	values := []string{sayActor(l, e.Actor)}
+	for _, a := range e.Args {
+		values = append(values, sayArg(l, a))
+	}
+	marks := make([]any, len(values))
+	for i := range values {
+		marks[i] = "\x00" + strconv.Itoa(i) + "\x00"
+	}
+	var parts []manage.Part
+	for i, piece := range strings.Split(l.T("audit."+e.Event, marks...), "\x00") {
+		if i%2 == 0 {
+			if piece != "" {
+				parts = append(parts, manage.Part{Text: piece})
+			}
+			continue
+		}
+		n, _ := strconv.Atoi(piece)
+		v := values[n]
+		parts = append(parts, manage.Part{Text: v, Keep: !strings.ContainsRune(v, ' ') && utf8.RuneCountInString(v) <= 40})
+	}
+	return parts
 }
 
 // sayActor is who did it: a person by their e-mail, the merchants file,

@@ -134,3 +134,20 @@ func TestEveryAuditLineReadsInEveryLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestAnAuditLinesValuesStayWhole: on the audit page a value that is one
+// word (a token's prefix, which may hold a hyphen; an order's id) is set
+// apart to be kept on one line, and the parts read as the whole sentence.
+func TestAnAuditLinesValuesStayWhole(t *testing.T) {
+	e := ledger.AuditEntry{Actor: "anna@shop.example", Event: settings.EventTokenMade, Args: []ledger.AuditArg{ledger.Text("CI"), ledger.Text("pbb_test_n-pn")}}
+	l := i18n.Staff("en")
+	var whole strings.Builder
+	kept := false
+	for _, p := range auditParts(l, e) {
+		whole.WriteString(p.Text)
+		kept = kept || p.Keep && p.Text == "pbb_test_n-pn"
+	}
+	if whole.String() != sayAudit(l, e) || !kept {
+		t.Errorf("the parts %+v read %q, want %q with the prefix kept whole", auditParts(l, e), whole.String(), sayAudit(l, e))
+	}
+}

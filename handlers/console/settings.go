@@ -491,7 +491,7 @@ func (c *Console) showAudit(ec echo.Context) error {
 	l := localizerOf(ec)
 	for _, e := range list {
 		page.Rows = append(page.Rows, manage.ConsoleAuditRow{
-			At: when(l, e.At), Actor: e.Actor, Merchant: e.MerchantID, Action: sayAudit(l, e), Said: e.Event != "",
+			At: when(l, e.At), Actor: e.Actor, Merchant: e.MerchantID, Action: sayAudit(l, e), Parts: auditParts(l, e), Said: e.Event != "",
 			Fields: e.Fields, RequestID: e.RequestID,
 		})
 	}

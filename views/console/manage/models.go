@@ -121,6 +121,9 @@ type ConsoleAudit struct {
 // ConsoleAuditRow is one change.
 type ConsoleAuditRow struct {
 	At, Actor, Merchant, Action, Fields, RequestID string
+	// Parts are Action as the page shows it: its values (an id, a
+	// token's prefix) apart, each kept on one line.
+	Parts []Part
 	// Said is a line whose Action is a whole sentence naming its actor;
 	// the lines kept before name the actor beside.
 	Said bool
@@ -427,4 +430,10 @@ type ConsoleCarried struct {
 func rowsFor(value string) string {
 	n := strings.Count(strings.TrimRight(value, "\n"), "\n") + 2
 	return strconv.Itoa(min(max(n, 3), 20))
+}
+
+// Part is a piece of a sentence; Keep holds it on one line.
+type Part struct {
+	Text string
+	Keep bool
 }
