@@ -11,7 +11,7 @@ import (
 	"github.com/paybybank/checkout/ledger"
 	"github.com/paybybank/checkout/refunds"
 	"github.com/paybybank/checkout/settings"
-	"github.com/paybybank/checkout/views/console/manage"
+	auditviews "github.com/paybybank/checkout/views/console/audit"
 )
 
 // sayAudit is an audit line as a sentence in l's language: "Anna rolled the
@@ -33,9 +33,9 @@ func sayAudit(l *i18n.Localizer, e ledger.AuditEntry) string {
 // one word of at most 40 characters (an order's or a refund's id, a
 // token's prefix) apart, to be kept on one line, where a hyphen in it
 // would otherwise let it break.
-func auditParts(l *i18n.Localizer, e ledger.AuditEntry) []manage.Part {
+func auditParts(l *i18n.Localizer, e ledger.AuditEntry) []auditviews.Part {
 	if e.Event == "" {
-		return []manage.Part{{Text: e.Action}}
+		return []auditviews.Part{{Text: e.Action}}
 	}
 	values := []string{sayActor(l, e.Actor)}
 	for _, a := range e.Args {
@@ -45,17 +45,17 @@ func auditParts(l *i18n.Localizer, e ledger.AuditEntry) []manage.Part {
 	for i := range values {
 		marks[i] = "\x00" + strconv.Itoa(i) + "\x00"
 	}
-	var parts []manage.Part
+	var parts []auditviews.Part
 	for i, piece := range strings.Split(l.T("audit."+e.Event, marks...), "\x00") {
 		if i%2 == 0 {
 			if piece != "" {
-				parts = append(parts, manage.Part{Text: piece})
+				parts = append(parts, auditviews.Part{Text: piece})
 			}
 			continue
 		}
 		n, _ := strconv.Atoi(piece)
 		v := values[n]
-		parts = append(parts, manage.Part{Text: v, Keep: !strings.ContainsRune(v, ' ') && utf8.RuneCountInString(v) <= 40})
+		parts = append(parts, auditviews.Part{Text: v, Keep: !strings.ContainsRune(v, ' ') && utf8.RuneCountInString(v) <= 40})
 	}
 	return parts
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/paybybank/checkout/settings"
 	"github.com/paybybank/checkout/views"
 	consoleviews "github.com/paybybank/checkout/views/console"
+	auditviews "github.com/paybybank/checkout/views/console/audit"
 	"github.com/paybybank/checkout/views/console/manage"
 )
 
@@ -473,7 +474,7 @@ func (c *Console) showAudit(ec echo.Context) error {
 	if err != nil {
 		return err
 	}
-	page := manage.ConsoleAudit{ConsolePage: c.frame(ec, t(ec, "console.audit"), "audit"), Merchants: options, MerchantID: merchantID}
+	page := auditviews.Log{ConsolePage: c.frame(ec, t(ec, "console.audit"), "audit"), Merchants: options, MerchantID: merchantID}
 	q := url.Values{}
 	if options != nil && merchantID != "" {
 		q.Set("merchant", merchantID)
@@ -490,12 +491,12 @@ func (c *Console) showAudit(ec echo.Context) error {
 	}
 	l := localizerOf(ec)
 	for _, e := range list {
-		page.Rows = append(page.Rows, manage.ConsoleAuditRow{
-			At: when(l, e.At), Actor: e.Actor, Merchant: e.MerchantID, Action: sayAudit(l, e), Parts: auditParts(l, e), Said: e.Event != "",
+		page.Rows = append(page.Rows, auditviews.Row{
+			At: when(l, e.At), Actor: e.Actor, Merchant: e.MerchantID, Parts: auditParts(l, e), Said: e.Event != "",
 			Fields: e.Fields, RequestID: e.RequestID,
 		})
 	}
-	return render(ec, http.StatusOK, manage.ConsoleAuditPage(page))
+	return render(ec, http.StatusOK, auditviews.Page(page))
 }
 
 // exportAudit answers GET /console/audit.csv: the whole log the person may

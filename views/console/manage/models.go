@@ -1,5 +1,5 @@
 // Package manage is the console's pages that change things rather than
-// read them: operators' merchants, a shop's settings, the audit log, the team
+// read them: operators' merchants, a shop's settings, the team
 // and its invitations, a person's own account and two-step sign-in, the
 // Developers page and the Branding page with its history. They wear the
 // console's layout.
@@ -106,28 +106,6 @@ type ConsoleShopForm struct {
 
 // ConsoleValue is a field's value, labelled.
 type ConsoleValue struct{ Field, Label, Value string }
-
-// ConsoleAudit is a page of the audit log.
-type ConsoleAudit struct {
-	console.ConsolePage
-	Merchants  []console.ConsoleOption
-	MerchantID string
-	Rows       []ConsoleAuditRow
-	// Older and Newest page through the log; empty at its ends.
-	Older, Newest templ.SafeURL
-	CSV           templ.SafeURL
-}
-
-// ConsoleAuditRow is one change.
-type ConsoleAuditRow struct {
-	At, Actor, Merchant, Action, Fields, RequestID string
-	// Parts are Action as the page shows it: its values (an id, a
-	// token's prefix) apart, each kept on one line.
-	Parts []Part
-	// Said is a line whose Action is a whole sentence naming its actor;
-	// the lines kept before name the actor beside.
-	Said bool
-}
 
 // ConsoleTeam is a merchant's team: its members, the invitations not yet
 // used, and the form that invites someone.
@@ -430,10 +408,4 @@ type ConsoleCarried struct {
 func rowsFor(value string) string {
 	n := strings.Count(strings.TrimRight(value, "\n"), "\n") + 2
 	return strconv.Itoa(min(max(n, 3), 20))
-}
-
-// Part is a piece of a sentence; Keep holds it on one line.
-type Part struct {
-	Text string
-	Keep bool
 }
