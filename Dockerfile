@@ -19,7 +19,7 @@ COPY . .
 COPY --from=css /src/static/app.css /src/static/console.css ./static/
 # Paths in RUN steps are relative to WORKDIR: a test runs these steps
 # outside Docker (dockerfile_test.go).
-RUN go tool templ generate -include-version=false -path views \
+RUN go tool templ generate -path views \
  && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o out/checkout . \
  && mkdir -p out/data
 
