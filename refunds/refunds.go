@@ -264,10 +264,6 @@ func ibanRefusal(field, iban string, fe *rules.FieldError) *merchant.FieldError 
 	return merchant.Refuse(field, "an IBAN starts with a country code and two check digits, like DE89 3704 0044 0532 0130 00").Says("ibanForm")
 }
 
-// Mask shows an IBAN as a person may see it once it is given: its country
-// and check digits, its last four characters, stars between.
-func Mask(iban string) string { return merchant.MaskIBAN(iban) }
-
 // binding binds a sealed account to its refund: it cannot be moved to
 // another.
 func binding(id string) string { return "refund account " + id }
@@ -340,7 +336,7 @@ func (s *Service) Make(ctx context.Context, by settings.Actor, m *merchant.Merch
 		if r.AccountSealed, err = s.seal(r.ID, account); err != nil {
 			return r, false, err
 		}
-		r.AccountMasked, r.AccountBy = Mask(account.IBAN), ask.AccountBy
+		r.AccountMasked, r.AccountBy = merchant.MaskIBAN(account.IBAN), ask.AccountBy
 	}
 	r.State = next(r)
 	if p, err := s.Ledger.OrderLink(ctx, m.ID, orderID); err == nil && p.ID != "" {
@@ -397,9 +393,9 @@ func (s *Service) takeAccount(ctx context.Context, merchantID, id string, a Acco
 		return ledger.Refund{}, err
 	}
 	return s.Ledger.MoveRefund(ctx, merchantID, id, ledger.RefundChange{From: []string{ledger.RefundAwaitingAccount},
-		Next: next, Step: ledger.StepAccount, Actor: actor.Name, AccountSealed: sealed, AccountMasked: Mask(a.IBAN), AccountBy: by},
+		Next: next, Step: ledger.StepAccount, Actor: actor.Name, AccountSealed: sealed, AccountMasked: merchant.MaskIBAN(a.IBAN), AccountBy: by},
 		ledger.AuditEntry{Actor: actor.Name, RequestID: actor.RequestID, MerchantID: merchantID, Event: settings.EventRefundAccount,
-			Args: []ledger.AuditArg{ledger.Text(id), ledger.Text(Mask(a.IBAN)), ledger.Reason("refund-by-" + by)}})
+			Args: []ledger.AuditArg{ledger.Text(id), ledger.Text(merchant.MaskIBAN(a.IBAN)), ledger.Reason("refund-by-" + by)}})
 }
 
 // Approve is a second owner's approval of a refund above the merchant's
