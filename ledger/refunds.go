@@ -81,8 +81,13 @@ type Refund struct {
 	// NeedsApproval is set when the merchant's rule asked a second
 	// person's approval at the refund's making; ApprovedBy gave it.
 	NeedsApproval bool
-	ApprovedBy    string
-	Approved      time.Time
+	// ApproveAbove, when set, is the merchant's refund_approval_over in
+	// cents at the making (not kept): a refund that, with the order's
+	// refunds before it, goes past it needs approval, so that splitting a
+	// refund does not dodge the second person.
+	ApproveAbove *int64
+	ApprovedBy   string
+	Approved     time.Time
 	// AccountSealed is the payer's account, sealed by package refunds;
 	// AccountMasked its IBAN masked. Both are empty before it is given and
 	// once erased.
@@ -229,6 +234,20 @@ func (l *Ledger) createRefund(ctx context.Context, r Refund, audit AuditEntry) (
 		return r, false, err
 	}
 	defer tx.Rollback()
+	var amount string
+	var paid, refunded int64
+	err = tx.QueryRowContext(ctx, `SELECT amount, paid_at, refunded_cents FROM orders WHERE merchant_id = $1 AND order_id = $2`+l.forUpdate(),
+		r.MerchantID, r.OrderID).Scan(&amount, &paid, &refunded)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return r, false, ErrNotFound
+	case err != nil:
+		return r, false, err
+	case paid == 0:
+		return r, false, ErrOrderNotPaid
+	}
+	// The key is looked up under the order's lock: a retry that came
+	// with the first call waits for it, and finds its refund.
 	if r.IdempotencyKey != "" {
 		kept, err := scanRefund(tx.QueryRowContext(ctx, `SELECT `+refundColumns+` FROM refunds WHERE merchant_id = $1 AND idempotency_key = $2`,
 			r.MerchantID, r.IdempotencyKey))
@@ -241,17 +260,11 @@ func (l *Ledger) createRefund(ctx context.Context, r Refund, audit AuditEntry) (
 			return r, false, err
 		}
 	}
-	var amount string
-	var paid, refunded int64
-	err = tx.QueryRowContext(ctx, `SELECT amount, paid_at, refunded_cents FROM orders WHERE merchant_id = $1 AND order_id = $2`+l.forUpdate(),
-		r.MerchantID, r.OrderID).Scan(&amount, &paid, &refunded)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return r, false, ErrNotFound
-	case err != nil:
-		return r, false, err
-	case paid == 0:
-		return r, false, ErrOrderNotPaid
+	if r.ApproveAbove != nil && refunded+r.Cents() > *r.ApproveAbove && !r.NeedsApproval {
+		r.NeedsApproval = true
+		if r.State == RefundReady {
+			r.State = RefundAwaitingApproval
+		}
 	}
 	remaining := cents(amount) - refunded
 	if r.Cents() > remaining {

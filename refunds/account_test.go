@@ -41,3 +41,19 @@ func TestAPayersAccountIsCheckedAsABankWould(t *testing.T) {
 		}
 	}
 }
+
+// TestARefundsAmountIsEurosAndCents: a refund's amount is more than 0
+// with at most two decimals written, whatever their value.
+func TestARefundsAmountIsEurosAndCents(t *testing.T) {
+	for raw, key := range map[string]string{"24.95": "", " 10 ": "", "0": "refundPositive", "1.500": "amountDecimals",
+		"1.005": "amountDecimals", "1e3": "amountForm", "-5": "amountForm", "": "required"} {
+		_, fe := refunds.CheckAmount(raw)
+		got := ""
+		if fe != nil {
+			got = fe.Key
+		}
+		if got != key {
+			t.Errorf("%q: refused with %q, want %q", raw, got, key)
+		}
+	}
+}

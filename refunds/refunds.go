@@ -195,10 +195,18 @@ func CheckAmount(raw string) (decimal.Decimal, *merchant.FieldError) {
 		return d, merchant.Refuse("amount", "an amount in euros with a point, like 24.95").Says("amountForm")
 	case !d.IsPositive():
 		return d, merchant.Refuse("amount", "more than 0").Says("refundPositive")
-	case !d.Equal(d.Round(2)):
+	case !d.Equal(d.Round(2)) || decimals(raw) > 2:
 		return d, merchant.Refuse("amount", "at most 2 decimals, like 24.95").Says("amountDecimals")
 	}
 	return d, nil
+}
+
+// decimals is how many digits raw writes after its point.
+func decimals(raw string) int {
+	if _, frac, ok := strings.Cut(raw, "."); ok {
+		return len(frac)
+	}
+	return 0
 }
 
 // CheckReason reads a refund's reason: the payer reads it, so no control
@@ -329,8 +337,11 @@ func (s *Service) Make(ctx context.Context, by settings.Actor, m *merchant.Merch
 	}
 	r = ledger.Refund{ID: newID(), MerchantID: m.ID, OrderID: orderID, Amount: amount.StringFixed(2), Currency: rules.Currency,
 		Reason: reason, PageID: NewPageID(), CreatedBy: by.Name, IdempotencyKey: ask.IdempotencyKey}
-	if over, ok := m.ApprovalOver(); ok && amount.GreaterThan(over) {
-		r.NeedsApproval = true
+	if over, ok := m.ApprovalOver(); ok {
+		// The ledger compares it with the order's refunds so far, under
+		// the order's lock.
+		above := over.Shift(2).Round(0).IntPart()
+		r.ApproveAbove = &above
 	}
 	if ask.Account != nil {
 		if r.AccountSealed, err = s.seal(r.ID, account); err != nil {

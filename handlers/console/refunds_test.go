@@ -517,6 +517,11 @@ func TestARefundAboveTheShopsLimitWaitsForAnotherOwner(t *testing.T) {
 	if doc := page(t, b.get("/console/refunds/"+small), http.StatusOK); stateOf(t, doc) != ledger.RefundReady {
 		t.Errorf("a refund at the limit is %q, want ready", stateOf(t, doc))
 	}
+	// Split in small refunds, the order's refunds still go past the limit.
+	split := refundIDOf(b.makeRefund(csrf, "A-1", url.Values{"amount": {"1.00"}, "reason": {"Split"}, "account_name": {"Ann"}, "account_iban": {payerIBAN}}))
+	if doc := page(t, b.get("/console/refunds/"+split), http.StatusOK); stateOf(t, doc) != ledger.RefundAwaitingApproval {
+		t.Errorf("a small refund that takes the order's refunds past the limit is %q, want awaiting approval", stateOf(t, doc))
+	}
 	doc := page(t, b.get("/console/refunds/"+big), http.StatusOK)
 	if stateOf(t, doc) != ledger.RefundAwaitingApproval || doc.Find(`[data-testid="approve"]`).Length() != 0 {
 		t.Errorf("above the limit: %q; its maker is offered Approve: %v", stateOf(t, doc), doc.Find(`[data-testid="approve"]`).Length() != 0)
