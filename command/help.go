@@ -12,8 +12,9 @@ const helpText = `Pay by bank checkout: a bank picker in front of a payment init
 Usage:
   go run .                                serve (the built-in sandbox provider and demo merchant,
                                           the embedded SQLite ledger in data/), on ADDR
-  go run . link -order ID -amount 49.90 -return-url URL [-merchant demo] [-country DE] [-bank ID]
+  go run . link -order ID -amount 49.90 [-return-url URL] [-merchant demo] [-country DE] [-bank ID]
                                           print a signed checkout link of a merchant's order
+                                          (-return-url may be left out for the demo merchant)
   go run . console-password < FILE        print the hash of a console password read from FILE
   go run . operator add EMAIL < FILE      make a console operator (the password on stdin)
   go run . merchants import FILE          move a merchants file's merchants into the console's settings

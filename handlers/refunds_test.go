@@ -217,3 +217,40 @@ func TestThePayerGivesTheirAccountOnTheRefundsPage(t *testing.T) {
 		t.Errorf("an unknown refund's page: %d", res.StatusCode)
 	}
 }
+
+// TestTheRefundsPageKeepsThePayersLanguageAndSaysNoFalseNote: a payer who
+// chose French on their refund page keeps it through the form and after
+// it, with no cookie; a payer who sends an account to a cancelled refund
+// is told it was cancelled, not that an account was given.
+func TestTheRefundsPageKeepsThePayersLanguageAndSaysNoFalseNote(t *testing.T) {
+	a := setup(t, options{knobs: settleNow})
+	p := a.paymentLink(links.Draft{Amount: "80", Description: "Bike repair", Reference: "BIKE-10"})
+	checkout := a.openLink(p.ID)
+	res := a.post(checkout+"/pay", atTheBank)
+	res = a.post(res.Header.Get("Location"), url.Values{"action": {"approve"}})
+	a.get(res.Header.Get("Location"))
+	_, body := a.refund("BIKE-10", `{"amount":"10.00","reason":"Too long"}`, "")
+	french := fmt.Sprint(body["payer_url"]) + "?lang=fr"
+	doc, _ := read(t, a.do(http.MethodGet, french, nil, nil), http.StatusOK)
+	action := doc.Find(`form[data-testid="refund-form"]`).AttrOr("action", "")
+	if !strings.HasSuffix(action, "?lang=fr") {
+		t.Fatalf("the form posts to %q, losing the payer's French", action)
+	}
+	doc, _ = read(t, a.do(http.MethodPost, a.url+action, url.Values{"name": {"Anne"}, "iban": {"DE89"}}, nil), http.StatusUnprocessableEntity)
+	if doc.Find("html").AttrOr("lang", "") != "fr" {
+		t.Errorf("the refused form answers in %q", doc.Find("html").AttrOr("lang", ""))
+	}
+	res = a.do(http.MethodPost, a.url+action, url.Values{"name": {"Anne"}, "iban": {"DE89 3704 0044 0532 0130 00"}}, nil)
+	if res.StatusCode != http.StatusSeeOther || !strings.HasSuffix(res.Header.Get("Location"), "?lang=fr") {
+		t.Errorf("the account taken leads to %q", res.Header.Get("Location"))
+	}
+
+	_, other := a.refund("BIKE-10", `{"amount":"5.00","reason":"Cancelled later"}`, "")
+	if code, _, _ := a.apiCall("POST", "/api/v1/refunds/"+fmt.Sprint(other["id"])+"/cancel", shop1Token, ""); code != http.StatusOK {
+		t.Fatalf("cancelling: %d", code)
+	}
+	doc, _ = read(t, a.do(http.MethodPost, fmt.Sprint(other["payer_url"]), url.Values{"name": {"Anne"}, "iban": {"DE89 3704 0044 0532 0130 00"}}, nil), http.StatusConflict)
+	if doc.Find(testid("refund")).AttrOr("data-state", "") != ledger.RefundCancelled || text(doc, testid("refund-note")) != "" {
+		t.Errorf("an account sent to a cancelled refund: state %q, note %q", doc.Find(testid("refund")).AttrOr("data-state", ""), text(doc, testid("refund-note")))
+	}
+}

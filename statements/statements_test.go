@@ -113,7 +113,7 @@ func TestStatementsBookRefundsAndReceivePayments(t *testing.T) {
 					t.Errorf("the refund: %s on %q", r.State, r.BookedOn)
 				}
 				for order, want := range map[string]string{"A-1": "2026-12-07", "A-2": "2026-12-07", "A-3": ""} {
-					if on, _ := l.Received(ctx, "shop1", order); on != want {
+					if on, err := l.Received(ctx, "shop1", order); err != nil || on != want {
 						t.Errorf("%s received %q, want %q", order, on, want)
 					}
 				}
@@ -193,10 +193,10 @@ func TestABadFileChangesNothing(t *testing.T) {
 			t.Errorf("%s: %v, want a file error", name, err)
 		}
 	}
-	if list, _ := l.Statements(ctx, "shop1", 10); len(list) != 0 {
+	if list, err := l.Statements(ctx, "shop1", 10); err != nil || len(list) != 0 {
 		t.Errorf("%d statements kept", len(list))
 	}
-	if on, _ := l.Received(ctx, "shop1", "A-1"); on != "" {
+	if on, err := l.Received(ctx, "shop1", "A-1"); err != nil || on != "" {
 		t.Error("a refused file received an order")
 	}
 }
@@ -213,7 +213,7 @@ func TestAStatementOfAnotherAccountIsImportedOnlyWhenAsked(t *testing.T) {
 	if _, err := s.Import(ctx, by, &m, statements.Upload{Name: "s.xml", File: bytes.NewReader(doc), Size: int64(len(doc)), MovesRefunds: true}); !errors.As(err, &other) {
 		t.Fatalf("another account's statement: %v", err)
 	}
-	if list, _ := l.Statements(ctx, "shop1", 10); len(list) != 0 {
+	if list, err := l.Statements(ctx, "shop1", 10); err != nil || len(list) != 0 {
 		t.Error("the refused statement is kept")
 	}
 	if got, err := s.Import(ctx, by, &m, statements.Upload{Name: "s.xml", File: bytes.NewReader(doc), Size: int64(len(doc)), MovesRefunds: true, OtherAccount: true}); err != nil || len(got) != 1 || got[0].Unmatched != 1 {
@@ -251,7 +251,7 @@ func TestOnlyAnOwnersStatementOfTheShopsAccountMovesRefunds(t *testing.T) {
 			t.Errorf("%s moved the refund to %s", what, r.State)
 		}
 	}
-	if on, _ := l.Received(ctx, "shop1", "A-2"); on != "2026-12-07" {
+	if on, err := l.Received(ctx, "shop1", "A-2"); err != nil || on != "2026-12-07" {
 		t.Errorf("support's upload did not receive A-2: %q", on)
 	}
 	got, err := s.Import(ctx, by, shop, statements.Upload{Name: "s.xml", File: bytes.NewReader(doc), Size: int64(len(doc)), MovesRefunds: true})
@@ -287,7 +287,7 @@ func TestOnlyWhatIsSureIsMatched(t *testing.T) {
 		t.Errorf("a debit with a return reason left the refund %s, want booked (it left the account)", r.State)
 	}
 	for _, order := range []string{"A-2", "A-3"} {
-		if on, _ := l.Received(ctx, "shop1", order); on != "" {
+		if on, err := l.Received(ctx, "shop1", order); err != nil || on != "" {
 			t.Errorf("%s received by an entry that is not sure: %s", order, on)
 		}
 	}
@@ -300,7 +300,7 @@ func TestOnlyWhatIsSureIsMatched(t *testing.T) {
 	if got, err := s.Import(ctx, by, shop, statements.Upload{Name: "chf.xml", File: bytes.NewReader(chf), Size: int64(len(chf)), MovesRefunds: true}); err != nil || got[0].Unmatched != 1 {
 		t.Errorf("a statement in francs: %+v, %v", got, err)
 	}
-	if on, _ := l.Received(ctx, "shop1", "A-2"); on != "" {
+	if on, err := l.Received(ctx, "shop1", "A-2"); err != nil || on != "" {
 		t.Error("20 francs received a 20-euro order")
 	}
 }

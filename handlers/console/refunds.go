@@ -2,9 +2,11 @@ package console
 
 import (
 	"cmp"
+	"crypto/rand"
 	"errors"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,6 +50,9 @@ const (
 	// refundsSuffix ends an order's address where its refunds are made.
 	refundsSuffix = "/refunds"
 )
+
+// formKey is what a refund form's own key looks like (crypto/rand.Text).
+var formKey = regexp.MustCompile(`^[A-Z2-7]{26}$`)
 
 // maxTransfer bounds the refunds of one transfer file: a page of the list
 // holds far fewer.
@@ -135,7 +140,7 @@ func (c *Console) orderRefunds(ec echo.Context, m *merchant.Merchant, o ledger.O
 	q.Set("refund", "1")
 	page.OpenURL = templ.SafeURL(RoutePayments + "/" + url.PathEscape(o.OrderID) + "?" + q.Encode() + "#refund-form")
 	page.Open = open && page.MayRefund || form != nil
-	page.Form = refundviews.Form{Amount: remaining.StringFixed(2)}
+	page.Form = refundviews.Form{Amount: remaining.StringFixed(2), Key: rand.Text()}
 	if form != nil {
 		page.Form = *form
 	}
@@ -175,13 +180,18 @@ func (c *Console) makeRefund(ec echo.Context) error {
 		return err
 	}
 	form := refundviews.Form{Amount: ec.FormValue("amount"), Reason: ec.FormValue("reason"), AccountName: ec.FormValue("account_name"),
-		AccountIBAN: ec.FormValue("account_iban"), AccountBIC: ec.FormValue("account_bic"), Errors: map[string]string{}}
+		AccountIBAN: ec.FormValue("account_iban"), AccountBIC: ec.FormValue("account_bic"), Key: ec.FormValue("key"), Errors: map[string]string{}}
 	ask := refunds.Ask{Amount: form.Amount, Reason: form.Reason, AccountBy: refunds.ByConsole}
+	if formKey.MatchString(form.Key) {
+		ask.IdempotencyKey = "console:" + form.Key
+	} else {
+		form.Key = rand.Text()
+	}
 	if strings.TrimSpace(form.AccountName+form.AccountIBAN+form.AccountBIC) != "" {
 		ask.Account = &refunds.Account{Name: form.AccountName, IBAN: form.AccountIBAN, BIC: form.AccountBIC}
 	}
 	l := localizerOf(ec)
-	r, _, err := c.Refunds.Make(ec.Request().Context(), actor(ec), m, id, ask)
+	r, made, err := c.Refunds.Make(ec.Request().Context(), actor(ec), m, id, ask)
 	var refusal *refunds.Refusal
 	var exceeds *refunds.ExceedsError
 	status, problem := http.StatusUnprocessableEntity, ""
@@ -199,6 +209,9 @@ func (c *Console) makeRefund(ec echo.Context) error {
 		problem = t(ec, "console.refund.notPaid")
 	case errors.Is(err, ledger.ErrNotFound):
 		return errNotFound
+	case errors.Is(err, ledger.ErrIdempotencyReused), err == nil && !made:
+		// The form was sent before: its refund is shown, none is made.
+		return ec.Redirect(http.StatusSeeOther, refundURL(ec, m, r.ID, nil))
 	case err != nil:
 		return err
 	default:

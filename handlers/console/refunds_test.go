@@ -672,3 +672,27 @@ func TestThePaymentsListAndCSVSayWhatWasRefunded(t *testing.T) {
 		t.Error("the CSV holds the payer's account")
 	}
 }
+
+// TestARefundFormSentTwiceMakesOneRefund: a double click, or the form sent
+// again from the browser's history, makes one refund and shows it.
+func TestARefundFormSentTwiceMakesOneRefund(t *testing.T) {
+	e := setup(t)
+	e.paid("shop1", "A-1")
+	b := e.browser()
+	csrf := b.signIn(shop1User)
+	doc := page(t, b.get("/console/payments/A-1?refund=1"), http.StatusOK)
+	key := doc.Find(`#refund-form input[name="key"]`).AttrOr("value", "")
+	if key == "" {
+		t.Fatal("the refund form has no key of its own")
+	}
+	form := url.Values{"amount": {"10.00"}, "reason": {"Once"}, "key": {key}}
+	first := b.makeRefund(csrf, "A-1", form)
+	res := b.post("/console/payments/A-1/refunds", form)
+	res.Body.Close()
+	if res.StatusCode != http.StatusSeeOther || refundIDOf(res.Header.Get("Location")) != refundIDOf(first) {
+		t.Errorf("the form sent again: %d to %q, want the first refund %q", res.StatusCode, res.Header.Get("Location"), first)
+	}
+	if list, _ := e.ledger.ListRefunds(ctx, ledger.RefundFilter{Merchant: "shop1", Order: "A-1"}, ledger.Cursor{}, 10); len(list) != 1 {
+		t.Errorf("%d refunds made, want 1", len(list))
+	}
+}

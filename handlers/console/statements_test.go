@@ -258,11 +258,11 @@ func TestABadStatementFileIsExplainedAndChangesNothing(t *testing.T) {
 			t.Errorf("%s: the file field is not marked", c.name)
 		}
 	}
-	if list, _ := e.ledger.Statements(ctx, "shop1", 10); len(list) != 0 {
-		t.Errorf("refused files kept %d statements", len(list))
+	if list, err := e.ledger.Statements(ctx, "shop1", 10); err != nil || len(list) != 0 {
+		t.Errorf("refused files kept %d statements (%v)", len(list), err)
 	}
-	if on, _ := e.ledger.Received(ctx, "shop1", "A-1"); on != "" {
-		t.Error("a refused file received an order")
+	if on, err := e.ledger.Received(ctx, "shop1", "A-1"); err != nil || on != "" {
+		t.Errorf("a refused file received an order: %q (%v)", on, err)
 	}
 	doc := page(t, b.uploadStatement(csrf, "other.xml", good(payerIBAN), nil), http.StatusConflict)
 	if doc.Find(`[data-testid="statement-other-account"] input[type="checkbox"][name="other_account"]`).Length() != 1 {

@@ -3,6 +3,7 @@ package shopper
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -55,7 +56,7 @@ func (h *Steps) takeRefundAccount(c echo.Context) error {
 	}
 	typed := refunds.Account{Name: c.FormValue(refundName), IBAN: c.FormValue(refundIBAN), BIC: c.FormValue(refundBIC)}
 	if r.State != ledger.RefundAwaitingAccount {
-		return h.renderRefund(c, http.StatusConflict, r, m, nil, nil, "refund.already")
+		return h.renderRefund(c, http.StatusConflict, r, m, nil, nil, alreadyNote(r))
 	}
 	got, err := h.Refunds.PayerGives(c.Request().Context(), r, typed)
 	var refusal *refunds.Refusal
@@ -68,12 +69,33 @@ func (h *Steps) takeRefundAccount(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return h.renderRefund(c, http.StatusConflict, got, m, nil, nil, "refund.already")
+		return h.renderRefund(c, http.StatusConflict, got, m, nil, nil, alreadyNote(got))
 	case err != nil:
 		return err
 	}
 	h.log(c).Info("refund: the payer gave their account", "merchant", m.ID, "refund", got.ID)
-	return c.Redirect(http.StatusSeeOther, refunds.PageRoute+r.PageID)
+	return c.Redirect(http.StatusSeeOther, refundAddress(c, r))
+}
+
+// alreadyNote is what a refund's page says above all to a payer who sends
+// an account it no longer takes: that one was given, unless the refund
+// was cancelled, which its page says already.
+func alreadyNote(r ledger.Refund) string {
+	if r.State == ledger.RefundCancelled {
+		return ""
+	}
+	return "refund.already"
+}
+
+// refundAddress is a refund's page, in the language the payer chose on
+// it, if they did: the form and the page after it keep their choice,
+// without a cookie.
+func refundAddress(c echo.Context, r ledger.Refund) string {
+	address := refunds.PageRoute + r.PageID
+	if lang := c.QueryParam(paramLang); lang != "" {
+		address += "?" + url.Values{paramLang: {lang}}.Encode()
+	}
+	return address
 }
 
 // theRefund is the refund a request's address names, and its merchant,
@@ -103,7 +125,7 @@ func (h *Steps) theRefund(c echo.Context) (ledger.Refund, *merchant.Merchant, er
 func (h *Steps) renderRefund(c echo.Context, status int, r ledger.Refund, m *merchant.Merchant, typed *refunds.Account, refusal *refunds.Refusal, note string) error {
 	l := h.loc(c)
 	page := checkoutviews.RefundPage{Shop: m.Name, Amount: l.Amount(r.Amount), OrderID: r.OrderID, Reason: r.Reason, State: r.State,
-		Masked: r.AccountMasked, Action: templ.SafeURL(refunds.PageRoute + r.PageID)}
+		Masked: r.AccountMasked, Action: templ.SafeURL(refundAddress(c, r))}
 	if note != "" {
 		page.Note = l.T(note)
 	}

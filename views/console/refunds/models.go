@@ -38,6 +38,9 @@ type Row struct {
 // Form is the form that makes a refund of an order, as typed.
 type Form struct {
 	Amount, Reason, AccountName, AccountIBAN, AccountBIC string
+	// Key is the form's own: sent twice (a double click, a reload), it
+	// makes one refund.
+	Key string
 	// Errors are the refusals by field name (the inputs' ids).
 	Errors map[string]string
 }
